@@ -1,0 +1,15 @@
+//! iolab: a laboratory for I/O effects.
+//!
+//! The library measures and returns data; it never prints. Data flows
+//! `spec` (job input) → `plan` (offsets) → `runner` (threads, cache, repeats)
+//! → `engine` (syscalls), measured by `metrics`, and shown by `render`.
+
+pub mod engine;
+pub mod error;
+pub mod metrics;
+pub mod plan;
+pub mod render;
+pub mod runner;
+pub mod spec;
+
+pub use error::{Error, Result};

@@ -1,0 +1,213 @@
+//! Latency histogram: an HDR (log-linear) histogram plus exact count, sum,
+//! sum of squares, min and max.
+//!
+//! **Error bound.** Values are kept with 3 significant decimal digits: the
+//! HDR histogram uses 2048 linear sub-buckets per power of two, so any
+//! reported percentile differs from the true sample value by at most 1/1024
+//! (< 0.1 %) of that value. Count, min, max, mean and standard deviation are
+//! exact (not derived from buckets). Range: 0 ns to one hour; longer values
+//! are recorded as one hour. Histograms with the same configuration merge
+//! exactly: merging equals recording all samples into one histogram.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Largest value kept exactly (one hour in ns).
+pub const MAX_NS: u64 = 3_600_000_000_000;
+
+/// fio's default percentile list.
+pub const FIO_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// Latencies of one operation type, in nanoseconds.
+#[derive(Clone, Debug)]
+pub struct LatencyHistogram {
+    hist: Histogram<u64>,
+    count: u64,
+    sum: u128,
+    sum_sq: u128,
+    min: u64,
+    max: u64,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatencyHistogram {
+    /// An empty histogram.
+    pub fn new() -> Self {
+        LatencyHistogram {
+            hist: Histogram::new_with_bounds(1, MAX_NS, 3).expect("valid histogram bounds"),
+            count: 0,
+            sum: 0,
+            sum_sq: 0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+
+    /// Records one latency.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        let v = ns.min(MAX_NS);
+        self.hist.saturating_record(v);
+        self.count += 1;
+        self.sum += v as u128;
+        self.sum_sq += (v as u128) * (v as u128);
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    /// Adds every sample of `other` (exact).
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        self.hist.add(&other.hist).expect("histograms share one configuration");
+        self.count += other.count;
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Smallest sample (0 when empty).
+    pub fn min(&self) -> u64 {
+        if self.count == 0 { 0 } else { self.min }
+    }
+
+    /// Largest sample.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// Exact mean.
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.count as f64
+        }
+    }
+
+    /// Exact sum of all samples.
+    pub fn sum(&self) -> u128 {
+        self.sum
+    }
+
+    /// Exact sample standard deviation (n-1), as fio reports it.
+    pub fn stddev(&self) -> f64 {
+        if self.count < 2 {
+            return 0.0;
+        }
+        let n = self.count as f64;
+        let mean = self.sum as f64 / n;
+        let var = (self.sum_sq as f64 - n * mean * mean) / (n - 1.0);
+        var.max(0.0).sqrt()
+    }
+
+    /// The value at percentile `p` (0-100), within the documented error bound.
+    pub fn percentile(&self, p: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        self.hist.value_at_quantile(p / 100.0).min(self.max).max(self.min)
+    }
+
+    /// Non-empty buckets as (value, count), for fio's json+ `bins`.
+    pub fn bins(&self) -> Vec<(u64, u64)> {
+        self.hist
+            .iter_recorded()
+            .map(|v| (self.hist.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
+            .collect()
+    }
+
+    /// dtrace `quantize()` buckets: (power of two, count) from the first to
+    /// the last non-empty bucket, with one empty bucket on each side.
+    pub fn log2_buckets(&self) -> Vec<(u64, u64)> {
+        let mut counts = [0u64; 65];
+        for v in self.hist.iter_recorded() {
+            let val = self.hist.lowest_equivalent(v.value_iterated_to());
+            let idx = if val == 0 { 0 } else { 64 - val.leading_zeros() as usize };
+            counts[idx] += v.count_at_value();
+        }
+        let Some(first) = counts.iter().position(|&c| c > 0) else {
+            return Vec::new();
+        };
+        let last = counts.iter().rposition(|&c| c > 0).unwrap_or(first);
+        let lo = first.saturating_sub(1);
+        let hi = (last + 1).min(64);
+        (lo..=hi)
+            .map(|i| (if i == 0 { 0 } else { 1u64 << (i - 1) }, counts[i]))
+            .collect()
+    }
+
+    /// A serialisable copy (buckets and exact sums) for storage and merging.
+    pub fn to_snapshot(&self) -> HistogramSnapshot {
+        HistogramSnapshot {
+            count: self.count,
+            sum: self.sum.to_string(),
+            sum_sq: self.sum_sq.to_string(),
+            min: self.min(),
+            max: self.max,
+            buckets: self
+                .hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect(),
+        }
+    }
+}
+
+/// A histogram in a form that serialises and merges back exactly.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HistogramSnapshot {
+    /// Samples.
+    pub count: u64,
+    /// Exact sum (decimal string: it may exceed 2^64).
+    pub sum: String,
+    /// Exact sum of squares (decimal string).
+    pub sum_sq: String,
+    /// Smallest sample.
+    pub min: u64,
+    /// Largest sample.
+    pub max: u64,
+    /// (bucket value, count) pairs.
+    pub buckets: Vec<(u64, u64)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_moments() {
+        let mut h = LatencyHistogram::new();
+        for v in [1u64, 2, 3, 4, 5] {
+            h.record(v * 1000);
+        }
+        assert_eq!(h.count(), 5);
+        assert_eq!(h.min(), 1000);
+        assert_eq!(h.max(), 5000);
+        assert_eq!(h.mean(), 3000.0);
+        assert!((h.stddev() - 1581.1388).abs() < 0.01);
+    }
+
+    #[test]
+    fn log2_view() {
+        let mut h = LatencyHistogram::new();
+        for _ in 0..10 {
+            h.record(5000);
+        }
+        h.record(9000);
+        let b = h.log2_buckets();
+        assert_eq!(b, vec![(2048, 0), (4096, 10), (8192, 1), (16384, 0)]);
+    }
+}

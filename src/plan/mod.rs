@@ -1,0 +1,6 @@
+//! Offset and size generation: what each clone will do, in order.
+
+pub mod permutation;
+pub mod planner;
+
+pub use planner::{IoUnit, PlanParams, Planner, Region};

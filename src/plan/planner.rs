@@ -1,0 +1,299 @@
+//! The sequence of I/Os of one job clone: which file, offset, length and
+//! direction, reproducible from the seed. Pure computation, no I/O.
+
+use super::permutation::Permutation;
+use crate::spec::{Mix, Pattern};
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// One I/O to issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoUnit {
+    /// Index of the file in the clone's file list.
+    pub file: u32,
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u32,
+    /// True for a write.
+    pub write: bool,
+}
+
+/// The part of a file a clone works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// First byte.
+    pub start: u64,
+    /// Length in bytes.
+    pub len: u64,
+}
+
+/// What the planner needs to know about a job.
+#[derive(Debug, Clone)]
+pub struct PlanParams {
+    /// One region per file.
+    pub regions: Vec<Region>,
+    /// Sequential or random.
+    pub pattern: Pattern,
+    /// Directions.
+    pub mix: Mix,
+    /// Percentage of reads when mixed.
+    pub rwmixread: u32,
+    /// Smallest I/O.
+    pub bs_min: u64,
+    /// Largest I/O.
+    pub bs_max: u64,
+    /// Passes over the regions; `None` for endless (time_based).
+    pub loops: Option<u64>,
+    /// Stop after this many I/Os.
+    pub number_ios: Option<u64>,
+    /// Seed of every random choice.
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone)]
+struct FileState {
+    region: Region,
+    target: u64,
+    done: u64,
+    perm: Option<Permutation>,
+    perm_idx: u64,
+    seq_pos: [u64; 2],
+    finished: bool,
+}
+
+/// Generates the I/Os of one clone in order.
+#[derive(Debug, Clone)]
+pub struct Planner {
+    p: PlanParams,
+    files: Vec<FileState>,
+    rng: Xoshiro256PlusPlus,
+    loop_index: u64,
+    issued: u64,
+    next_file: usize,
+}
+
+impl Planner {
+    /// A planner positioned before the first I/O.
+    pub fn new(p: PlanParams) -> Planner {
+        let rng = Xoshiro256PlusPlus::seed_from_u64(p.seed);
+        let files = p
+            .regions
+            .iter()
+            .map(|&region| {
+                let fixed = p.bs_min == p.bs_max;
+                let target = if fixed {
+                    region.len / p.bs_min * p.bs_min
+                } else {
+                    region.len
+                };
+                FileState {
+                    region,
+                    target,
+                    done: 0,
+                    perm: None,
+                    perm_idx: 0,
+                    seq_pos: [0, 0],
+                    finished: target == 0,
+                }
+            })
+            .collect();
+        let mut pl = Planner {
+            p,
+            files,
+            rng,
+            loop_index: 0,
+            issued: 0,
+            next_file: 0,
+        };
+        pl.start_loop();
+        pl
+    }
+
+    /// Bytes one loop transfers over all files.
+    pub fn bytes_per_loop(&self) -> u64 {
+        self.files.iter().map(|f| f.target).sum()
+    }
+
+    fn start_loop(&mut self) {
+        for i in 0..self.files.len() {
+            let key = self.rng.next_u64();
+            let f = &mut self.files[i];
+            f.done = 0;
+            f.perm_idx = 0;
+            f.seq_pos = [0, 0];
+            f.finished = f.target == 0;
+            if self.p.pattern == Pattern::Random && !f.finished {
+                let slots = (f.region.len / self.p.bs_min).max(1);
+                f.perm = Some(Permutation::new(slots, key));
+            }
+        }
+    }
+
+    fn pick_len(&mut self) -> u64 {
+        let (lo, hi) = (self.p.bs_min, self.p.bs_max);
+        if lo == hi {
+            return lo;
+        }
+        let mut len = lo + self.rng.next_u64() % (hi - lo + 1);
+        if lo.is_power_of_two() {
+            // fio aligns range sizes down to the minimum when it is a power of two.
+            len &= !(lo - 1);
+        }
+        len
+    }
+
+    fn pick_write(&mut self) -> bool {
+        match self.p.mix {
+            Mix::Read => false,
+            Mix::Write => true,
+            Mix::Mixed => (self.rng.next_u64() % 100) as u32 >= self.p.rwmixread,
+        }
+    }
+}
+
+impl Iterator for Planner {
+    type Item = IoUnit;
+
+    fn next(&mut self) -> Option<IoUnit> {
+        if self.p.number_ios.is_some_and(|n| self.issued >= n) {
+            return None;
+        }
+        let nfiles = self.files.len();
+        loop {
+            // Find the next file (round robin) that still has work this loop.
+            let mut found = None;
+            for k in 0..nfiles {
+                let i = (self.next_file + k) % nfiles;
+                if !self.files[i].finished {
+                    found = Some(i);
+                    break;
+                }
+            }
+            let Some(i) = found else {
+                self.loop_index += 1;
+                if self.p.loops.is_some_and(|l| self.loop_index >= l) {
+                    return None;
+                }
+                self.start_loop();
+                if self.files.iter().all(|f| f.finished) {
+                    return None;
+                }
+                continue;
+            };
+            self.next_file = (i + 1) % nfiles;
+            let write = self.pick_write();
+            let want = self.pick_len();
+            let bs_min = self.p.bs_min;
+            let pattern = self.p.pattern;
+            let f = &mut self.files[i];
+            let rel = match pattern {
+                Pattern::Random => {
+                    let perm = f.perm.as_ref().expect("random file state has a permutation");
+                    if f.perm_idx >= perm.len() {
+                        f.finished = true;
+                        continue;
+                    }
+                    let slot = perm.get(f.perm_idx);
+                    f.perm_idx += 1;
+                    slot * bs_min
+                }
+                Pattern::Sequential => {
+                    let d = write as usize;
+                    if f.seq_pos[d] >= f.region.len {
+                        f.seq_pos[d] = 0;
+                    }
+                    f.seq_pos[d]
+                }
+            };
+            let len = want
+                .min(f.region.len - rel)
+                .min(f.target - f.done);
+            if pattern == Pattern::Sequential {
+                f.seq_pos[write as usize] = rel + len;
+            }
+            f.done += len;
+            if f.done >= f.target {
+                f.finished = true;
+            }
+            self.issued += 1;
+            return Some(IoUnit {
+                file: i as u32,
+                offset: f.region.start + rel,
+                len: len as u32,
+                write,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams {
+        PlanParams {
+            regions: vec![Region { start: 0, len: size }],
+            pattern,
+            mix: Mix::Read,
+            rwmixread: 50,
+            bs_min: bs.0,
+            bs_max: bs.1,
+            loops: Some(loops),
+            number_ios: None,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn random_touches_every_block_once_per_loop() {
+        let ios: Vec<_> = Planner::new(params(Pattern::Random, 64 * 4096, (4096, 4096), 2)).collect();
+        assert_eq!(ios.len(), 128);
+        for lp in ios.chunks(64) {
+            let mut offs: Vec<u64> = lp.iter().map(|io| io.offset).collect();
+            offs.sort();
+            assert_eq!(offs, (0..64).map(|b| b * 4096).collect::<Vec<_>>());
+        }
+        assert_ne!(ios[..64], ios[64..], "second loop has a new order");
+    }
+
+    #[test]
+    fn sequential_and_partial_blocks() {
+        let ios: Vec<_> = Planner::new(params(Pattern::Sequential, 4000, (1024, 1024), 1)).collect();
+        assert_eq!(ios.iter().map(|i| i.offset).collect::<Vec<_>>(), vec![0, 1024, 2048]);
+    }
+
+    #[test]
+    fn ranges_sum_to_size_and_stay_in_bounds() {
+        let ios: Vec<_> = Planner::new(params(Pattern::Random, 3_500_000, (50, 300), 3)).collect();
+        let total: u64 = ios.iter().map(|i| i.len as u64).sum();
+        assert_eq!(total, 3 * 3_500_000);
+        assert!(ios.iter().all(|i| i.offset + i.len as u64 <= 3_500_000 && i.offset % 50 == 0));
+        assert!(ios.iter().all(|i| i.len <= 300));
+    }
+
+    #[test]
+    fn reproducible_and_seed_dependent() {
+        let a: Vec<_> = Planner::new(params(Pattern::Random, 1 << 20, (4096, 4096), 1)).collect();
+        let b: Vec<_> = Planner::new(params(Pattern::Random, 1 << 20, (4096, 4096), 1)).collect();
+        assert_eq!(a, b);
+        let mut p = params(Pattern::Random, 1 << 20, (4096, 4096), 1);
+        p.seed = 2;
+        let c: Vec<_> = Planner::new(p).collect();
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn number_ios_and_mix() {
+        let mut p = params(Pattern::Random, 1 << 20, (4096, 4096), 1);
+        p.number_ios = Some(10);
+        assert_eq!(Planner::new(p.clone()).count(), 10);
+        p.number_ios = None;
+        p.loops = Some(20);
+        p.mix = Mix::Mixed;
+        p.rwmixread = 70;
+        let ios: Vec<_> = Planner::new(p).collect();
+        let reads = ios.iter().filter(|i| !i.write).count() as f64 / ios.len() as f64;
+        assert!((0.66..0.74).contains(&reads), "{reads}");
+    }
+}

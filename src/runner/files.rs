@@ -1,0 +1,284 @@
+//! The files of a job: their paths, laying them out before timing starts
+//! (random non-zero data, never sparse), the iolab mark that makes re-runs
+//! safe, and the write-safety rules.
+
+use super::stop::StopFlag;
+use crate::error::{Error, Result};
+use crate::spec::JobSpec;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+/// Extended attribute iolab puts on files it lays out.
+pub const MARK_XATTR: &str = "user.iolab.layout";
+const MARK_VALUE: &[u8] = b"1";
+
+/// The paths of clone `clone` of `job` (fio's naming for generated files:
+/// `NAME.CLONE.0` in `directory` or the current directory).
+pub fn clone_paths(job: &JobSpec, clone: u32) -> Vec<PathBuf> {
+    let dir = job.directory.clone().unwrap_or_else(|| PathBuf::from("."));
+    if job.filenames.is_empty() {
+        return vec![dir.join(format!("{}.{}.0", job.name, clone))];
+    }
+    job.filenames
+        .iter()
+        .map(|f| {
+            let p = Path::new(f);
+            if p.is_absolute() || job.directory.is_none() {
+                p.to_path_buf()
+            } else {
+                dir.join(p)
+            }
+        })
+        .collect()
+}
+
+/// True when iolab's mark is on the file at `path`.
+pub fn has_mark(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    let name = CString::new(MARK_XATTR).expect("no NUL in constant");
+    let mut buf = [0u8; 8];
+    // SAFETY: valid NUL-terminated strings and a buffer of the given length.
+    let rc = unsafe { libc::getxattr(c.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    rc > 0
+}
+
+fn set_mark(file: &File) -> std::io::Result<()> {
+    let name = CString::new(MARK_XATTR).expect("no NUL in constant");
+    // SAFETY: valid descriptor, NUL-terminated name, value of given length.
+    let rc = unsafe {
+        libc::fsetxattr(
+            file.as_raw_fd(),
+            name.as_ptr(),
+            MARK_VALUE.as_ptr().cast(),
+            MARK_VALUE.len(),
+            0,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Size of a block device in bytes.
+fn block_device_size(path: &Path) -> Result<u64> {
+    let f = File::open(path).map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
+    let mut size: u64 = 0;
+    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    // SAFETY: the ioctl writes one u64 into `size`.
+    let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size as *mut u64) };
+    if rc != 0 {
+        return Err(Error::io(
+            format!("cannot get the size of block device {}", path.display()),
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(size)
+}
+
+/// What preparing a file found or did.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size after preparation.
+    pub size: u64,
+    /// True for a block device.
+    pub block_device: bool,
+    /// True when this run created the file.
+    pub created: bool,
+    /// A warning to show the user, if any.
+    pub warning: Option<String>,
+}
+
+/// What a file must offer the jobs that use it.
+#[derive(Debug, Clone)]
+pub struct Need {
+    /// The file.
+    pub path: PathBuf,
+    /// Bytes needed (offset + region), or `None`: use what is there.
+    pub len: Option<u64>,
+    /// Some job writes to it.
+    pub writes: bool,
+    /// Name of a job using it, for messages.
+    pub job: String,
+}
+
+/// Checks the safety rules and lays the file out if needed.
+pub fn prepare(need: &Need, allow_overwrite: bool, stop: &StopFlag) -> Result<Prepared> {
+    let path = &need.path;
+    let meta = std::fs::metadata(path);
+    let Ok(meta) = meta else {
+        let Some(len) = need.len else {
+            return Err(Error::Input(format!(
+                "job '{}': file {} does not exist and no size= is given to create it",
+                need.job,
+                path.display()
+            )));
+        };
+        return create(path, len, stop).map(|size| Prepared {
+            path: path.clone(),
+            size,
+            block_device: false,
+            created: true,
+            warning: None,
+        });
+    };
+    let ft = meta.file_type();
+    if ft.is_block_device() {
+        if need.writes && !allow_overwrite {
+            return Err(Error::Refused(format!(
+                "refusing to write to block device {} (job '{}'): pass --allow-overwrite to destroy its data",
+                path.display(),
+                need.job
+            )));
+        }
+        let size = block_device_size(path)?;
+        if let Some(len) = need.len.filter(|&l| l > size) {
+            return Err(Error::Input(format!(
+                "job '{}': block device {} has {size} bytes, the job needs {len}",
+                need.job,
+                path.display()
+            )));
+        }
+        return Ok(Prepared {
+            path: path.clone(),
+            size,
+            block_device: true,
+            created: false,
+            warning: None,
+        });
+    }
+    if !ft.is_file() {
+        return Err(Error::Input(format!(
+            "job '{}': {} is not a regular file or block device",
+            need.job,
+            path.display()
+        )));
+    }
+    let ours = has_mark(path);
+    if need.writes && !ours && !allow_overwrite {
+        return Err(Error::Refused(format!(
+            "refusing to write to {} (job '{}'): it exists and was not laid out by iolab; pass --allow-overwrite to write over it",
+            path.display(),
+            need.job
+        )));
+    }
+    let size = meta.len();
+    match need.len {
+        Some(len) if len > size => {
+            if !ours && !allow_overwrite {
+                return Err(Error::Refused(format!(
+                    "job '{}': {} has {size} bytes but the job needs {len}; iolab does not extend files it did not lay out (pass --allow-overwrite, or a smaller size=)",
+                    need.job,
+                    path.display()
+                )));
+            }
+            extend(path, size, len, stop)?;
+            Ok(Prepared {
+                path: path.clone(),
+                size: len,
+                block_device: false,
+                created: false,
+                warning: None,
+            })
+        }
+        _ => Ok(Prepared {
+            path: path.clone(),
+            size,
+            block_device: false,
+            created: false,
+            warning: None,
+        }),
+    }
+}
+
+fn create(path: &Path, len: u64, stop: &StopFlag) -> Result<u64> {
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| {
+            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Error::io(
+                format!("cannot create {} (in directory {})", path.display(), dir.display()),
+                e,
+            )
+        })?;
+    // Mark first: if layout is interrupted the partial file is still ours.
+    let mark = set_mark(&file);
+    let res = fill(&file, path, 0, len, stop);
+    if res.is_err() {
+        drop(file);
+        let _ = std::fs::remove_file(path);
+        return res.map(|_| 0);
+    }
+    mark.map_err(|e| {
+        let _ = std::fs::remove_file(path);
+        Error::io(
+            format!(
+                "cannot mark {} as laid out by iolab (xattr {MARK_XATTR}); this file system needs user xattrs",
+                path.display()
+            ),
+            e,
+        )
+    })?;
+    Ok(len)
+}
+
+fn extend(path: &Path, from: u64, to: u64, stop: &StopFlag) -> Result<()> {
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(format!("cannot open {} to extend it", path.display()), e))?;
+    fill(&file, path, from, to, stop)
+}
+
+/// Writes random non-zero bytes into `[from, to)` and syncs them.
+fn fill(file: &File, path: &Path, from: u64, to: u64, stop: &StopFlag) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    const CHUNK: usize = 1 << 20;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(from ^ 0x10_1ab);
+    let mut buf = vec![0u8; CHUNK];
+    let mut off = from;
+    while off < to {
+        if stop.is_set() {
+            return Err(Error::Interrupted);
+        }
+        for w in buf.chunks_exact_mut(8) {
+            // Set the low bit of every byte so no byte is zero.
+            let v = rng.next_u64() | 0x0101_0101_0101_0101;
+            w.copy_from_slice(&v.to_le_bytes());
+        }
+        let n = ((to - off) as usize).min(CHUNK);
+        file.write_all_at(&buf[..n], off)
+            .map_err(|e| Error::io(format!("cannot lay out {}", path.display()), e))?;
+        off += n as u64;
+    }
+    let mut f = file;
+    f.flush().ok();
+    file.sync_data()
+        .map_err(|e| Error::io(format!("cannot sync {}", path.display()), e))?;
+    Ok(())
+}
+
+/// Removes a file iolab laid out; refuses (returns a message) otherwise.
+pub fn unlink_if_ours(path: &Path) -> std::result::Result<(), String> {
+    if !has_mark(path) {
+        return Err(format!(
+            "unlink: kept {} because iolab did not lay it out",
+            path.display()
+        ));
+    }
+    std::fs::remove_file(path).map_err(|e| format!("unlink: cannot remove {}: {e}", path.display()))
+}

@@ -1,0 +1,309 @@
+//! Running jobs: lay out files, set the cache state, start every clone
+//! together, stop on size × loops, number_ios or runtime, repeat.
+
+pub mod buffer;
+pub mod cache;
+pub mod files;
+pub mod result;
+pub mod stop;
+pub mod worker;
+
+pub use result::{CloneRun, FirstRunEffect, OpStats, ReportEntry, Repetition, RunResult, Totals};
+pub use stop::StopFlag;
+
+use crate::engine::{NullEngine, PsyncEngine, SyncEngine};
+use crate::error::{Error, Result};
+use crate::plan::{PlanParams, Planner, Region};
+use crate::spec::{EngineKind, FadviseHint, JobSpec, Pattern};
+use buffer::AlignedBuf;
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::Barrier;
+use std::time::Duration;
+
+/// Run-wide switches that are not job options.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Allow writing to files iolab did not lay out and to block devices.
+    pub allow_overwrite: bool,
+    /// With `cache=cold`, also drop the whole page cache (root only).
+    pub drop_caches: bool,
+}
+
+/// A clone's file with its region.
+#[derive(Debug, Clone)]
+struct CloneFile {
+    path: PathBuf,
+    region: Region,
+}
+
+/// Seed of clone `clone` of `job`: fixed by `randseed` unless `randrepeat=0`.
+pub fn clone_seed(job: &JobSpec, clone: u32) -> u64 {
+    let base = if job.randrepeat {
+        job.randseed
+    } else {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    };
+    base ^ (clone as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The plan of clone `clone`: what the planner will generate.
+fn plan_params(job: &JobSpec, files: &[CloneFile], clone: u32) -> PlanParams {
+    PlanParams {
+        regions: files.iter().map(|f| f.region).collect(),
+        pattern: job.pattern,
+        mix: job.mix,
+        rwmixread: job.rwmixread,
+        bs_min: job.bs_min,
+        bs_max: job.bs_max,
+        loops: if job.time_based { None } else { Some(job.loops) },
+        number_ios: job.number_ios,
+        seed: clone_seed(job, clone),
+    }
+}
+
+/// Lays out files and works out every clone's regions.
+fn prepare(
+    jobs: &[JobSpec],
+    opts: &RunOptions,
+    stop: &StopFlag,
+) -> Result<Vec<Vec<Vec<CloneFile>>>> {
+    let mut needs: BTreeMap<PathBuf, files::Need> = BTreeMap::new();
+    for job in jobs {
+        for c in 0..job.numjobs {
+            let paths = files::clone_paths(job, c);
+            let per_file = job.size.map(|s| s / paths.len() as u64);
+            for p in paths {
+                let n = needs.entry(p.clone()).or_insert(files::Need {
+                    path: p,
+                    len: None,
+                    writes: false,
+                    job: job.name.clone(),
+                });
+                if let Some(pf) = per_file {
+                    n.len = Some(n.len.unwrap_or(0).max(job.offset + pf));
+                }
+                n.writes |= job.writes();
+            }
+        }
+    }
+    let mut sizes = BTreeMap::new();
+    for need in needs.values() {
+        let p = files::prepare(need, opts.allow_overwrite, stop)?;
+        sizes.insert(p.path.clone(), p.size);
+    }
+    let mut out = Vec::new();
+    for job in jobs {
+        let mut clones = Vec::new();
+        for c in 0..job.numjobs {
+            let paths = files::clone_paths(job, c);
+            let per_file = job.size.map(|s| s / paths.len() as u64);
+            let mut cf = Vec::new();
+            for p in paths {
+                let fsize = sizes[&p];
+                if job.offset >= fsize {
+                    return Err(Error::Input(format!(
+                        "job '{}': offset {} is beyond the end of {} ({fsize} bytes)",
+                        job.name,
+                        job.offset,
+                        p.display()
+                    )));
+                }
+                let len = per_file.unwrap_or(fsize - job.offset);
+                if job.bs_min > len {
+                    return Err(Error::Input(format!(
+                        "job '{}': bs ({}) is larger than the region of {} ({len} bytes)",
+                        job.name,
+                        job.bs_min,
+                        p.display()
+                    )));
+                }
+                cf.push(CloneFile {
+                    path: p,
+                    region: Region {
+                        start: job.offset,
+                        len,
+                    },
+                });
+            }
+            clones.push(cf);
+        }
+        out.push(clones);
+    }
+    Ok(out)
+}
+
+fn open(job: &JobSpec, path: &PathBuf) -> Result<File> {
+    let mut o = OpenOptions::new();
+    o.read(true).write(job.writes());
+    if job.direct {
+        o.custom_flags(libc::O_DIRECT);
+    }
+    let f = o.open(path).map_err(|e| {
+        if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
+            Error::Input(format!(
+                "job '{}': the file system of {} does not support O_DIRECT (direct=1)",
+                job.name,
+                path.display()
+            ))
+        } else {
+            Error::io(format!("job '{}': cannot open {}", job.name, path.display()), e)
+        }
+    })?;
+    let advice = match (job.fadvise_hint, job.pattern) {
+        (FadviseHint::None, _) => None,
+        (FadviseHint::ByPattern, Pattern::Random) | (FadviseHint::Random, _) => {
+            Some(libc::POSIX_FADV_RANDOM)
+        }
+        (FadviseHint::ByPattern, Pattern::Sequential) | (FadviseHint::Sequential, _) => {
+            Some(libc::POSIX_FADV_SEQUENTIAL)
+        }
+        (FadviseHint::NoReuse, _) => Some(libc::POSIX_FADV_NOREUSE),
+    };
+    if let Some(a) = advice {
+        // SAFETY: advice on an open descriptor; no memory is passed.
+        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, a) };
+    }
+    Ok(f)
+}
+
+/// Distinct (path, region) pairs of a job over all its clones.
+fn job_regions(clones: &[Vec<CloneFile>]) -> Vec<(PathBuf, Region)> {
+    let mut m: BTreeMap<PathBuf, Region> = BTreeMap::new();
+    for cf in clones.iter().flatten() {
+        m.entry(cf.path.clone()).or_insert(cf.region);
+    }
+    m.into_iter().collect()
+}
+
+/// Runs `jobs`: all clones of all jobs together, `repeat` times.
+pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<RunResult> {
+    let started_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let layout = prepare(&jobs, opts, stop)?;
+    let mut warnings = Vec::new();
+    let mut repetitions = Vec::new();
+    let mut interrupted = false;
+    let reps = jobs.iter().map(|j| j.repeat).max().unwrap_or(1);
+
+    for rep in 0..reps {
+        if stop.is_set() {
+            interrupted = true;
+            break;
+        }
+        let active: Vec<usize> = (0..jobs.len()).filter(|&j| rep < jobs[j].repeat).collect();
+        let mut cache_before = vec![Vec::new(); jobs.len()];
+        for &j in &active {
+            for (path, r) in job_regions(&layout[j]) {
+                warnings.extend(cache::apply(jobs[j].cache, &path, r.start, r.len, opts.drop_caches));
+            }
+        }
+        for &j in &active {
+            cache_before[j] = job_regions(&layout[j])
+                .iter()
+                .map(|(p, r)| cache::measure(p, r.start, r.len))
+                .collect();
+        }
+
+        let mut workers = Vec::new();
+        for &j in &active {
+            let job = &jobs[j];
+            for (c, cfiles) in layout[j].iter().enumerate() {
+                let files = cfiles.iter().map(|f| open(job, &f.path)).collect::<Result<Vec<_>>>()?;
+                workers.push((
+                    j,
+                    c as u32,
+                    worker::Worker {
+                        files,
+                        paths: cfiles.iter().map(|f| f.path.clone()).collect(),
+                        planner: Planner::new(plan_params(job, cfiles, c as u32)),
+                        prefetch: job.prefetch as usize,
+                        fsync_every: job.fsync,
+                        runtime: job.runtime_us.map(Duration::from_micros),
+                        buf: AlignedBuf::new(job.bs_max as usize),
+                    },
+                ));
+            }
+        }
+        let barrier = Barrier::new(workers.len());
+        let clones: Vec<CloneRun> = std::thread::scope(|s| {
+            let handles: Vec<_> = workers
+                .into_iter()
+                .map(|(j, c, w)| {
+                    let barrier = &barrier;
+                    let engine = jobs[j].engine;
+                    std::thread::Builder::new()
+                        .name(format!("{}.{c}", jobs[j].name))
+                        .spawn_scoped(s, move || {
+                            let (totals, intr) = match engine {
+                                EngineKind::Psync => worker::run(w, PsyncEngine, barrier, stop),
+                                EngineKind::Sync => worker::run(w, SyncEngine, barrier, stop),
+                                EngineKind::Null => worker::run(w, NullEngine, barrier, stop),
+                            };
+                            CloneRun {
+                                job: j,
+                                clone: c,
+                                totals,
+                                interrupted: intr,
+                            }
+                        })
+                        .expect("spawn worker thread")
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("worker thread panicked"))
+                .collect()
+        });
+        let mut cache_after = vec![Vec::new(); jobs.len()];
+        for &j in &active {
+            cache_after[j] = job_regions(&layout[j])
+                .iter()
+                .map(|(p, r)| cache::measure(p, r.start, r.len))
+                .collect();
+        }
+        let rep_interrupted = clones.iter().any(|c| c.interrupted);
+        let failed = clones.iter().any(|c| !c.totals.errors.is_empty());
+        repetitions.push(Repetition {
+            index: rep,
+            clones,
+            cache_before,
+            cache_after,
+        });
+        if rep_interrupted {
+            interrupted = true;
+            break;
+        }
+        if failed {
+            break;
+        }
+    }
+
+    for (j, job) in jobs.iter().enumerate() {
+        if job.unlink {
+            for (path, _) in job_regions(&layout[j]) {
+                if let Err(w) = files::unlink_if_ours(&path) {
+                    warnings.push(w);
+                }
+            }
+        }
+    }
+    let files = layout
+        .iter()
+        .map(|clones| clones.iter().map(|cf| cf.iter().map(|f| f.path.clone()).collect()).collect())
+        .collect();
+    Ok(RunResult {
+        jobs,
+        files,
+        repetitions,
+        interrupted,
+        warnings,
+        started_unix,
+    })
+}

@@ -1,0 +1,259 @@
+//! What a run measured: per clone and repetition, and the aggregation rules
+//! (clones of one repetition run in parallel; repetitions add up in time).
+
+use super::cache::FileCache;
+use crate::metrics::{CpuUsage, LatencyHistogram};
+use crate::spec::JobSpec;
+use std::path::PathBuf;
+
+/// Latencies and bytes of one direction.
+#[derive(Debug, Clone, Default)]
+pub struct OpStats {
+    /// Completion latency of every I/O.
+    pub lat: LatencyHistogram,
+    /// Bytes transferred.
+    pub bytes: u64,
+}
+
+impl OpStats {
+    /// Number of I/Os.
+    pub fn ios(&self) -> u64 {
+        self.lat.count()
+    }
+
+    fn merge(&mut self, o: &OpStats) {
+        self.lat.merge(&o.lat);
+        self.bytes += o.bytes;
+    }
+}
+
+/// Everything measured for one direction set over some time: one clone, one
+/// group of clones, or several repetitions combined.
+#[derive(Debug, Clone, Default)]
+pub struct Totals {
+    /// Reads.
+    pub read: OpStats,
+    /// Writes.
+    pub write: OpStats,
+    /// `posix_fadvise(WILLNEED)` calls issued by `prefetch`.
+    pub advise: LatencyHistogram,
+    /// `fsync` calls.
+    pub fsync: LatencyHistogram,
+    /// Wall time in ns (the longest clone of a repetition; summed over repetitions).
+    pub runtime_ns: u64,
+    /// Thread-time denominators for CPU percentages: runtime × threads, in ns.
+    pub thread_ns: u64,
+    /// CPU use of the threads.
+    pub cpu: CpuUsage,
+    /// Errors that stopped a clone.
+    pub errors: Vec<String>,
+}
+
+impl Totals {
+    /// Adds a clone that ran at the same time as the ones already here.
+    pub fn add_parallel(&mut self, c: &Totals) {
+        self.merge_counts(c);
+        self.runtime_ns = self.runtime_ns.max(c.runtime_ns);
+    }
+
+    /// Adds a later repetition.
+    pub fn add_sequential(&mut self, c: &Totals) {
+        self.merge_counts(c);
+        self.runtime_ns += c.runtime_ns;
+    }
+
+    fn merge_counts(&mut self, c: &Totals) {
+        self.read.merge(&c.read);
+        self.write.merge(&c.write);
+        self.advise.merge(&c.advise);
+        self.fsync.merge(&c.fsync);
+        self.thread_ns += c.thread_ns;
+        self.cpu.add(&c.cpu);
+        self.errors.extend(c.errors.iter().cloned());
+    }
+
+    /// Read plus write bytes.
+    pub fn io_bytes(&self) -> u64 {
+        self.read.bytes + self.write.bytes
+    }
+
+    /// Bytes per second of one direction over the runtime.
+    pub fn bw_bytes(&self, s: &OpStats) -> f64 {
+        if self.runtime_ns == 0 {
+            0.0
+        } else {
+            s.bytes as f64 * 1e9 / self.runtime_ns as f64
+        }
+    }
+
+    /// I/Os per second of one direction over the runtime.
+    pub fn iops(&self, s: &OpStats) -> f64 {
+        if self.runtime_ns == 0 {
+            0.0
+        } else {
+            s.ios() as f64 * 1e9 / self.runtime_ns as f64
+        }
+    }
+
+    /// User CPU in percent of the threads' time.
+    pub fn usr_cpu(&self) -> f64 {
+        pct(self.cpu.user_us * 1000, self.thread_ns)
+    }
+
+    /// System CPU in percent of the threads' time.
+    pub fn sys_cpu(&self) -> f64 {
+        pct(self.cpu.sys_us * 1000, self.thread_ns)
+    }
+}
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// One clone in one repetition.
+#[derive(Debug, Clone)]
+pub struct CloneRun {
+    /// Index of the job in [`RunResult::jobs`].
+    pub job: usize,
+    /// Clone number (0..numjobs).
+    pub clone: u32,
+    /// Its measurements.
+    pub totals: Totals,
+    /// True if it stopped because stop was asked.
+    pub interrupted: bool,
+}
+
+/// One repetition of all jobs.
+#[derive(Debug, Clone)]
+pub struct Repetition {
+    /// 0-based index.
+    pub index: u32,
+    /// Every clone that ran.
+    pub clones: Vec<CloneRun>,
+    /// Cache state of each job's files before the clones started (job → files).
+    pub cache_before: Vec<Vec<FileCache>>,
+    /// Cache state after they ended.
+    pub cache_after: Vec<Vec<FileCache>>,
+}
+
+/// The result of `iolab run`.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// The jobs as run.
+    pub jobs: Vec<JobSpec>,
+    /// Files of each clone of each job (job → clone → files).
+    pub files: Vec<Vec<Vec<PathBuf>>>,
+    /// Repetitions in order (the last may be partial when interrupted).
+    pub repetitions: Vec<Repetition>,
+    /// Stop was asked (Ctrl-C): results are partial.
+    pub interrupted: bool,
+    /// Things the user should know (failed evictions, kept files...).
+    pub warnings: Vec<String>,
+    /// Wall-clock start, seconds since the epoch.
+    pub started_unix: u64,
+}
+
+/// A job (or one clone of it) as reported: fio reports the clones of a job
+/// separately unless `group_reporting` is set.
+#[derive(Debug, Clone)]
+pub struct ReportEntry {
+    /// Index of the job.
+    pub job: usize,
+    /// Clones reported together here.
+    pub clones: Vec<u32>,
+    /// Per repetition.
+    pub reps: Vec<Totals>,
+    /// All repetitions combined.
+    pub total: Totals,
+    /// Set when the first repetition stands out from the rest.
+    pub first_run: Option<FirstRunEffect>,
+}
+
+/// The first repetition differs from the others by more than their spread
+/// (seeds 001 and 004: the first run after boot or after a cold cache).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct FirstRunEffect {
+    /// Metric compared.
+    pub metric: &'static str,
+    /// Its value in the first repetition.
+    pub first: f64,
+    /// Mean of the other repetitions.
+    pub rest_mean: f64,
+    /// Smallest of the others.
+    pub rest_min: f64,
+    /// Largest of the others.
+    pub rest_max: f64,
+}
+
+impl FirstRunEffect {
+    /// Detects the effect on bandwidth; needs at least 3 repetitions.
+    pub fn detect(reps: &[Totals]) -> Option<FirstRunEffect> {
+        if reps.len() < 3 {
+            return None;
+        }
+        let bw = |t: &Totals| {
+            if t.runtime_ns == 0 {
+                0.0
+            } else {
+                t.io_bytes() as f64 * 1e9 / t.runtime_ns as f64
+            }
+        };
+        let first = bw(&reps[0]);
+        let rest: Vec<f64> = reps[1..].iter().map(bw).collect();
+        let min = rest.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = rest.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mean = rest.iter().sum::<f64>() / rest.len() as f64;
+        ((first - mean).abs() > (max - min)).then_some(FirstRunEffect {
+            metric: "bw_bytes",
+            first,
+            rest_mean: mean,
+            rest_min: min,
+            rest_max: max,
+        })
+    }
+}
+
+impl RunResult {
+    /// The entries to report, in job order.
+    pub fn entries(&self) -> Vec<ReportEntry> {
+        let mut out = Vec::new();
+        for (j, job) in self.jobs.iter().enumerate() {
+            let groups: Vec<Vec<u32>> = if job.group_reporting {
+                vec![(0..job.numjobs).collect()]
+            } else {
+                (0..job.numjobs).map(|c| vec![c]).collect()
+            };
+            for clones in groups {
+                let mut reps = Vec::new();
+                for rep in &self.repetitions {
+                    let mut t = Totals::default();
+                    let mut any = false;
+                    for c in rep.clones.iter().filter(|c| c.job == j && clones.contains(&c.clone)) {
+                        t.add_parallel(&c.totals);
+                        any = true;
+                    }
+                    if any {
+                        reps.push(t);
+                    }
+                }
+                let mut total = Totals::default();
+                for r in &reps {
+                    total.add_sequential(r);
+                }
+                let first_run = FirstRunEffect::detect(&reps);
+                out.push(ReportEntry {
+                    job: j,
+                    clones,
+                    reps,
+                    total,
+                    first_run,
+                });
+            }
+        }
+        out
+    }
+}

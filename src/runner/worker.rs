@@ -1,0 +1,156 @@
+//! The timed loop of one clone: take the next I/O from the planner, issue the
+//! prefetch advice N I/Os ahead, time the I/O with the monotonic clock, record
+//! it. Nothing here prints or allocates per I/O.
+
+use super::buffer::AlignedBuf;
+use super::result::Totals;
+use super::stop::StopFlag;
+use crate::engine::Engine;
+use crate::metrics::{CpuUsage, LatencyHistogram};
+use crate::plan::{IoUnit, Planner};
+use std::collections::VecDeque;
+use std::fs::File;
+use std::os::fd::{AsRawFd, RawFd};
+use std::path::PathBuf;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+/// Everything one clone needs, prepared before the start barrier.
+pub struct Worker {
+    /// Open files, indexed by `IoUnit::file`.
+    pub files: Vec<File>,
+    /// Their paths, for error messages.
+    pub paths: Vec<PathBuf>,
+    /// The I/O sequence.
+    pub planner: Planner,
+    /// WILLNEED advice this many I/Os ahead (0: none).
+    pub prefetch: usize,
+    /// fsync every this many writes (0: never).
+    pub fsync_every: u64,
+    /// Stop after this long.
+    pub runtime: Option<Duration>,
+    /// I/O buffer, at least the largest I/O.
+    pub buf: AlignedBuf,
+}
+
+#[inline]
+fn advise(fd: RawFd, io: &IoUnit, hist: &mut LatencyHistogram) {
+    let t0 = Instant::now();
+    // SAFETY: advice on an open descriptor; no memory is passed.
+    unsafe {
+        libc::posix_fadvise(
+            fd,
+            io.offset as libc::off_t,
+            io.len as libc::off_t,
+            libc::POSIX_FADV_WILLNEED,
+        )
+    };
+    hist.record(t0.elapsed().as_nanos() as u64);
+}
+
+/// Runs the clone to its end (or until `stop`); returns its measurements and
+/// whether it was interrupted.
+pub fn run<E: Engine>(mut w: Worker, mut engine: E, start: &Barrier, stop: &StopFlag) -> (Totals, bool) {
+    let mut t = Totals::default();
+    let fds: Vec<RawFd> = w.files.iter().map(|f| f.as_raw_fd()).collect();
+    let buf = w.buf.as_mut_slice();
+    let mut window: VecDeque<IoUnit> = VecDeque::with_capacity(w.prefetch + 1);
+    let mut writes_since_fsync = 0u64;
+    let mut interrupted = false;
+
+    start.wait();
+    let cpu0 = CpuUsage::thread_now();
+    let t_start = Instant::now();
+    let deadline = w.runtime.map(|d| t_start + d);
+
+    if w.prefetch > 0 {
+        for io in w.planner.by_ref().take(w.prefetch) {
+            if !io.write {
+                advise(fds[io.file as usize], &io, &mut t.advise);
+            }
+            window.push_back(io);
+        }
+    }
+
+    loop {
+        if stop.is_set() {
+            interrupted = true;
+            break;
+        }
+        let io = if w.prefetch > 0 {
+            if let Some(ahead) = w.planner.next() {
+                if !ahead.write {
+                    advise(fds[ahead.file as usize], &ahead, &mut t.advise);
+                }
+                window.push_back(ahead);
+            }
+            match window.pop_front() {
+                Some(io) => io,
+                None => break,
+            }
+        } else {
+            match w.planner.next() {
+                Some(io) => io,
+                None => break,
+            }
+        };
+        let fd = fds[io.file as usize];
+        let t0 = Instant::now();
+        let res = engine.submit(fd, &io, buf);
+        let t1 = Instant::now();
+        match res {
+            Ok(n) if n == io.len as usize => {}
+            Ok(n) => {
+                t.errors.push(format!(
+                    "short {} of {} at offset {} of {}: {n} of {} bytes",
+                    if io.write { "write" } else { "read" },
+                    engine.name(),
+                    io.offset,
+                    w.paths[io.file as usize].display(),
+                    io.len
+                ));
+                break;
+            }
+            Err(e) => {
+                t.errors.push(format!(
+                    "{} at offset {} ({} bytes) of {} failed: {e}",
+                    if io.write { "write" } else { "read" },
+                    io.offset,
+                    io.len,
+                    w.paths[io.file as usize].display()
+                ));
+                break;
+            }
+        }
+        let ns = t1.duration_since(t0).as_nanos() as u64;
+        let stats = if io.write { &mut t.write } else { &mut t.read };
+        stats.lat.record(ns);
+        stats.bytes += io.len as u64;
+        if io.write && w.fsync_every > 0 {
+            writes_since_fsync += 1;
+            if writes_since_fsync == w.fsync_every {
+                writes_since_fsync = 0;
+                let f0 = Instant::now();
+                // SAFETY: fsync on an open descriptor.
+                let rc = unsafe { libc::fsync(fd) };
+                t.fsync.record(f0.elapsed().as_nanos() as u64);
+                if rc != 0 {
+                    t.errors.push(format!(
+                        "fsync of {} failed: {}",
+                        w.paths[io.file as usize].display(),
+                        std::io::Error::last_os_error()
+                    ));
+                    break;
+                }
+            }
+        }
+        if deadline.is_some_and(|d| t1 >= d) {
+            break;
+        }
+    }
+
+    t.runtime_ns = t_start.elapsed().as_nanos() as u64;
+    t.thread_ns = t.runtime_ns;
+    t.cpu = CpuUsage::thread_now().since(&cpu0);
+    (t, interrupted)
+}

@@ -1,0 +1,70 @@
+//! fio's command-line form: `--key=value`, `--key value`, `--flag`; options
+//! before the first `--name` are global defaults, each `--name` starts a job;
+//! arguments that do not start with `--` are job files.
+
+use super::ini::{Entry, Origin, Section};
+use super::options::{self, Kind};
+use std::path::PathBuf;
+
+/// The job part of a command line, split up.
+#[derive(Debug, Default)]
+pub struct CommandLine {
+    /// Options before the first `--name`: defaults for every job.
+    pub globals: Vec<Entry>,
+    /// Jobs started by `--name`.
+    pub jobs: Vec<Section>,
+    /// Job files named on the command line.
+    pub files: Vec<PathBuf>,
+}
+
+/// Splits `args` (the arguments that are not iolab's own flags).
+pub fn parse(args: &[String]) -> Result<CommandLine, String> {
+    let mut cl = CommandLine::default();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let origin = Origin::CommandLine(i + 1);
+        let Some(opt) = arg.strip_prefix("--") else {
+            if arg.starts_with('-') && arg.len() > 1 {
+                return Err(format!(
+                    "unknown flag '{arg}': job options are written --key=value (e.g. --rw=randread)"
+                ));
+            }
+            cl.files.push(PathBuf::from(arg));
+            i += 1;
+            continue;
+        };
+        let (key, mut value) = match opt.split_once('=') {
+            Some((k, v)) => (k.to_ascii_lowercase(), Some(v.to_string())),
+            None => (opt.to_ascii_lowercase(), None),
+        };
+        let def = options::lookup(&key).ok_or_else(|| options::unknown_message(&key))?;
+        if value.is_none() && def.kind != Kind::Bool {
+            match args.get(i + 1) {
+                Some(next) if !next.starts_with("--") => {
+                    value = Some(next.clone());
+                    i += 1;
+                }
+                _ => return Err(format!("option '--{key}' needs a value (--{key}=VALUE)")),
+            }
+        }
+        let entry = Entry {
+            key: key.clone(),
+            value: value.clone(),
+            origin: origin.clone(),
+        };
+        if def.name == "name" {
+            cl.jobs.push(Section {
+                name: value.unwrap_or_default(),
+                entries: vec![entry],
+                origin,
+            });
+        } else if let Some(job) = cl.jobs.last_mut() {
+            job.entries.push(entry);
+        } else {
+            cl.globals.push(entry);
+        }
+        i += 1;
+    }
+    Ok(cl)
+}

@@ -1,0 +1,185 @@
+//! Arithmetic in option values, as fio allows inside parentheses:
+//! `size=(3500000/10)`, `bs=(4*1024)`, `size=(1g/3)`, with `+ - * / % ^`,
+//! parentheses, unary minus and unit suffixes on the numbers.
+//!
+//! Evaluation is in `f64` (exact for integers below 2^53); integer options
+//! truncate the result toward zero. `^` is exponentiation and binds tighter
+//! than `*`; it is right-associative.
+
+/// Converts one number with its (possibly empty) suffix into base units,
+/// e.g. `("4", "k")` into 4096 for sizes or `("10", "ms")` into 10_000 µs.
+pub type AtomFn<'a> = &'a dyn Fn(&str, &str) -> Result<f64, String>;
+
+/// Evaluates `text` as an arithmetic expression whose numbers are read by
+/// `atom`. Errors name what is wrong (e.g. "division by zero in '(1/0)'").
+pub fn eval(text: &str, atom: AtomFn) -> Result<f64, String> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        pos: 0,
+        text,
+        atom,
+    };
+    let v = p.sum()?;
+    p.skip_ws();
+    if p.pos != p.s.len() {
+        return Err(format!(
+            "unexpected '{}' at position {} in expression '{}'",
+            &text[p.pos..],
+            p.pos + 1,
+            text
+        ));
+    }
+    if !v.is_finite() {
+        return Err(format!("expression '{text}' has no finite value"));
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+    text: &'a str,
+    atom: AtomFn<'a>,
+}
+
+impl Parser<'_> {
+    fn skip_ws(&mut self) {
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.get(self.pos).copied()
+    }
+
+    fn sum(&mut self) -> Result<f64, String> {
+        let mut v = self.product()?;
+        while let Some(c @ (b'+' | b'-')) = self.peek() {
+            self.pos += 1;
+            let r = self.product()?;
+            v = if c == b'+' { v + r } else { v - r };
+        }
+        Ok(v)
+    }
+
+    fn product(&mut self) -> Result<f64, String> {
+        let mut v = self.power()?;
+        while let Some(c @ (b'*' | b'/' | b'%')) = self.peek() {
+            self.pos += 1;
+            let r = self.power()?;
+            v = match c {
+                b'*' => v * r,
+                _ if r == 0.0 => {
+                    let what = if c == b'/' { "division" } else { "modulo" };
+                    return Err(format!("{what} by zero in expression '{}'", self.text));
+                }
+                b'/' => v / r,
+                _ => v % r,
+            };
+        }
+        Ok(v)
+    }
+
+    fn power(&mut self) -> Result<f64, String> {
+        let base = self.unary()?;
+        if self.peek() == Some(b'^') {
+            self.pos += 1;
+            let exp = self.power()?;
+            return Ok(base.powf(exp));
+        }
+        Ok(base)
+    }
+
+    fn unary(&mut self) -> Result<f64, String> {
+        match self.peek() {
+            Some(b'-') => {
+                self.pos += 1;
+                Ok(-self.unary()?)
+            }
+            Some(b'+') => {
+                self.pos += 1;
+                self.unary()
+            }
+            _ => self.primary(),
+        }
+    }
+
+    fn primary(&mut self) -> Result<f64, String> {
+        match self.peek() {
+            Some(b'(') => {
+                self.pos += 1;
+                let v = self.sum()?;
+                if self.peek() != Some(b')') {
+                    return Err(format!("missing ')' in expression '{}'", self.text));
+                }
+                self.pos += 1;
+                Ok(v)
+            }
+            Some(c) if c.is_ascii_digit() || c == b'.' => {
+                let start = self.pos;
+                if self.s[self.pos..].starts_with(b"0x") || self.s[self.pos..].starts_with(b"0X") {
+                    self.pos += 2;
+                    let hs = self.pos;
+                    while self.pos < self.s.len() && self.s[self.pos].is_ascii_hexdigit() {
+                        self.pos += 1;
+                    }
+                    let hex = &self.text[hs..self.pos];
+                    return u64::from_str_radix(hex, 16)
+                        .map(|v| v as f64)
+                        .map_err(|_| format!("bad hex number '{}'", &self.text[start..self.pos]));
+                }
+                while self.pos < self.s.len()
+                    && (self.s[self.pos].is_ascii_digit() || self.s[self.pos] == b'.')
+                {
+                    self.pos += 1;
+                }
+                let num = &self.text[start..self.pos];
+                let ss = self.pos;
+                while self.pos < self.s.len() && self.s[self.pos].is_ascii_alphabetic() {
+                    self.pos += 1;
+                }
+                let suffix = &self.text[ss..self.pos];
+                (self.atom)(num, suffix)
+            }
+            Some(_) => Err(format!(
+                "expected a number at '{}' in expression '{}'",
+                &self.text[self.pos..],
+                self.text
+            )),
+            None => Err(format!("expression '{}' ends too early", self.text)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(n: &str, s: &str) -> Result<f64, String> {
+        if !s.is_empty() {
+            return Err(format!("suffix {s}"));
+        }
+        n.parse::<f64>().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn precedence_and_parens() {
+        assert_eq!(eval("1+2*3", &plain).unwrap(), 7.0);
+        assert_eq!(eval("(1+2)*3", &plain).unwrap(), 9.0);
+        assert_eq!(eval("2^3^2", &plain).unwrap(), 512.0);
+        assert_eq!(eval("-2*3", &plain).unwrap(), -6.0);
+        assert_eq!(eval("10 % 4", &plain).unwrap(), 2.0);
+        assert_eq!(eval("0x10+1", &plain).unwrap(), 17.0);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(eval("1/0", &plain).unwrap_err().contains("division by zero"));
+        assert!(eval("1%0", &plain).unwrap_err().contains("modulo by zero"));
+        assert!(eval("(1+2", &plain).unwrap_err().contains("missing ')'"));
+        assert!(eval("1+", &plain).unwrap_err().contains("ends too early"));
+        assert!(eval("1 2", &plain).unwrap_err().contains("unexpected"));
+    }
+}

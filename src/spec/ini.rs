@@ -1,0 +1,215 @@
+//! fio's job-file format, parsed by hand: `[global]` and job sections (names
+//! may repeat), `key=value`, bare flags, `;`/`#` comments (whole-line, or
+//! inline after whitespace), `include FILE`, `${ENV}` and fio's `$pagesize`,
+//! `$mb_memory`, `$ncpus`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where an option came from, for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A job file and 1-based line number.
+    File(PathBuf, usize),
+    /// The command line (argument index, 1-based).
+    CommandLine(usize),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::File(p, l) => write!(f, "{}:{}", p.display(), l),
+            Origin::CommandLine(i) => write!(f, "command line argument {i}"),
+        }
+    }
+}
+
+/// One `key=value` or bare `key` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Option name as written (lower-cased).
+    pub key: String,
+    /// The value; `None` for a bare flag.
+    pub value: Option<String>,
+    /// Where it was written.
+    pub origin: Origin,
+}
+
+/// A `[name]` section and its entries, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// Section name (`global` for global sections).
+    pub name: String,
+    /// Options of the section.
+    pub entries: Vec<Entry>,
+    /// Where the section header is.
+    pub origin: Origin,
+}
+
+/// Reads and parses a job file (following `include`s).
+pub fn parse_file(path: &Path) -> Result<Vec<Section>, String> {
+    let mut out = Vec::new();
+    parse_into(path, &mut out, &mut Vec::new())?;
+    Ok(out)
+}
+
+fn parse_into(path: &Path, out: &mut Vec<Section>, stack: &mut Vec<PathBuf>) -> Result<(), String> {
+    let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    if stack.contains(&canon) {
+        return Err(format!("{}: include loop", path.display()));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read job file {}: {e}", path.display()))?;
+    stack.push(canon);
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    for (i, raw) in text.lines().enumerate() {
+        let origin = Origin::File(path.to_path_buf(), i + 1);
+        let line = strip_comment(raw).trim();
+        if line.is_empty() {
+            continue;
+        }
+        let line = expand_vars(line).map_err(|e| format!("{origin}: {e}"))?;
+        let line = line.as_str();
+        if let Some(rest) = line.strip_prefix('[') {
+            let Some(name) = rest.strip_suffix(']') else {
+                return Err(format!("{origin}: malformed section header '{line}' (missing ']')"));
+            };
+            let name = name.trim();
+            if name.is_empty() || name.contains(['[', ']']) {
+                return Err(format!("{origin}: malformed section header '{line}'"));
+            }
+            out.push(Section {
+                name: name.to_string(),
+                entries: Vec::new(),
+                origin,
+            });
+            continue;
+        }
+        if let Some(inc) = line.strip_prefix("include ") {
+            let inc = inc.trim();
+            let p = if Path::new(inc).is_absolute() {
+                PathBuf::from(inc)
+            } else {
+                dir.join(inc)
+            };
+            parse_into(&p, out, stack).map_err(|e| format!("{e}\n  included from {origin}"))?;
+            continue;
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
+            None => (line, None),
+        };
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            return Err(format!(
+                "{origin}: malformed line '{line}' (expected key=value, a bare flag or [section])"
+            ));
+        }
+        let Some(section) = out.last_mut() else {
+            return Err(format!("{origin}: option '{key}' appears before any [section]"));
+        };
+        section.entries.push(Entry {
+            key: key.to_ascii_lowercase(),
+            value,
+            origin,
+        });
+    }
+    stack.pop();
+    Ok(())
+}
+
+/// Removes a `;` or `#` comment: the whole line when it starts with one,
+/// otherwise from the first `;`/`#` that follows whitespace.
+fn strip_comment(line: &str) -> &str {
+    let t = line.trim_start();
+    if t.starts_with(';') || t.starts_with('#') {
+        return "";
+    }
+    let b = line.as_bytes();
+    for i in 1..b.len() {
+        if (b[i] == b';' || b[i] == b'#') && b[i - 1].is_ascii_whitespace() {
+            return &line[..i];
+        }
+    }
+    line
+}
+
+/// Expands `${VAR}` from the environment and fio's keywords `$pagesize`,
+/// `$mb_memory`, `$ncpus`. An unset variable is an error naming it.
+pub fn expand_vars(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(body) = after.strip_prefix('{') {
+            let Some(end) = body.find('}') else {
+                return Err(format!("unterminated '${{' in '{text}'"));
+            };
+            let var = &body[..end];
+            let val = std::env::var(var)
+                .map_err(|_| format!("environment variable '{var}' is not set (used as ${{{var}}})"))?;
+            out.push_str(&val);
+            rest = &body[end + 1..];
+            continue;
+        }
+        let word_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let word = &after[..word_len];
+        match keyword_value(word) {
+            Some(v) => {
+                out.push_str(&v.to_string());
+                rest = &after[word_len..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn keyword_value(word: &str) -> Option<u64> {
+    match word {
+        // SAFETY: sysconf has no preconditions.
+        "pagesize" => Some(unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64),
+        "ncpus" => Some(std::thread::available_parallelism().map_or(1, |n| n.get()) as u64),
+        "mb_memory" => {
+            // SAFETY: sysconf has no preconditions.
+            let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) } as u64;
+            // SAFETY: as above.
+            let psz = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+            Some(pages * psz / (1024 * 1024))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments() {
+        assert_eq!(strip_comment("; x"), "");
+        assert_eq!(strip_comment("  # x"), "");
+        assert_eq!(strip_comment("bs=4k ; four k"), "bs=4k ");
+        assert_eq!(strip_comment("bs=4k\t# four k"), "bs=4k\t");
+        assert_eq!(strip_comment("filename=a#b"), "filename=a#b");
+    }
+
+    #[test]
+    fn variables() {
+        // SAFETY: tests in this module do not read this variable concurrently.
+        unsafe { std::env::set_var("IOLAB_TEST_VAR", "77") };
+        assert_eq!(expand_vars("size=${IOLAB_TEST_VAR}k").unwrap(), "size=77k");
+        assert!(expand_vars("${IOLAB_NOPE_NOT_SET}").unwrap_err().contains("IOLAB_NOPE_NOT_SET"));
+        let ps = expand_vars("$pagesize").unwrap();
+        assert_eq!(ps, "4096");
+        assert!(expand_vars("$ncpus").unwrap().parse::<u64>().unwrap() >= 1);
+        assert!(expand_vars("$mb_memory").unwrap().parse::<u64>().unwrap() > 0);
+        assert_eq!(expand_vars("a$b").unwrap(), "a$b");
+    }
+}

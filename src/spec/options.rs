@@ -1,0 +1,141 @@
+//! The table of job options iolab understands: fio's names (with their
+//! aliases) and iolab's own keys. `docs/fio-compat.md` lists the same table
+//! and a test keeps the two equal.
+
+/// What kind of value an option takes; decides how it is parsed and whether
+/// it may be written as a bare flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Free text (names, paths).
+    Str,
+    /// A size with fio suffixes, expressions allowed.
+    Size,
+    /// A size range `MIN-MAX`.
+    SizeRange,
+    /// A plain integer, expressions allowed.
+    Int,
+    /// A boolean; may be a bare flag.
+    Bool,
+    /// A time, seconds by default.
+    Time,
+    /// One word out of a fixed list.
+    Choice(&'static [&'static str]),
+}
+
+/// One supported option.
+#[derive(Debug, Clone, Copy)]
+pub struct OptDef {
+    /// Canonical name (as fio spells it).
+    pub name: &'static str,
+    /// Other names fio accepts for it.
+    pub aliases: &'static [&'static str],
+    /// Value kind.
+    pub kind: Kind,
+    /// True for iolab's own keys that fio does not have.
+    pub iolab_only: bool,
+    /// One-line description.
+    pub help: &'static str,
+}
+
+const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
+    OptDef {
+        name,
+        aliases: &[],
+        kind,
+        iolab_only: false,
+        help,
+    }
+}
+
+/// Every job option iolab accepts, in the order of `docs/fio-compat.md`.
+pub const OPTIONS: &[OptDef] = &[
+    opt("name", Kind::Str, "job name; on the command line it starts a new job"),
+    opt("filename", Kind::Str, "file(s) to use, several separated by ':'"),
+    opt("directory", Kind::Str, "directory for files without an absolute path"),
+    opt("size", Kind::Size, "bytes of I/O per loop (the region of the file(s))"),
+    opt("offset", Kind::Size, "start of the region in each file"),
+    opt(
+        "rw",
+        Kind::Choice(&["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]),
+        "access pattern",
+    ),
+    opt("rwmixread", Kind::Int, "percentage of reads in rw/randrw (default 50)"),
+    OptDef {
+        aliases: &["blocksize"],
+        ..opt("bs", Kind::Size, "block size of each I/O (default 4k)")
+    },
+    OptDef {
+        aliases: &["bsrange"],
+        ..opt("blocksize_range", Kind::SizeRange, "I/O sizes drawn uniformly from MIN-MAX")
+    },
+    opt("loops", Kind::Int, "repeat the region this many times (default 1)"),
+    opt("number_ios", Kind::Int, "stop after this many I/Os"),
+    OptDef {
+        aliases: &["timeout"],
+        ..opt("runtime", Kind::Time, "stop after this long (seconds unless suffixed)")
+    },
+    opt("time_based", Kind::Bool, "repeat the region until runtime has passed"),
+    opt("numjobs", Kind::Int, "clones of this job, one thread each"),
+    opt("thread", Kind::Bool, "accepted; iolab always runs clones as threads"),
+    opt("group_reporting", Kind::Bool, "report the clones of a job as one"),
+    opt(
+        "ioengine",
+        Kind::Choice(&["psync", "sync", "null"]),
+        "how I/O is issued (pread/pwrite, lseek+read/write, none)",
+    ),
+    opt("direct", Kind::Bool, "open with O_DIRECT"),
+    opt("invalidate", Kind::Bool, "drop the file's cached pages before the job (default 1)"),
+    opt(
+        "fadvise_hint",
+        Kind::Choice(&["0", "1", "sequential", "random", "noreuse"]),
+        "posix_fadvise hint given once at open (1: by pattern)",
+    ),
+    opt("randrepeat", Kind::Bool, "same random sequence every run (default 1)"),
+    opt("randseed", Kind::Int, "seed of the random sequence"),
+    opt("fsync", Kind::Int, "fsync after every N writes"),
+    opt("unlink", Kind::Bool, "remove the job's files afterwards (only files iolab laid out)"),
+    OptDef {
+        iolab_only: true,
+        ..opt("prefetch", Kind::Int, "posix_fadvise(WILLNEED) each read N I/Os ahead")
+    },
+    OptDef {
+        iolab_only: true,
+        ..opt(
+            "cache",
+            Kind::Choice(&["cold", "warm", "keep"]),
+            "page cache state before each repetition",
+        )
+    },
+    OptDef {
+        iolab_only: true,
+        ..opt("repeat", Kind::Int, "run the whole job N times, report each and combined")
+    },
+];
+
+/// Finds an option by its name or an alias (case-insensitive, like fio).
+pub fn lookup(key: &str) -> Option<&'static OptDef> {
+    let k = key.to_ascii_lowercase();
+    OPTIONS
+        .iter()
+        .find(|o| o.name == k || o.aliases.contains(&k.as_str()))
+}
+
+/// The known option closest to `key`, for "did you mean" messages.
+pub fn closest(key: &str) -> Option<&'static str> {
+    let k = key.to_ascii_lowercase();
+    OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+        .map(|n| (strsim::jaro_winkler(&k, n), n))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| lookup(n).map(|o| o.name).unwrap_or(n))
+}
+
+/// Error text for an option iolab does not know.
+pub fn unknown_message(key: &str) -> String {
+    match closest(key) {
+        Some(n) => format!("unknown option '{key}' (did you mean '{n}'?)"),
+        None => format!("unknown option '{key}' (see docs/fio-compat.md for the supported ones)"),
+    }
+}
