@@ -1,3 +1,26 @@
+//! The `iolab` binary: parse the command line, call the library, render, exit.
+
+mod cli;
+
+use clap::Parser;
+use cli::{Cli, Command};
+
 fn main() {
-    println!("Hello, world!");
+    let argv: Vec<String> = std::env::args().collect();
+    // `iolab run` takes fio's options, which clap does not know: split them off
+    // before clap sees the command line.
+    let (clap_argv, job_args) = match argv.iter().position(|a| a == "run") {
+        Some(i) if argv[1..i].iter().all(|a| a.starts_with('-')) => {
+            let (own, job) = cli::run::split_args(&argv[i + 1..]);
+            let mut v = argv[..=i].to_vec();
+            v.extend(own);
+            (v, job)
+        }
+        _ => (argv.clone(), Vec::new()),
+    };
+    let cli = Cli::parse_from(clap_argv);
+    let code = match cli.command {
+        Command::Run(args) => cli::run::execute(args, &job_args),
+    };
+    std::process::exit(code);
 }

@@ -22,12 +22,13 @@ impl Engine for SyncEngine {
             if libc::lseek(fd, io.offset as libc::off_t, libc::SEEK_SET) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            let rc = if io.write {
-                libc::write(fd, buf.as_ptr().cast(), len)
+            let nr = if io.write {
+                libc::SYS_write
             } else {
-                libc::read(fd, buf.as_mut_ptr().cast(), len)
+                libc::SYS_read
             };
-            check(rc)
+            let rc = libc::syscall(nr, fd, buf.as_mut_ptr(), len);
+            check(rc as isize)
         }
     }
 }

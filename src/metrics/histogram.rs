@@ -65,7 +65,9 @@ impl LatencyHistogram {
 
     /// Adds every sample of `other` (exact).
     pub fn merge(&mut self, other: &LatencyHistogram) {
-        self.hist.add(&other.hist).expect("histograms share one configuration");
+        self.hist
+            .add(&other.hist)
+            .expect("histograms share one configuration");
         self.count += other.count;
         self.sum += other.sum;
         self.sum_sq += other.sum_sq;
@@ -118,14 +120,22 @@ impl LatencyHistogram {
         if self.count == 0 {
             return 0;
         }
-        self.hist.value_at_quantile(p / 100.0).min(self.max).max(self.min)
+        self.hist
+            .value_at_quantile(p / 100.0)
+            .min(self.max)
+            .max(self.min)
     }
 
     /// Non-empty buckets as (value, count), for fio's json+ `bins`.
     pub fn bins(&self) -> Vec<(u64, u64)> {
         self.hist
             .iter_recorded()
-            .map(|v| (self.hist.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
+            .map(|v| {
+                (
+                    self.hist.highest_equivalent(v.value_iterated_to()),
+                    v.count_at_value(),
+                )
+            })
             .collect()
     }
 
@@ -135,7 +145,11 @@ impl LatencyHistogram {
         let mut counts = [0u64; 65];
         for v in self.hist.iter_recorded() {
             let val = self.hist.lowest_equivalent(v.value_iterated_to());
-            let idx = if val == 0 { 0 } else { 64 - val.leading_zeros() as usize };
+            let idx = if val == 0 {
+                0
+            } else {
+                64 - val.leading_zeros() as usize
+            };
             counts[idx] += v.count_at_value();
         }
         let Some(first) = counts.iter().position(|&c| c > 0) else {

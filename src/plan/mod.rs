@@ -2,5 +2,6 @@
 
 pub mod permutation;
 pub mod planner;
+pub mod shuffle;
 
 pub use planner::{IoUnit, PlanParams, Planner, Region};

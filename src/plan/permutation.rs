@@ -18,7 +18,11 @@ impl Permutation {
         assert!(n >= 1);
         let bits = 64 - (n - 1).leading_zeros().min(63);
         let bits = bits.max(1);
-        let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let mut s = seed;
         let mut next = || {
             // splitmix64 step: spreads the seed into independent keys.
@@ -28,7 +32,11 @@ impl Permutation {
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^ (z >> 31)
         };
-        let keys = [(next() | 1, next()), (next() | 1, next()), (next() | 1, next())];
+        let keys = [
+            (next() | 1, next()),
+            (next() | 1, next()),
+            (next() | 1, next()),
+        ];
         Permutation {
             n,
             mask,

@@ -1,7 +1,7 @@
 //! The sequence of I/Os of one job clone: which file, offset, length and
 //! direction, reproducible from the seed. Pure computation, no I/O.
 
-use super::permutation::Permutation;
+use super::shuffle::{Order, below};
 use crate::spec::{Mix, Pattern};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -56,8 +56,7 @@ struct FileState {
     region: Region,
     target: u64,
     done: u64,
-    perm: Option<Permutation>,
-    perm_idx: u64,
+    order: Option<Order>,
     seq_pos: [u64; 2],
     finished: bool,
 }
@@ -71,6 +70,9 @@ pub struct Planner {
     loop_index: u64,
     issued: u64,
     next_file: usize,
+    batch: [IoUnit; BATCH],
+    batch_pos: usize,
+    batch_len: usize,
 }
 
 impl Planner {
@@ -91,8 +93,7 @@ impl Planner {
                     region,
                     target,
                     done: 0,
-                    perm: None,
-                    perm_idx: 0,
+                    order: None,
                     seq_pos: [0, 0],
                     finished: target == 0,
                 }
@@ -105,6 +106,14 @@ impl Planner {
             loop_index: 0,
             issued: 0,
             next_file: 0,
+            batch: [IoUnit {
+                file: 0,
+                offset: 0,
+                len: 0,
+                write: false,
+            }; BATCH],
+            batch_pos: 0,
+            batch_len: 0,
         };
         pl.start_loop();
         pl
@@ -120,12 +129,16 @@ impl Planner {
             let key = self.rng.next_u64();
             let f = &mut self.files[i];
             f.done = 0;
-            f.perm_idx = 0;
             f.seq_pos = [0, 0];
             f.finished = f.target == 0;
             if self.p.pattern == Pattern::Random && !f.finished {
-                let slots = (f.region.len / self.p.bs_min).max(1);
-                f.perm = Some(Permutation::new(slots, key));
+                match &mut f.order {
+                    Some(o) => o.restart(key),
+                    None => {
+                        let slots = (f.region.len / self.p.bs_min).max(1);
+                        f.order = Some(Order::new(slots, key));
+                    }
+                }
             }
         }
     }
@@ -135,7 +148,7 @@ impl Planner {
         if lo == hi {
             return lo;
         }
-        let mut len = lo + self.rng.next_u64() % (hi - lo + 1);
+        let mut len = lo + below(&mut self.rng, hi - lo + 1);
         if lo.is_power_of_two() {
             // fio aligns range sizes down to the minimum when it is a power of two.
             len &= !(lo - 1);
@@ -147,15 +160,48 @@ impl Planner {
         match self.p.mix {
             Mix::Read => false,
             Mix::Write => true,
-            Mix::Mixed => (self.rng.next_u64() % 100) as u32 >= self.p.rwmixread,
+            Mix::Mixed => below(&mut self.rng, 100) as u32 >= self.p.rwmixread,
         }
     }
 }
 
+/// I/Os generated ahead in one go: the table lookups of a batch overlap
+/// their cache misses instead of paying them one by one between syscalls.
+const BATCH: usize = 64;
+
 impl Iterator for Planner {
     type Item = IoUnit;
 
+    #[inline]
     fn next(&mut self) -> Option<IoUnit> {
+        if self.batch_pos == self.batch_len {
+            self.refill();
+            if self.batch_len == 0 {
+                return None;
+            }
+        }
+        let io = self.batch[self.batch_pos];
+        self.batch_pos += 1;
+        Some(io)
+    }
+}
+
+impl Planner {
+    fn refill(&mut self) {
+        self.batch_pos = 0;
+        self.batch_len = 0;
+        while self.batch_len < BATCH {
+            match self.generate() {
+                Some(io) => {
+                    self.batch[self.batch_len] = io;
+                    self.batch_len += 1;
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn generate(&mut self) -> Option<IoUnit> {
         if self.p.number_ios.is_some_and(|n| self.issued >= n) {
             return None;
         }
@@ -163,11 +209,15 @@ impl Iterator for Planner {
         loop {
             // Find the next file (round robin) that still has work this loop.
             let mut found = None;
-            for k in 0..nfiles {
-                let i = (self.next_file + k) % nfiles;
-                if !self.files[i].finished {
-                    found = Some(i);
-                    break;
+            if nfiles == 1 {
+                found = (!self.files[0].finished).then_some(0);
+            } else {
+                for k in 0..nfiles {
+                    let i = (self.next_file + k) % nfiles;
+                    if !self.files[i].finished {
+                        found = Some(i);
+                        break;
+                    }
                 }
             }
             let Some(i) = found else {
@@ -181,7 +231,7 @@ impl Iterator for Planner {
                 }
                 continue;
             };
-            self.next_file = (i + 1) % nfiles;
+            self.next_file = if i + 1 == nfiles { 0 } else { i + 1 };
             let write = self.pick_write();
             let want = self.pick_len();
             let bs_min = self.p.bs_min;
@@ -189,13 +239,11 @@ impl Iterator for Planner {
             let f = &mut self.files[i];
             let rel = match pattern {
                 Pattern::Random => {
-                    let perm = f.perm.as_ref().expect("random file state has a permutation");
-                    if f.perm_idx >= perm.len() {
+                    let order = f.order.as_mut().expect("random file state has an order");
+                    let Some(slot) = order.next(&mut self.rng) else {
                         f.finished = true;
                         continue;
-                    }
-                    let slot = perm.get(f.perm_idx);
-                    f.perm_idx += 1;
+                    };
                     slot * bs_min
                 }
                 Pattern::Sequential => {
@@ -206,9 +254,7 @@ impl Iterator for Planner {
                     f.seq_pos[d]
                 }
             };
-            let len = want
-                .min(f.region.len - rel)
-                .min(f.target - f.done);
+            let len = want.min(f.region.len - rel).min(f.target - f.done);
             if pattern == Pattern::Sequential {
                 f.seq_pos[write as usize] = rel + len;
             }
@@ -233,7 +279,10 @@ mod tests {
 
     fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams {
         PlanParams {
-            regions: vec![Region { start: 0, len: size }],
+            regions: vec![Region {
+                start: 0,
+                len: size,
+            }],
             pattern,
             mix: Mix::Read,
             rwmixread: 50,
@@ -247,7 +296,8 @@ mod tests {
 
     #[test]
     fn random_touches_every_block_once_per_loop() {
-        let ios: Vec<_> = Planner::new(params(Pattern::Random, 64 * 4096, (4096, 4096), 2)).collect();
+        let ios: Vec<_> =
+            Planner::new(params(Pattern::Random, 64 * 4096, (4096, 4096), 2)).collect();
         assert_eq!(ios.len(), 128);
         for lp in ios.chunks(64) {
             let mut offs: Vec<u64> = lp.iter().map(|io| io.offset).collect();
@@ -259,8 +309,12 @@ mod tests {
 
     #[test]
     fn sequential_and_partial_blocks() {
-        let ios: Vec<_> = Planner::new(params(Pattern::Sequential, 4000, (1024, 1024), 1)).collect();
-        assert_eq!(ios.iter().map(|i| i.offset).collect::<Vec<_>>(), vec![0, 1024, 2048]);
+        let ios: Vec<_> =
+            Planner::new(params(Pattern::Sequential, 4000, (1024, 1024), 1)).collect();
+        assert_eq!(
+            ios.iter().map(|i| i.offset).collect::<Vec<_>>(),
+            vec![0, 1024, 2048]
+        );
     }
 
     #[test]
@@ -268,7 +322,10 @@ mod tests {
         let ios: Vec<_> = Planner::new(params(Pattern::Random, 3_500_000, (50, 300), 3)).collect();
         let total: u64 = ios.iter().map(|i| i.len as u64).sum();
         assert_eq!(total, 3 * 3_500_000);
-        assert!(ios.iter().all(|i| i.offset + i.len as u64 <= 3_500_000 && i.offset % 50 == 0));
+        assert!(
+            ios.iter()
+                .all(|i| i.offset + i.len as u64 <= 3_500_000 && i.offset % 50 == 0)
+        );
         assert!(ios.iter().all(|i| i.len <= 300));
     }
 

@@ -60,9 +60,12 @@ pub fn apply(
             if drop_caches {
                 // SAFETY: geteuid has no preconditions.
                 if unsafe { libc::geteuid() } != 0 {
-                    warnings.push("--drop-caches needs root; only the job's files were evicted".into());
+                    warnings
+                        .push("--drop-caches needs root; only the job's files were evicted".into());
                 } else if let Err(e) = drop_all_caches() {
-                    warnings.push(format!("--drop-caches: cannot write /proc/sys/vm/drop_caches: {e}"));
+                    warnings.push(format!(
+                        "--drop-caches: cannot write /proc/sys/vm/drop_caches: {e}"
+                    ));
                 }
             }
             let m = measure(path, off, len);
@@ -89,7 +92,11 @@ pub fn evict(path: &Path) -> std::io::Result<()> {
     let f = File::open(path)?;
     // Dirty pages cannot be dropped: write them back first.
     f.sync_data().or_else(|e| {
-        if e.raw_os_error() == Some(libc::EINVAL) { Ok(()) } else { Err(e) }
+        if e.raw_os_error() == Some(libc::EINVAL) {
+            Ok(())
+        } else {
+            Err(e)
+        }
     })?;
     // SAFETY: advice on an open descriptor; no memory is passed.
     let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };

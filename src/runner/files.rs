@@ -47,7 +47,14 @@ pub fn has_mark(path: &Path) -> bool {
     let name = CString::new(MARK_XATTR).expect("no NUL in constant");
     let mut buf = [0u8; 8];
     // SAFETY: valid NUL-terminated strings and a buffer of the given length.
-    let rc = unsafe { libc::getxattr(c.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    let rc = unsafe {
+        libc::getxattr(
+            c.as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
     rc > 0
 }
 
@@ -71,7 +78,8 @@ fn set_mark(file: &File) -> std::io::Result<()> {
 
 /// Size of a block device in bytes.
 fn block_device_size(path: &Path) -> Result<u64> {
-    let f = File::open(path).map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
+    let f =
+        File::open(path).map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
     let mut size: u64 = 0;
     // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
     const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
@@ -209,9 +217,16 @@ fn create(path: &Path, len: u64, stop: &StopFlag) -> Result<u64> {
         .create_new(true)
         .open(path)
         .map_err(|e| {
-            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
             Error::io(
-                format!("cannot create {} (in directory {})", path.display(), dir.display()),
+                format!(
+                    "cannot create {} (in directory {})",
+                    path.display(),
+                    dir.display()
+                ),
                 e,
             )
         })?;

@@ -4,23 +4,22 @@
 pub mod buffer;
 pub mod cache;
 pub mod files;
+pub mod open;
 pub mod result;
 pub mod stop;
 pub mod worker;
 
-pub use result::{CloneRun, FirstRunEffect, OpStats, ReportEntry, Repetition, RunResult, Totals};
+pub use result::{CloneRun, FirstRunEffect, OpStats, Repetition, ReportEntry, RunResult, Totals};
 pub use stop::StopFlag;
 
 use crate::engine::{NullEngine, PsyncEngine, SyncEngine};
 use crate::error::{Error, Result};
 use crate::plan::{PlanParams, Planner, Region};
-use crate::spec::{EngineKind, FadviseHint, JobSpec, Pattern};
+use crate::spec::{EngineKind, JobSpec};
 use buffer::AlignedBuf;
+use open::OpenSpec;
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Barrier;
 use std::time::Duration;
 
@@ -61,7 +60,11 @@ fn plan_params(job: &JobSpec, files: &[CloneFile], clone: u32) -> PlanParams {
         rwmixread: job.rwmixread,
         bs_min: job.bs_min,
         bs_max: job.bs_max,
-        loops: if job.time_based { None } else { Some(job.loops) },
+        loops: if job.time_based {
+            None
+        } else {
+            Some(job.loops)
+        },
         number_ios: job.number_ios,
         seed: clone_seed(job, clone),
     }
@@ -138,13 +141,9 @@ fn prepare(
     Ok(out)
 }
 
-fn open(job: &JobSpec, path: &PathBuf) -> Result<File> {
-    let mut o = OpenOptions::new();
-    o.read(true).write(job.writes());
-    if job.direct {
-        o.custom_flags(libc::O_DIRECT);
-    }
-    let f = o.open(path).map_err(|e| {
+/// Opens `path` as `job` will, to report problems before any thread starts.
+fn check_open(job: &JobSpec, path: &Path) -> Result<()> {
+    OpenSpec::of(job).open(path).map(drop).map_err(|e| {
         if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
             Error::Input(format!(
                 "job '{}': the file system of {} does not support O_DIRECT (direct=1)",
@@ -152,24 +151,12 @@ fn open(job: &JobSpec, path: &PathBuf) -> Result<File> {
                 path.display()
             ))
         } else {
-            Error::io(format!("job '{}': cannot open {}", job.name, path.display()), e)
+            Error::io(
+                format!("job '{}': cannot open {}", job.name, path.display()),
+                e,
+            )
         }
-    })?;
-    let advice = match (job.fadvise_hint, job.pattern) {
-        (FadviseHint::None, _) => None,
-        (FadviseHint::ByPattern, Pattern::Random) | (FadviseHint::Random, _) => {
-            Some(libc::POSIX_FADV_RANDOM)
-        }
-        (FadviseHint::ByPattern, Pattern::Sequential) | (FadviseHint::Sequential, _) => {
-            Some(libc::POSIX_FADV_SEQUENTIAL)
-        }
-        (FadviseHint::NoReuse, _) => Some(libc::POSIX_FADV_NOREUSE),
-    };
-    if let Some(a) = advice {
-        // SAFETY: advice on an open descriptor; no memory is passed.
-        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, a) };
-    }
-    Ok(f)
+    })
 }
 
 /// Distinct (path, region) pairs of a job over all its clones.
@@ -201,7 +188,13 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
         let mut cache_before = vec![Vec::new(); jobs.len()];
         for &j in &active {
             for (path, r) in job_regions(&layout[j]) {
-                warnings.extend(cache::apply(jobs[j].cache, &path, r.start, r.len, opts.drop_caches));
+                warnings.extend(cache::apply(
+                    jobs[j].cache,
+                    &path,
+                    r.start,
+                    r.len,
+                    opts.drop_caches,
+                ));
             }
         }
         for &j in &active {
@@ -215,12 +208,14 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
         for &j in &active {
             let job = &jobs[j];
             for (c, cfiles) in layout[j].iter().enumerate() {
-                let files = cfiles.iter().map(|f| open(job, &f.path)).collect::<Result<Vec<_>>>()?;
+                for f in cfiles {
+                    check_open(job, &f.path)?;
+                }
                 workers.push((
                     j,
                     c as u32,
                     worker::Worker {
-                        files,
+                        open: OpenSpec::of(job),
                         paths: cfiles.iter().map(|f| f.path.clone()).collect(),
                         planner: Planner::new(plan_params(job, cfiles, c as u32)),
                         prefetch: job.prefetch as usize,
@@ -296,7 +291,12 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
     }
     let files = layout
         .iter()
-        .map(|clones| clones.iter().map(|cf| cf.iter().map(|f| f.path.clone()).collect()).collect())
+        .map(|clones| {
+            clones
+                .iter()
+                .map(|cf| cf.iter().map(|f| f.path.clone()).collect())
+                .collect()
+        })
         .collect();
     Ok(RunResult {
         jobs,

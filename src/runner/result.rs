@@ -232,7 +232,11 @@ impl RunResult {
                 for rep in &self.repetitions {
                     let mut t = Totals::default();
                     let mut any = false;
-                    for c in rep.clones.iter().filter(|c| c.job == j && clones.contains(&c.clone)) {
+                    for c in rep
+                        .clones
+                        .iter()
+                        .filter(|c| c.job == j && clones.contains(&c.clone))
+                    {
                         t.add_parallel(&c.totals);
                         any = true;
                     }

@@ -176,7 +176,11 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(eval("1/0", &plain).unwrap_err().contains("division by zero"));
+        assert!(
+            eval("1/0", &plain)
+                .unwrap_err()
+                .contains("division by zero")
+        );
         assert!(eval("1%0", &plain).unwrap_err().contains("modulo by zero"));
         assert!(eval("(1+2", &plain).unwrap_err().contains("missing ')'"));
         assert!(eval("1+", &plain).unwrap_err().contains("ends too early"));

@@ -72,7 +72,9 @@ fn parse_into(path: &Path, out: &mut Vec<Section>, stack: &mut Vec<PathBuf>) -> 
         let line = line.as_str();
         if let Some(rest) = line.strip_prefix('[') {
             let Some(name) = rest.strip_suffix(']') else {
-                return Err(format!("{origin}: malformed section header '{line}' (missing ']')"));
+                return Err(format!(
+                    "{origin}: malformed section header '{line}' (missing ']')"
+                ));
             };
             let name = name.trim();
             if name.is_empty() || name.contains(['[', ']']) {
@@ -105,7 +107,9 @@ fn parse_into(path: &Path, out: &mut Vec<Section>, stack: &mut Vec<PathBuf>) -> 
             ));
         }
         let Some(section) = out.last_mut() else {
-            return Err(format!("{origin}: option '{key}' appears before any [section]"));
+            return Err(format!(
+                "{origin}: option '{key}' appears before any [section]"
+            ));
         };
         section.entries.push(Entry {
             key: key.to_ascii_lowercase(),
@@ -146,8 +150,9 @@ pub fn expand_vars(text: &str) -> Result<String, String> {
                 return Err(format!("unterminated '${{' in '{text}'"));
             };
             let var = &body[..end];
-            let val = std::env::var(var)
-                .map_err(|_| format!("environment variable '{var}' is not set (used as ${{{var}}})"))?;
+            let val = std::env::var(var).map_err(|_| {
+                format!("environment variable '{var}' is not set (used as ${{{var}}})")
+            })?;
             out.push_str(&val);
             rest = &body[end + 1..];
             continue;
@@ -205,7 +210,11 @@ mod tests {
         // SAFETY: tests in this module do not read this variable concurrently.
         unsafe { std::env::set_var("IOLAB_TEST_VAR", "77") };
         assert_eq!(expand_vars("size=${IOLAB_TEST_VAR}k").unwrap(), "size=77k");
-        assert!(expand_vars("${IOLAB_NOPE_NOT_SET}").unwrap_err().contains("IOLAB_NOPE_NOT_SET"));
+        assert!(
+            expand_vars("${IOLAB_NOPE_NOT_SET}")
+                .unwrap_err()
+                .contains("IOLAB_NOPE_NOT_SET")
+        );
         let ps = expand_vars("$pagesize").unwrap();
         assert_eq!(ps, "4096");
         assert!(expand_vars("$ncpus").unwrap().parse::<u64>().unwrap() >= 1);

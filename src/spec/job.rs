@@ -211,7 +211,10 @@ impl JobSpec {
                 .ok_or_else(|| format!("{}: {}", e.origin, options::unknown_message(&e.key)))?;
             let raw = e.value.clone().unwrap_or_default();
             if e.value.is_none() && def.kind != Kind::Bool {
-                return Err(format!("{}: option '{}' needs a value ({}=VALUE)", e.origin, e.key, e.key));
+                return Err(format!(
+                    "{}: option '{}' needs a value ({}=VALUE)",
+                    e.origin, e.key, e.key
+                ));
             }
             let wrap = |msg: String| format!("{}: option '{}': {msg}", e.origin, e.key);
             if let Kind::Choice(list) = def.kind {
@@ -219,23 +222,39 @@ impl JobSpec {
                     return Err(wrap(format!("'{raw}' is not one of {}", list.join(", "))));
                 }
             }
-            job.apply(def.name, &raw, &mut cache_given, &mut bsrange_given).map_err(wrap)?;
+            job.apply(def.name, &raw, &mut cache_given, &mut bsrange_given)
+                .map_err(wrap)?;
             job.options.retain(|(k, _)| k != def.name);
             job.options.push((def.name.to_string(), raw));
         }
         if !cache_given {
-            job.cache = if job.invalidate { CachePolicy::Cold } else { CachePolicy::Keep };
+            job.cache = if job.invalidate {
+                CachePolicy::Cold
+            } else {
+                CachePolicy::Keep
+            };
         }
-        job.validate().map_err(|m| format!("job '{}': {m}", job.name))?;
+        job.validate()
+            .map_err(|m| format!("job '{}': {m}", job.name))?;
         Ok(job)
     }
 
-    fn apply(&mut self, key: &str, v: &str, cache_given: &mut bool, bsrange: &mut bool) -> Result<(), String> {
+    fn apply(
+        &mut self,
+        key: &str,
+        v: &str,
+        cache_given: &mut bool,
+        bsrange: &mut bool,
+    ) -> Result<(), String> {
         use units::{parse_bool as b, parse_int as int, parse_size as size};
         match key {
             "name" => self.name = v.to_string(),
             "filename" => {
-                self.filenames = v.split(':').filter(|s| !s.is_empty()).map(String::from).collect();
+                self.filenames = v
+                    .split(':')
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect();
                 if self.filenames.is_empty() {
                     return Err("empty filename".into());
                 }
@@ -267,7 +286,9 @@ impl JobSpec {
             }
             "blocksize_range" => {
                 if v.contains(',') {
-                    return Err(format!("per-direction ranges ('{v}') are not supported; give one range"));
+                    return Err(format!(
+                        "per-direction ranges ('{v}') are not supported; give one range"
+                    ));
                 }
                 (self.bs_min, self.bs_max) = units::parse_size_range(v)?;
                 *bsrange = true;
@@ -340,7 +361,10 @@ impl JobSpec {
             }
         }
         if self.rwmixread > 100 {
-            return Err(format!("rwmixread={} is not a percentage (0-100)", self.rwmixread));
+            return Err(format!(
+                "rwmixread={} is not a percentage (0-100)",
+                self.rwmixread
+            ));
         }
         if self.numjobs == 0 {
             return Err("numjobs must be at least 1".into());
@@ -354,7 +378,8 @@ impl JobSpec {
         if self.time_based && self.runtime_us.is_none() {
             return Err("time_based needs a runtime (e.g. runtime=10s)".into());
         }
-        if self.direct && (self.bs_min % 512 != 0 || self.bs_max % 512 != 0 || self.offset % 512 != 0)
+        if self.direct
+            && (self.bs_min % 512 != 0 || self.bs_max % 512 != 0 || self.offset % 512 != 0)
         {
             return Err(format!(
                 "direct=1 needs bs and offset in multiples of 512 bytes (bs {}-{}, offset {})",

@@ -49,54 +49,122 @@ const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
 
 /// Every job option iolab accepts, in the order of `docs/fio-compat.md`.
 pub const OPTIONS: &[OptDef] = &[
-    opt("name", Kind::Str, "job name; on the command line it starts a new job"),
-    opt("filename", Kind::Str, "file(s) to use, several separated by ':'"),
-    opt("directory", Kind::Str, "directory for files without an absolute path"),
-    opt("size", Kind::Size, "bytes of I/O per loop (the region of the file(s))"),
+    opt(
+        "name",
+        Kind::Str,
+        "job name; on the command line it starts a new job",
+    ),
+    opt(
+        "filename",
+        Kind::Str,
+        "file(s) to use, several separated by ':'",
+    ),
+    opt(
+        "directory",
+        Kind::Str,
+        "directory for files without an absolute path",
+    ),
+    opt(
+        "size",
+        Kind::Size,
+        "bytes of I/O per loop (the region of the file(s))",
+    ),
     opt("offset", Kind::Size, "start of the region in each file"),
     opt(
         "rw",
-        Kind::Choice(&["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]),
+        Kind::Choice(&[
+            "read",
+            "write",
+            "randread",
+            "randwrite",
+            "rw",
+            "readwrite",
+            "randrw",
+        ]),
         "access pattern",
     ),
-    opt("rwmixread", Kind::Int, "percentage of reads in rw/randrw (default 50)"),
+    opt(
+        "rwmixread",
+        Kind::Int,
+        "percentage of reads in rw/randrw (default 50)",
+    ),
     OptDef {
         aliases: &["blocksize"],
         ..opt("bs", Kind::Size, "block size of each I/O (default 4k)")
     },
     OptDef {
         aliases: &["bsrange"],
-        ..opt("blocksize_range", Kind::SizeRange, "I/O sizes drawn uniformly from MIN-MAX")
+        ..opt(
+            "blocksize_range",
+            Kind::SizeRange,
+            "I/O sizes drawn uniformly from MIN-MAX",
+        )
     },
-    opt("loops", Kind::Int, "repeat the region this many times (default 1)"),
+    opt(
+        "loops",
+        Kind::Int,
+        "repeat the region this many times (default 1)",
+    ),
     opt("number_ios", Kind::Int, "stop after this many I/Os"),
     OptDef {
         aliases: &["timeout"],
-        ..opt("runtime", Kind::Time, "stop after this long (seconds unless suffixed)")
+        ..opt(
+            "runtime",
+            Kind::Time,
+            "stop after this long (seconds unless suffixed)",
+        )
     },
-    opt("time_based", Kind::Bool, "repeat the region until runtime has passed"),
+    opt(
+        "time_based",
+        Kind::Bool,
+        "repeat the region until runtime has passed",
+    ),
     opt("numjobs", Kind::Int, "clones of this job, one thread each"),
-    opt("thread", Kind::Bool, "accepted; iolab always runs clones as threads"),
-    opt("group_reporting", Kind::Bool, "report the clones of a job as one"),
+    opt(
+        "thread",
+        Kind::Bool,
+        "accepted; iolab always runs clones as threads",
+    ),
+    opt(
+        "group_reporting",
+        Kind::Bool,
+        "report the clones of a job as one",
+    ),
     opt(
         "ioengine",
         Kind::Choice(&["psync", "sync", "null"]),
         "how I/O is issued (pread/pwrite, lseek+read/write, none)",
     ),
     opt("direct", Kind::Bool, "open with O_DIRECT"),
-    opt("invalidate", Kind::Bool, "drop the file's cached pages before the job (default 1)"),
+    opt(
+        "invalidate",
+        Kind::Bool,
+        "drop the file's cached pages before the job (default 1)",
+    ),
     opt(
         "fadvise_hint",
         Kind::Choice(&["0", "1", "sequential", "random", "noreuse"]),
         "posix_fadvise hint given once at open (1: by pattern)",
     ),
-    opt("randrepeat", Kind::Bool, "same random sequence every run (default 1)"),
+    opt(
+        "randrepeat",
+        Kind::Bool,
+        "same random sequence every run (default 1)",
+    ),
     opt("randseed", Kind::Int, "seed of the random sequence"),
     opt("fsync", Kind::Int, "fsync after every N writes"),
-    opt("unlink", Kind::Bool, "remove the job's files afterwards (only files iolab laid out)"),
+    opt(
+        "unlink",
+        Kind::Bool,
+        "remove the job's files afterwards (only files iolab laid out)",
+    ),
     OptDef {
         iolab_only: true,
-        ..opt("prefetch", Kind::Int, "posix_fadvise(WILLNEED) each read N I/Os ahead")
+        ..opt(
+            "prefetch",
+            Kind::Int,
+            "posix_fadvise(WILLNEED) each read N I/Os ahead",
+        )
     },
     OptDef {
         iolab_only: true,
@@ -108,7 +176,11 @@ pub const OPTIONS: &[OptDef] = &[
     },
     OptDef {
         iolab_only: true,
-        ..opt("repeat", Kind::Int, "run the whole job N times, report each and combined")
+        ..opt(
+            "repeat",
+            Kind::Int,
+            "run the whole job N times, report each and combined",
+        )
     },
 ];
 

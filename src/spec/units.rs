@@ -86,8 +86,8 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 /// `us`, `ms`, `s`, `m`, `h`, `d` as fio. Returns microseconds.
 pub fn parse_time_us(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let v = expr::eval(t, &|n, s| time_atom(n, s, 1e6))
-        .map_err(|e| format!("bad time '{t}': {e}"))?;
+    let v =
+        expr::eval(t, &|n, s| time_atom(n, s, 1e6)).map_err(|e| format!("bad time '{t}': {e}"))?;
     to_u64(v, t)
 }
 
@@ -96,7 +96,8 @@ pub fn parse_int(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let v = expr::eval(t, &|n, s| {
         if s.is_empty() {
-            n.parse::<f64>().map_err(|_| format!("'{n}' is not a number"))
+            n.parse::<f64>()
+                .map_err(|_| format!("'{n}' is not a number"))
         } else {
             Err(format!("'{n}{s}' is not a plain number"))
         }
@@ -160,8 +161,16 @@ mod tests {
         assert_eq!(parse_size("(4k*2)").unwrap(), 8192);
         assert_eq!(parse_size("1.5k").unwrap(), 1536);
         assert_eq!(parse_size("0x1000").unwrap(), 4096);
-        assert!(parse_size("4q").unwrap_err().contains("unknown size suffix 'q'"));
-        assert!(parse_size("(1/0)").unwrap_err().contains("division by zero"));
+        assert!(
+            parse_size("4q")
+                .unwrap_err()
+                .contains("unknown size suffix 'q'")
+        );
+        assert!(
+            parse_size("(1/0)")
+                .unwrap_err()
+                .contains("division by zero")
+        );
         assert!(parse_size("-4k").unwrap_err().contains("negative"));
     }
 

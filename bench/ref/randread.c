@@ -1,0 +1,113 @@
+/*
+ * Reference loop for iolab's bench: the physical limit of a random pread
+ * workload, timed the same way iolab times it (CLOCK_MONOTONIC around every
+ * pread, recorded into a log-linear histogram).
+ *
+ * usage: randread PATH SIZE BS_MIN BS_MAX LOOPS NREADS PREFETCH COLD
+ *   SIZE bytes of the file used; I/O sizes uniform in [BS_MIN, BS_MAX]
+ *   (aligned down to BS_MIN when it is a power of two, like fio), offsets
+ *   aligned to BS_MIN. Stops after LOOPS*SIZE bytes, or NREADS reads if > 0.
+ *   PREFETCH > 0: posix_fadvise(WILLNEED) for the read PREFETCH reads ahead
+ *   (primed with the first PREFETCH), as iolab's prefetch=N.
+ *   COLD=1: evict the file's pages first (not timed).
+ * prints: ios=N bytes=B runtime_ns=T iops=X
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t rng_state = 0x853c49e6748fea9bULL;
+static inline uint64_t rnd(void) {
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static inline uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* log-linear histogram: 2048 sub-buckets per power of two, like HDR sigfig 3 */
+static uint64_t hist[64 * 2048];
+static inline void record(uint64_t v) {
+	unsigned mag = v < 2048 ? 0 : 63 - __builtin_clzll(v) - 10;
+	hist[mag * 2048 + ((v >> mag) & 2047)]++;
+}
+
+struct io { uint64_t off; uint32_t len; };
+
+static uint64_t size, bs_min, bs_max;
+static inline struct io next_io(void) {
+	struct io io;
+	uint64_t len = bs_min == bs_max ? bs_min : bs_min + rnd() % (bs_max - bs_min + 1);
+	if (bs_min != bs_max && (bs_min & (bs_min - 1)) == 0)
+		len &= ~(bs_min - 1);
+	uint64_t slots = size / bs_min;
+	io.off = (rnd() % slots) * bs_min;
+	if (io.off + len > size)
+		len = size - io.off;
+	io.len = (uint32_t)len;
+	return io;
+}
+
+int main(int argc, char **argv) {
+	if (argc != 9) {
+		fprintf(stderr, "usage: %s PATH SIZE BS_MIN BS_MAX LOOPS NREADS PREFETCH COLD\n", argv[0]);
+		return 2;
+	}
+	size = strtoull(argv[2], 0, 10);
+	bs_min = strtoull(argv[3], 0, 10);
+	bs_max = strtoull(argv[4], 0, 10);
+	uint64_t loops = strtoull(argv[5], 0, 10);
+	uint64_t nreads = strtoull(argv[6], 0, 10);
+	int prefetch = atoi(argv[7]);
+	int cold = atoi(argv[8]);
+	int fd = open(argv[1], O_RDONLY);
+	if (fd < 0) { perror("open"); return 1; }
+	if (cold) {
+		fdatasync(fd);
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM); /* fio's and iolab's default hint */
+	char *buf;
+	if (posix_memalign((void **)&buf, 4096, bs_max)) return 1;
+	struct io *q = calloc(prefetch + 1, sizeof *q);
+	uint64_t target = loops * size, bytes = 0, ios = 0;
+
+	uint64_t t_start = now_ns();
+	int head = 0, n = prefetch + 1;
+	for (int i = 0; i < prefetch; i++) {
+		q[i] = next_io();
+		posix_fadvise(fd, q[i].off, q[i].len, POSIX_FADV_WILLNEED);
+	}
+	int tail = prefetch;
+	for (;;) {
+		if (nreads ? ios >= nreads : bytes >= target) break;
+		q[tail] = next_io();
+		if (prefetch)
+			posix_fadvise(fd, q[tail].off, q[tail].len, POSIX_FADV_WILLNEED);
+		tail = (tail + 1) % n;
+		struct io io = q[head];
+		head = (head + 1) % n;
+		if (!nreads && bytes + io.len > target) io.len = target - bytes;
+		uint64_t t0 = now_ns();
+		ssize_t r = pread(fd, buf, io.len, io.off);
+		uint64_t t1 = now_ns();
+		if (r != (ssize_t)io.len) { perror("pread"); return 1; }
+		record(t1 - t0);
+		bytes += io.len;
+		ios++;
+	}
+	uint64_t t = now_ns() - t_start;
+	printf("ios=%llu bytes=%llu runtime_ns=%llu iops=%.1f\n", (unsigned long long)ios,
+	       (unsigned long long)bytes, (unsigned long long)t, ios * 1e9 / t);
+	return 0;
+}

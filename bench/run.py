@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""iolab vs fio vs a bare C loop, side by side, alternating, several rounds.
+
+Workloads (issue 2):
+  a  page-cached 4 KiB random psync reads, 1 thread
+  b  seed 002's job: 50-300 B random reads over 3.5 MB, loops=100
+  c  cold random 8 KiB reads on a >= 1 GiB file, prefetch 0 vs 20
+     (iolab vs the C reference, which does what seed 000's random-read does)
+
+Prints medians and the ratios iolab/C, iolab/fio and the prefetch speedups.
+Only ratios measured side by side mean anything on a shared machine.
+
+usage: bench/run.py [--rounds N] [--cold-rounds N] [--dir DIR] [--cold-size BYTES]
+                    [--cold-ios N] [--only a,b,c]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def build(out):
+    sh(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
+    ref = os.path.join(out, "randread")
+    sh(["gcc", "-O2", "-Wall", "-o", ref, os.path.join(ROOT, "bench/ref/randread.c")])
+    return os.path.join(ROOT, "target/release/iolab"), ref
+
+
+def iolab_iops(iolab, args):
+    r = sh([iolab, "run", *args, "--output-format=json"])
+    return json.loads(r.stdout)["jobs"][0]["read"]["iops"]
+
+
+def fio_iops(args):
+    r = sh(["fio", *args, "--output-format=json"])
+    return json.loads(r.stdout)["jobs"][0]["read"]["iops"]
+
+
+def c_iops(ref, path, size, bmin, bmax, loops, nreads, prefetch, cold):
+    r = sh([ref, path, str(size), str(bmin), str(bmax), str(loops), str(nreads), str(prefetch), str(cold)])
+    fields = dict(kv.split("=") for kv in r.stdout.split())
+    return float(fields["iops"])
+
+
+def med(xs):
+    return statistics.median(xs)
+
+
+def progress(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--cold-rounds", type=int, default=3)
+    ap.add_argument("--dir", default=os.path.join(ROOT, "bench/out"))
+    ap.add_argument("--cold-size", type=int, default=1 << 30)
+    ap.add_argument("--cold-ios", type=int, default=20000)
+    ap.add_argument("--only", default="a,b,c")
+    a = ap.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    iolab, ref = build(a.dir)
+    have_fio = shutil.which("fio") is not None
+    only = set(a.only.split(","))
+    rows = []
+
+    cached = [
+        ("a", "4 KiB random reads, page-cached", os.path.join(a.dir, "a.dat"), 64 << 20, 4096, 4096, 16),
+        ("b", "seed 002: 50-300 B random reads, 3.5 MB", os.path.join(a.dir, "b.dat"), 3500000, 50, 300, 100),
+    ]
+    for key, title, path, size, bmin, bmax, loops in cached:
+        if key not in only:
+            continue
+        bs = f"--bs={bmin}" if bmin == bmax else f"--bsrange={bmin}-{bmax}"
+        job = [f"--name={key}", f"--filename={path}", f"--size={size}", "--rw=randread", bs,
+               f"--loops={loops}", "--ioengine=psync", "--invalidate=0"]
+        iolab_iops(iolab, job + ["--cache=warm"])  # lay out and warm
+        res = {"iolab": [], "fio": [], "C": []}
+        for r in range(a.rounds):
+            progress(f"[{key}] round {r + 1}/{a.rounds}")
+            res["iolab"].append(iolab_iops(iolab, job))
+            if have_fio:
+                res["fio"].append(fio_iops(job))
+            res["C"].append(c_iops(ref, path, size, bmin, bmax, loops, 0, 0, 0))
+        rows.append((key, title, res))
+
+    print()
+    print("| workload | iolab IOPS | fio IOPS | C IOPS | iolab/C | iolab/fio |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for key, title, res in rows:
+        i, c = med(res["iolab"]), med(res["C"])
+        f = med(res["fio"]) if res["fio"] else float("nan")
+        print(f"| ({key}) {title} | {i:,.0f} | {f:,.0f} | {c:,.0f} | {i / c:.3f} | {i / f:.3f} |")
+
+    if "c" in only:
+        path = os.path.join(a.dir, "c.dat")
+        base = [f"--name=c", f"--filename={path}", f"--size={a.cold_size}", "--rw=randread", "--bs=8k",
+                f"--number_ios={a.cold_ios}", "--ioengine=psync", "--cache=cold"]
+        iolab_iops(iolab, base + ["--number_ios=1"])  # lay out
+        res = {("iolab", 0): [], ("iolab", 20): [], ("C", 0): [], ("C", 20): []}
+        for r in range(a.cold_rounds):
+            progress(f"[c] round {r + 1}/{a.cold_rounds}")
+            for pf in (0, 20):
+                res[("iolab", pf)].append(iolab_iops(iolab, base + [f"--prefetch={pf}"]))
+                res[("C", pf)].append(c_iops(ref, path, a.cold_size, 8192, 8192, 1, a.cold_ios, pf, 1))
+        print()
+        print(f"(c) cold random 8 KiB reads, {a.cold_size >> 20} MiB file, {a.cold_ios} reads, medians of {a.cold_rounds}")
+        print()
+        print("| tool | IOPS prefetch=0 | IOPS prefetch=20 | speedup |")
+        print("|---|---:|---:|---:|")
+        sp = {}
+        for tool in ("iolab", "C"):
+            p0, p20 = med(res[(tool, 0)]), med(res[(tool, 20)])
+            sp[tool] = p20 / p0
+            print(f"| {tool} | {p0:,.0f} | {p20:,.0f} | {sp[tool]:.2f}x |")
+        print()
+        print(f"iolab speedup / C speedup = {sp['iolab'] / sp['C']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

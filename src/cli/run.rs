@@ -1,0 +1,159 @@
+//! `iolab run`: fio's command line and job files, iolab's output.
+
+use iolab::render::{OutputFormat, exporter};
+use iolab::runner::{self, RunOptions, StopFlag};
+use iolab::{Error, spec};
+use std::io::Write;
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Job options are fio's, written --key=value (each --name=NAME starts a job;
+options before the first --name apply to every job) or in fio job files.
+Supported options: docs/fio-compat.md. iolab's own job keys:
+  --prefetch=N        posix_fadvise(WILLNEED) each read N I/Os ahead
+  --cache=cold|warm|keep   page-cache state before each repetition
+  --repeat=N          run N times; each repetition reported, then combined
+
+Examples:
+  iolab run --name=t --filename=/tmp/f --size=64M --rw=randread --bs=4k
+  iolab run --name=p --filename=/data/big --size=1G --rw=randread --bs=8k \\
+            --number_ios=20000 --prefetch=20 --cache=cold
+  iolab run job.fio --output-format=json --output=result.json
+  iolab run --name=s --filename=/tmp/f --size=3500000B --bsrange=50-300 \\
+            --rw=randread --loops=100 --repeat=5 --cache=keep
+
+Exit codes: 0 done, 1 failed (message on stderr), 2 bad input, 130 interrupted
+(partial results are printed).";
+
+/// Options of `iolab run` itself (all other arguments are job options).
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct RunArgs {
+    /// Output format: normal (text with log2 histograms), json (fio's schema), json+ (with bins).
+    #[arg(long, value_enum, default_value = "normal")]
+    pub output_format: OutputFormat,
+    /// Write the output to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Allow writing to files iolab did not lay out, and to block devices.
+    #[arg(long)]
+    pub allow_overwrite: bool,
+    /// With cache=cold, also drop the whole page cache (needs root).
+    #[arg(long)]
+    pub drop_caches: bool,
+    /// Job files and fio job options (--name=..., --rw=..., ...).
+    #[arg(value_name = "JOB", allow_hyphen_values = true)]
+    pub jobs: Vec<String>,
+}
+
+/// iolab's own flags of `run` (those clap parses); everything else is a job option.
+const OWN_VALUED: &[&str] = &["--output-format", "--output"];
+const OWN_FLAGS: &[&str] = &["--allow-overwrite", "--drop-caches", "--help", "-h"];
+
+/// Splits `run`'s arguments into iolab's own and the job's, keeping order.
+pub fn split_args(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut own = Vec::new();
+    let mut job = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let key = a.split_once('=').map_or(a.as_str(), |(k, _)| k);
+        if OWN_FLAGS.contains(&a.as_str()) {
+            own.push(a.clone());
+        } else if OWN_VALUED.contains(&key) {
+            own.push(a.clone());
+            if !a.contains('=') {
+                if let Some(v) = args.get(i + 1) {
+                    own.push(v.clone());
+                    i += 1;
+                }
+            }
+        } else {
+            job.push(a.clone());
+        }
+        i += 1;
+    }
+    (own, job)
+}
+
+/// Runs `iolab run` and returns the process exit code.
+pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
+    let jobs = match spec::jobs_from_args(job_args) {
+        Ok(j) => j,
+        Err(e) => return super::fail(e, 2),
+    };
+    if let Some(out) = &args.output {
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.is_dir() {
+                return super::fail(
+                    format!(
+                        "--output {}: directory {} does not exist",
+                        out.display(),
+                        dir.display()
+                    ),
+                    2,
+                );
+            }
+        }
+    }
+    let stop = StopFlag::new();
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        if let Err(e) = signal_hook::flag::register(sig, stop.atomic()) {
+            return super::fail(format!("cannot install signal handler: {e}"), 1);
+        }
+    }
+    let opts = RunOptions {
+        allow_overwrite: args.allow_overwrite,
+        drop_caches: args.drop_caches,
+    };
+    let result = match runner::run(jobs, &opts, &stop) {
+        Ok(r) => r,
+        Err(Error::Interrupted) => {
+            eprintln!("iolab: interrupted before any I/O was measured");
+            return 130;
+        }
+        Err(e @ (Error::Input(_) | Error::Refused(_))) => return super::fail(e, 2),
+        Err(e) => return super::fail(e, 1),
+    };
+    for w in &result.warnings {
+        eprintln!("iolab: warning: {w}");
+    }
+    let text = exporter(args.output_format).render(&result);
+    if let Err(e) = emit(&text, args.output.as_deref()) {
+        return super::fail(e, 1);
+    }
+    let errors: Vec<String> = result
+        .repetitions
+        .iter()
+        .flat_map(|r| r.clones.iter())
+        .flat_map(|c| c.totals.errors.iter().cloned())
+        .collect();
+    if result.interrupted {
+        eprintln!("iolab: interrupted: partial results printed");
+        return 130;
+    }
+    if !errors.is_empty() {
+        for e in &errors {
+            eprintln!("iolab: error: {e}");
+        }
+        return 1;
+    }
+    0
+}
+
+fn emit(text: &str, out: Option<&std::path::Path>) -> Result<(), String> {
+    match out {
+        None => {
+            let mut so = std::io::stdout().lock();
+            so.write_all(text.as_bytes())
+                .and_then(|_| so.flush())
+                .map_err(|e| format!("cannot write to stdout: {e}"))
+        }
+        Some(path) => {
+            let tmp = path.with_extension("iolab-tmp");
+            std::fs::write(&tmp, text)
+                .and_then(|_| std::fs::rename(&tmp, path))
+                .map_err(|e| format!("cannot write --output {}: {e}", path.display()))
+        }
+    }
+}

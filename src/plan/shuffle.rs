@@ -1,0 +1,94 @@
+//! Random orders for one loop over a region's slots.
+//!
+//! Up to [`TABLE_MAX`] slots, a lazy Fisher-Yates shuffle over a `u32` table
+//! (one random draw and one cache-friendly swap per I/O, like a bare
+//! `random() % n` loop but without repeats). Larger regions use the keyed
+//! [`Permutation`] in O(1) memory.
+
+use super::permutation::Permutation;
+use rand_core::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Largest slot count served by the table (64 MiB of `u32`).
+pub const TABLE_MAX: u64 = 1 << 24;
+
+/// An unbiased-enough draw in `0..n` by multiply-shift (Lemire), no division.
+#[inline]
+pub fn below(rng: &mut Xoshiro256PlusPlus, n: u64) -> u64 {
+    ((rng.next_u64() as u128 * n as u128) >> 64) as u64
+}
+
+/// The order of slots in one loop.
+#[derive(Debug, Clone)]
+pub enum Order {
+    /// Lazy Fisher-Yates over a table.
+    Table {
+        /// Slots; `slots[..pos]` are the ones handed out.
+        slots: Vec<u32>,
+        /// Next position.
+        pos: usize,
+    },
+    /// Keyed permutation.
+    Keyed {
+        /// The permutation.
+        perm: Permutation,
+        /// Next position.
+        pos: u64,
+    },
+}
+
+impl Order {
+    /// A new order over `0..n` (n ≥ 1); `key` seeds the keyed variant.
+    pub fn new(n: u64, key: u64) -> Order {
+        if n <= TABLE_MAX {
+            Order::Table {
+                slots: (0..n as u32).collect(),
+                pos: 0,
+            }
+        } else {
+            Order::Keyed {
+                perm: Permutation::new(n, key),
+                pos: 0,
+            }
+        }
+    }
+
+    /// Starts a new loop (a fresh order).
+    pub fn restart(&mut self, key: u64) {
+        match self {
+            // The table stays a permutation: continuing to shuffle it from
+            // position 0 yields a new uniformly random order.
+            Order::Table { pos, .. } => *pos = 0,
+            Order::Keyed { perm, pos } => {
+                *perm = Permutation::new(perm.len(), key);
+                *pos = 0;
+            }
+        }
+    }
+
+    /// The next slot of this loop, or `None` when every slot was handed out.
+    #[inline]
+    pub fn next(&mut self, rng: &mut Xoshiro256PlusPlus) -> Option<u64> {
+        match self {
+            Order::Table { slots, pos } => {
+                let n = slots.len();
+                if *pos >= n {
+                    return None;
+                }
+                let j = *pos + below(rng, (n - *pos) as u64) as usize;
+                slots.swap(*pos, j);
+                let v = slots[*pos];
+                *pos += 1;
+                Some(v as u64)
+            }
+            Order::Keyed { perm, pos } => {
+                if *pos >= perm.len() {
+                    return None;
+                }
+                let v = perm.get(*pos);
+                *pos += 1;
+                Some(v)
+            }
+        }
+    }
+}

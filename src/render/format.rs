@@ -1,0 +1,67 @@
+//! Number formatting shared by the text exporters (fio's style).
+
+/// `123456` → `123k`, like fio's IOPS figure.
+pub fn si(v: f64) -> String {
+    let (d, s) = if v >= 1e9 {
+        (1e9, "G")
+    } else if v >= 1e6 {
+        (1e6, "M")
+    } else if v >= 1e3 {
+        (1e3, "k")
+    } else {
+        (1.0, "")
+    };
+    let x = v / d;
+    if s.is_empty() {
+        format!("{x:.0}")
+    } else if x >= 100.0 {
+        format!("{x:.0}{s}")
+    } else {
+        format!("{x:.1}{s}")
+    }
+}
+
+/// Bytes in binary units: `25.6MiB`.
+pub fn bytes_iec(v: f64) -> String {
+    const U: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut x = v;
+    let mut i = 0;
+    while x >= 1024.0 && i < U.len() - 1 {
+        x /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{x:.0}{}", U[i])
+    } else {
+        format!("{x:.1}{}", U[i])
+    }
+}
+
+/// Bytes in decimal units: `26.9MB`.
+pub fn bytes_si(v: f64) -> String {
+    const U: [&str; 6] = ["B", "kB", "MB", "GB", "TB", "PB"];
+    let mut x = v;
+    let mut i = 0;
+    while x >= 1000.0 && i < U.len() - 1 {
+        x /= 1000.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{x:.0}{}", U[i])
+    } else {
+        format!("{x:.1}{}", U[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_fio() {
+        assert_eq!(si(198_000.0), "198k");
+        assert_eq!(si(1_500.0), "1.5k");
+        assert_eq!(bytes_iec(26_843_545.6), "25.6MiB");
+        assert_eq!(bytes_si(26_900_000.0), "26.9MB");
+    }
+}

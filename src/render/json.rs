@@ -1,0 +1,270 @@
+//! fio's JSON schema (`jobs[].read.iops`, `.clat_ns.percentile["99.000000"]`,
+//! ...) so fio tooling reads iolab's output, plus an `iolab` object per job
+//! for what fio lacks. `json+` adds the histogram `bins` like fio's json+.
+
+use super::Exporter;
+use crate::metrics::LatencyHistogram;
+use crate::metrics::histogram::FIO_PERCENTILES;
+use crate::runner::cache::FileCache;
+use crate::runner::{OpStats, ReportEntry, RunResult, Totals};
+use serde_json::{Map, Value, json};
+
+/// The JSON exporter.
+pub struct Json {
+    /// Include histogram bins (json+).
+    pub bins: bool,
+}
+
+impl Exporter for Json {
+    fn render(&self, r: &RunResult) -> String {
+        let mut s = serde_json::to_string_pretty(&self.value(r)).expect("JSON values serialise");
+        s.push('\n');
+        s
+    }
+}
+
+/// fio's percentile key: `99.000000`.
+pub fn percentile_key(p: f64) -> String {
+    format!("{p:.6}")
+}
+
+fn lat_obj(h: &LatencyHistogram, percentiles: bool, bins: bool) -> Value {
+    let mut m = Map::new();
+    m.insert("min".into(), json!(h.min()));
+    m.insert("max".into(), json!(h.max()));
+    m.insert("mean".into(), json!(h.mean()));
+    m.insert("stddev".into(), json!(h.stddev()));
+    m.insert("N".into(), json!(h.count()));
+    if percentiles && h.count() > 0 {
+        let p: Map<String, Value> = FIO_PERCENTILES
+            .iter()
+            .map(|&p| (percentile_key(p), json!(h.percentile(p))))
+            .collect();
+        m.insert("percentile".into(), Value::Object(p));
+    }
+    if bins && h.count() > 0 {
+        let b: Map<String, Value> = h
+            .bins()
+            .into_iter()
+            .map(|(v, c)| (v.to_string(), json!(c)))
+            .collect();
+        m.insert("bins".into(), Value::Object(b));
+    }
+    Value::Object(m)
+}
+
+fn dir_obj(t: &Totals, s: &OpStats, bins: bool) -> Value {
+    let bw = t.bw_bytes(s);
+    let iops = t.iops(s);
+    let runtime_ms = if s.ios() > 0 {
+        t.runtime_ns / 1_000_000
+    } else {
+        0
+    };
+    let zero = json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0});
+    json!({
+        "io_bytes": s.bytes,
+        "io_kbytes": s.bytes / 1024,
+        "bw_bytes": bw as u64,
+        "bw": (bw / 1024.0) as u64,
+        "iops": iops,
+        "runtime": runtime_ms,
+        "total_ios": s.ios(),
+        "short_ios": 0,
+        "drop_ios": 0,
+        "slat_ns": zero,
+        "clat_ns": lat_obj(&s.lat, true, bins),
+        "lat_ns": lat_obj(&s.lat, true, false),
+        "bw_min": (bw / 1024.0) as u64,
+        "bw_max": (bw / 1024.0) as u64,
+        "bw_agg": if s.ios() > 0 { 100.0 } else { 0.0 },
+        "bw_mean": bw / 1024.0,
+        "bw_dev": 0.0,
+        "bw_samples": u64::from(s.ios() > 0),
+        "iops_min": iops as u64,
+        "iops_max": iops as u64,
+        "iops_mean": iops,
+        "iops_stddev": 0.0,
+        "iops_samples": u64::from(s.ios() > 0),
+    })
+}
+
+/// fio's latency distribution maps (`latency_ns`, `latency_us`,
+/// `latency_ms`): percent of I/Os with latency up to each bound.
+fn latency_dists(t: &Totals) -> (Value, Value, Value) {
+    let mut all = t.read.lat.clone();
+    all.merge(&t.write.lat);
+    let bins = all.bins();
+    let total = all.count().max(1) as f64;
+    let edges = [2u64, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+    let bucket = |lo: u64, hi: u64| -> f64 {
+        let c: u64 = bins
+            .iter()
+            .filter(|(v, _)| *v > lo && *v <= hi)
+            .map(|b| b.1)
+            .sum();
+        100.0 * c as f64 / total
+    };
+    let mk = |scale: u64, extra: bool| {
+        let mut m = Map::new();
+        let mut prev = if scale == 1 { 0 } else { scale };
+        for &e in &edges {
+            let hi = e * scale;
+            m.insert(e.to_string(), json!(bucket(prev, hi)));
+            prev = hi;
+        }
+        if extra {
+            m.insert("2000".into(), json!(bucket(prev, 2000 * scale)));
+            m.insert(">=2000".into(), json!(bucket(2000 * scale, u64::MAX)));
+        }
+        Value::Object(m)
+    };
+    (mk(1, false), mk(1000, false), mk(1_000_000, true))
+}
+
+fn cache_list(l: &[FileCache]) -> Value {
+    json!(l)
+}
+
+impl Json {
+    /// The whole document as a JSON value.
+    pub fn value(&self, r: &RunResult) -> Value {
+        let jobs: Vec<Value> = r.entries().iter().map(|e| self.job(r, e)).collect();
+        let time = chrono_like(r.started_unix);
+        json!({
+            "fio version": format!("iolab-{}", env!("CARGO_PKG_VERSION")),
+            "timestamp": r.started_unix,
+            "timestamp_ms": r.started_unix * 1000,
+            "time": time,
+            "jobs": jobs,
+            "disk_util": [],
+            "iolab": {
+                "version": env!("CARGO_PKG_VERSION"),
+                "interrupted": r.interrupted,
+                "warnings": r.warnings,
+            },
+        })
+    }
+
+    fn job(&self, r: &RunResult, e: &ReportEntry) -> Value {
+        let job = &r.jobs[e.job];
+        let t = &e.total;
+        let opts: Map<String, Value> = job
+            .options
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        let (lns, lus, lms) = latency_dists(t);
+        let reps: Vec<Value> = e
+            .reps
+            .iter()
+            .enumerate()
+            .map(|(i, rt)| {
+                // A job takes part in repetitions 0..repeat, so entry i is repetition i.
+                let rep = r.repetitions.get(i);
+                json!({
+                    "index": i + 1,
+                    "runtime_ns": rt.runtime_ns,
+                    "io_bytes": rt.io_bytes(),
+                    "bw_bytes": if rt.runtime_ns > 0 { rt.io_bytes() as f64 * 1e9 / rt.runtime_ns as f64 } else { 0.0 },
+                    "read": rep_dir(rt, &rt.read),
+                    "write": rep_dir(rt, &rt.write),
+                    "advise_ios": rt.advise.count(),
+                    "usr_cpu": rt.usr_cpu(),
+                    "sys_cpu": rt.sys_cpu(),
+                    "cache_before": rep.map(|x| cache_list(&x.cache_before[e.job])).unwrap_or(Value::Null),
+                    "cache_after": rep.map(|x| cache_list(&x.cache_after[e.job])).unwrap_or(Value::Null),
+                })
+            })
+            .collect();
+        let log2 = |h: &LatencyHistogram| -> Value {
+            h.log2_buckets()
+                .into_iter()
+                .map(|(v, c)| json!({"value": v, "count": c}))
+                .collect()
+        };
+        let files: Vec<Value> = e
+            .clones
+            .iter()
+            .flat_map(|&c| r.files[e.job][c as usize].iter())
+            .map(|p| json!(p.display().to_string()))
+            .collect();
+        json!({
+            "jobname": job.name,
+            "groupid": 0,
+            "error": i32::from(!t.errors.is_empty()),
+            "eta": 0,
+            "elapsed": t.runtime_ns.div_ceil(1_000_000_000),
+            "job options": opts,
+            "read": dir_obj(t, &t.read, self.bins),
+            "write": dir_obj(t, &t.write, self.bins),
+            "trim": dir_obj(t, &OpStats::default(), false),
+            "sync": {
+                "total_ios": t.fsync.count(),
+                "lat_ns": lat_obj(&t.fsync, true, self.bins),
+            },
+            "job_runtime": t.runtime_ns / 1_000_000,
+            "usr_cpu": t.usr_cpu(),
+            "sys_cpu": t.sys_cpu(),
+            "ctx": t.cpu.ctx,
+            "majf": t.cpu.majf,
+            "minf": t.cpu.minf,
+            "iodepth_level": {"1": 100.0, "2": 0.0, "4": 0.0, "8": 0.0, "16": 0.0, "32": 0.0, ">=64": 0.0},
+            "latency_ns": lns,
+            "latency_us": lus,
+            "latency_ms": lms,
+            "iolab": {
+                "engine": job.engine.name(),
+                "rw": job.rw_name(),
+                "clones": e.clones,
+                "files": files,
+                "prefetch": job.prefetch,
+                "cache": job.cache.name(),
+                "repeat": job.repeat,
+                "seeds": e.clones.iter().map(|&c| crate::runner::clone_seed(job, c)).collect::<Vec<_>>(),
+                "advise": {
+                    "total_ios": t.advise.count(),
+                    "lat_ns": lat_obj(&t.advise, true, self.bins),
+                },
+                "log2_ns": {
+                    "read": log2(&t.read.lat),
+                    "write": log2(&t.write.lat),
+                    "advise": log2(&t.advise),
+                    "fsync": log2(&t.fsync),
+                },
+                "repetitions": reps,
+                "first_run_effect": e.first_run,
+                "errors": t.errors,
+            },
+        })
+    }
+}
+
+fn rep_dir(t: &Totals, s: &OpStats) -> Value {
+    json!({
+        "total_ios": s.ios(),
+        "io_bytes": s.bytes,
+        "iops": t.iops(s),
+        "bw_bytes": t.bw_bytes(s),
+        "clat_mean_ns": s.lat.mean(),
+        "clat_p50_ns": s.lat.percentile(50.0),
+        "clat_p99_ns": s.lat.percentile(99.0),
+    })
+}
+
+/// `Sun Nov 22 12:00:00 2026`-style UTC time, like fio's `time` field.
+fn chrono_like(unix: u64) -> String {
+    let t = unix as libc::time_t;
+    // SAFETY: gmtime_r writes into the zeroed tm we pass; asctime_r writes at
+    // most 26 bytes into buf.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::gmtime_r(&t, &mut tm);
+        let mut buf = [0 as libc::c_char; 64];
+        libc::asctime_r(&tm, buf.as_mut_ptr());
+        std::ffi::CStr::from_ptr(buf.as_ptr())
+            .to_string_lossy()
+            .trim()
+            .to_string()
+    }
+}

@@ -1,0 +1,168 @@
+//! The readable summary: fio-like figures per job, cache state, repetitions,
+//! the first-run effect, and a dtrace-style log2 histogram per op type.
+
+use super::Exporter;
+use super::format::{bytes_iec, bytes_si, si};
+use super::log2;
+use crate::metrics::LatencyHistogram;
+use crate::metrics::histogram::FIO_PERCENTILES;
+use crate::runner::cache::FileCache;
+use crate::runner::{OpStats, ReportEntry, RunResult, Totals};
+use std::fmt::Write;
+
+/// The normal (text) exporter.
+pub struct Normal;
+
+impl Exporter for Normal {
+    fn render(&self, r: &RunResult) -> String {
+        let mut out = String::new();
+        for e in r.entries() {
+            entry(&mut out, r, &e);
+        }
+        if r.interrupted {
+            out.push_str("\nINTERRUPTED: the figures above cover only the part that ran.\n");
+        }
+        out
+    }
+}
+
+fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
+    let job = &r.jobs[e.job];
+    let t = &e.total;
+    let bs = if job.bs_min == job.bs_max {
+        format!("{}", job.bs_min)
+    } else {
+        format!("{}-{}", job.bs_min, job.bs_max)
+    };
+    let _ = writeln!(
+        out,
+        "{}: (jobs={}): rw={}, bs={}, ioengine={}, prefetch={}, cache={}, repeat={}",
+        job.name,
+        e.clones.len(),
+        job.rw_name(),
+        bs,
+        job.engine.name(),
+        job.prefetch,
+        job.cache.name(),
+        job.repeat
+    );
+    for (name, s) in [("read", &t.read), ("write", &t.write)] {
+        if s.ios() > 0 {
+            direction(out, name, t, s);
+        }
+    }
+    if t.advise.count() > 0 {
+        lat_line(out, "advise", &t.advise);
+    }
+    if t.fsync.count() > 0 {
+        lat_line(out, "fsync", &t.fsync);
+    }
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+        t.usr_cpu(),
+        t.sys_cpu(),
+        t.cpu.ctx,
+        t.cpu.majf,
+        t.cpu.minf
+    );
+    for err in &t.errors {
+        let _ = writeln!(out, "  error        : {err}");
+    }
+    for (i, rep) in r.repetitions.iter().enumerate().take(e.reps.len()) {
+        let before = &rep.cache_before[e.job];
+        let after = &rep.cache_after[e.job];
+        for (b, a) in before.iter().zip(after) {
+            let _ = writeln!(
+                out,
+                "  cache #{:<5}: {} before {}, after {}",
+                i + 1,
+                b.path.display(),
+                cache_text(b),
+                cache_text(a)
+            );
+        }
+    }
+    if e.reps.len() > 1 {
+        for (i, rt) in e.reps.iter().enumerate() {
+            let bw = rt.io_bytes() as f64 * 1e9 / rt.runtime_ns.max(1) as f64;
+            let _ = writeln!(
+                out,
+                "  rep #{:<7}: {}/s, {} IOPS, {:.1} ms",
+                i + 1,
+                bytes_iec(bw),
+                si(rt.iops(&rt.read) + rt.iops(&rt.write)),
+                rt.runtime_ns as f64 / 1e6
+            );
+        }
+    }
+    if let Some(f) = e.first_run {
+        let _ = writeln!(
+            out,
+            "  first-run effect: repetition 1 ran at {}/s, the others at {}/s on average ({}/s to {}/s)",
+            bytes_iec(f.first),
+            bytes_iec(f.rest_mean),
+            bytes_iec(f.rest_min),
+            bytes_iec(f.rest_max)
+        );
+    }
+    out.push('\n');
+    for (name, h) in [
+        ("read", &t.read.lat),
+        ("write", &t.write.lat),
+        ("advise", &t.advise),
+        ("fsync", &t.fsync),
+    ] {
+        if h.count() > 0 {
+            out.push_str(&log2::render(&format!("{name} latency (ns)"), h));
+            out.push('\n');
+        }
+    }
+}
+
+fn cache_text(c: &FileCache) -> String {
+    match &c.state {
+        Some(s) => format!(
+            "{:.1}% cached ({}/{} pages, {})",
+            s.percent(),
+            s.cached,
+            s.pages,
+            s.source
+        ),
+        None => "unknown".into(),
+    }
+}
+
+fn direction(out: &mut String, name: &str, t: &Totals, s: &OpStats) {
+    let bw = t.bw_bytes(s);
+    let _ = writeln!(
+        out,
+        "  {name}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
+        si(t.iops(s)),
+        bytes_iec(bw),
+        bytes_si(bw),
+        bytes_iec(s.bytes as f64),
+        t.runtime_ns / 1_000_000
+    );
+    lat_line(out, "clat", &s.lat);
+    let _ = writeln!(out, "    clat percentiles (nsec):");
+    let cells: Vec<String> = FIO_PERCENTILES
+        .iter()
+        .map(|&p| format!("{:5.2}th=[{:>6}]", p, s.lat.percentile(p)))
+        .collect();
+    for row in cells.chunks(4) {
+        let _ = writeln!(out, "     | {}", row.join(", "));
+    }
+}
+
+fn lat_line(out: &mut String, name: &str, h: &LatencyHistogram) {
+    let _ = writeln!(
+        out,
+        "    {name} (nsec): min={}, max={}, avg={:.2}, stdev={:.2}, N={}",
+        h.min(),
+        h.max(),
+        h.mean(),
+        h.stddev(),
+        h.count()
+    );
+}
