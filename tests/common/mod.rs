@@ -1,0 +1,79 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+
+/// The iolab binary.
+pub fn iolab() -> Command {
+    Command::cargo_bin("iolab").expect("iolab binary")
+}
+
+/// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
+pub fn run_json(args: &[&str]) -> Value {
+    let out = iolab()
+        .arg("run")
+        .args(args)
+        .arg("--output-format=json")
+        .output()
+        .expect("run iolab");
+    assert!(
+        out.status.success(),
+        "iolab failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// Runs iolab expecting failure; returns (exit code, stderr).
+pub fn run_err(args: &[&str]) -> (i32, String) {
+    let out = iolab().arg("run").args(args).output().expect("run iolab");
+    assert!(!out.status.success(), "expected failure, got success");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// True when `tool` is on PATH; otherwise prints why the test is skipped.
+pub fn have(tool: &str, test: &str) -> bool {
+    let ok = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("SKIP {test}: {tool} is not installed (.ci/run installs it)");
+    }
+    ok
+}
+
+/// Path as &str.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Pages of `path` in the page cache, measured by util-linux `fincore`
+/// (independent of iolab's own cachestat code).
+pub fn fincore_pages(path: &Path) -> u64 {
+    let out = std::process::Command::new("fincore")
+        .args(["--noheadings", "--raw", "--output", "PAGES", s(path)])
+        .output()
+        .expect("run fincore");
+    assert!(
+        out.status.success(),
+        "fincore: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("fincore pages")
+}

@@ -1,0 +1,177 @@
+//! prefetch=N issues exactly the advice expected, seen by strace: one
+//! posix_fadvise(WILLNEED) per read, same offsets, each N reads ahead.
+
+mod common;
+use common::*;
+
+#[derive(Debug, PartialEq, Clone, Copy)]
+enum Ev {
+    Advise(u64, u64),
+    Read(u64, u64),
+}
+
+fn trace(args: &[&str]) -> Vec<Ev> {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("strace.log");
+    let bin = assert_cmd::cargo::cargo_bin("iolab");
+    let st = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=fadvise64,pread64", "-o", s(&log)])
+        .arg(&bin)
+        .arg("run")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut evs = Vec::new();
+    // The dynamic loader preads ELF headers at start-up: the job's events
+    // begin with the first fadvise64 (the open-time hint).
+    let start = text.find("fadvise64(").expect("job issued fadvise64");
+    let text = &text[text[..start].rfind('\n').map_or(0, |i| i + 1)..];
+    for line in text.lines() {
+        // "1234  fadvise64(3, 8192, 4096, POSIX_FADV_WILLNEED) = 0"
+        // "1234  pread64(3, "..."..., 4096, 8192) = 4096"
+        if let Some(i) = line.find("fadvise64(") {
+            if !line.contains("POSIX_FADV_WILLNEED") {
+                continue;
+            }
+            let a: Vec<&str> = line[i + 10..].split(',').map(str::trim).collect();
+            evs.push(Ev::Advise(a[1].parse().unwrap(), a[2].parse().unwrap()));
+        } else if line.contains("pread64(") {
+            let close = line.rfind(')').unwrap();
+            let inner = &line[..close];
+            let parts: Vec<&str> = inner.rsplitn(3, ',').map(str::trim).collect();
+            let (off, len) = (parts[0].parse().unwrap(), parts[1].parse().unwrap());
+            evs.push(Ev::Read(off, len));
+        }
+    }
+    evs
+}
+
+fn check_prefetch(evs: &[Ev], n: usize) {
+    let reads: Vec<(u64, u64)> = evs
+        .iter()
+        .filter_map(|e| {
+            if let Ev::Read(o, l) = e {
+                Some((*o, *l))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let advs: Vec<(u64, u64)> = evs
+        .iter()
+        .filter_map(|e| {
+            if let Ev::Advise(o, l) = e {
+                Some((*o, *l))
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(advs.len(), reads.len(), "one advice per read");
+    assert_eq!(advs, reads, "advice covers exactly the reads, in order");
+    // Advice k is issued when max(0, k - N) reads have completed.
+    let mut done = 0usize;
+    let mut k = 0usize;
+    for e in evs {
+        match e {
+            Ev::Read(..) => done += 1,
+            Ev::Advise(..) => {
+                assert_eq!(
+                    done,
+                    k.saturating_sub(n),
+                    "advice {k} issued after {done} reads (N={n})"
+                );
+                k += 1;
+            }
+        }
+    }
+}
+
+#[test]
+fn prefetch_advice_count_offsets_and_distance() {
+    if !have("strace", "prefetch_advice_count_offsets_and_distance") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let fa = format!("--filename={}", s(&f));
+    // Lay out first so strace sees only the measured run's reads.
+    iolab()
+        .args(["run", "--name=l", &fa, "--size=1M", "--number_ios=1"])
+        .assert()
+        .success();
+    for (rw, n) in [("randread", 8usize), ("read", 3), ("randread", 1)] {
+        let evs = trace(&[
+            "--name=p",
+            &fa,
+            "--size=1M",
+            &format!("--rw={rw}"),
+            "--bs=4k",
+            &format!("--prefetch={n}"),
+            "--cache=keep",
+        ]);
+        let reads = evs.iter().filter(|e| matches!(e, Ev::Read(..))).count();
+        assert_eq!(reads, 256, "{rw}");
+        check_prefetch(&evs, n);
+    }
+    // Variable sizes, and fewer I/Os than the distance.
+    let evs = trace(&[
+        "--name=p",
+        &fa,
+        "--size=1M",
+        "--rw=randread",
+        "--bsrange=512-8k",
+        "--prefetch=20",
+        "--number_ios=50",
+        "--cache=keep",
+    ]);
+    check_prefetch(&evs, 20);
+    let evs = trace(&[
+        "--name=p",
+        &fa,
+        "--size=1M",
+        "--rw=randread",
+        "--prefetch=20",
+        "--number_ios=5",
+        "--cache=keep",
+    ]);
+    check_prefetch(&evs, 20);
+    assert_eq!(evs.len(), 10);
+    // Without prefetch no WILLNEED at all.
+    let evs = trace(&[
+        "--name=p",
+        &fa,
+        "--size=1M",
+        "--rw=randread",
+        "--cache=keep",
+    ]);
+    assert!(evs.iter().all(|e| matches!(e, Ev::Read(..))));
+}
+
+#[test]
+fn prefetch_counts_in_json() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let v = run_json(&[
+        "--name=p",
+        &format!("--filename={}", s(&f)),
+        "--size=2M",
+        "--rw=randread",
+        "--prefetch=16",
+    ]);
+    let j = &v["jobs"][0];
+    assert_eq!(j["iolab"]["advise"]["total_ios"], j["read"]["total_ios"]);
+    assert_eq!(j["iolab"]["prefetch"], 16);
+    assert!(
+        j["iolab"]["advise"]["lat_ns"]["percentile"]["50.000000"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}

@@ -1,0 +1,319 @@
+//! `iolab run` end to end on real files.
+
+mod common;
+use common::*;
+use std::fs;
+
+#[test]
+fn randread_json_is_fio_shaped_and_consistent() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("F");
+    let out = iolab()
+        .args([
+            "run",
+            "--name=t",
+            &format!("--filename={}", s(&f)),
+            "--size=64M",
+            "--rw=randread",
+            "--bs=4k",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // python3 -m json.tool accepts it: stdout is pure JSON.
+    let mut py = std::process::Command::new("python3")
+        .args(["-m", "json.tool"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    py.stdin.take().unwrap().write_all(&out.stdout).unwrap();
+    assert!(
+        py.wait().unwrap().success(),
+        "json.tool rejected the output"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["jobs"][0]["read"];
+    assert_eq!(r["io_bytes"], 64 << 20);
+    assert_eq!(
+        r["total_ios"].as_u64().unwrap(),
+        r["io_bytes"].as_u64().unwrap() / 4096
+    );
+    let pct = r["clat_ns"]["percentile"].as_object().unwrap();
+    for k in ["1.000000", "50.000000", "99.000000", "99.990000"] {
+        assert!(pct[k].as_u64().unwrap() > 0, "percentile {k}");
+    }
+    // ops = IOPS x runtime (runtime in ms, rounded down).
+    let iops = r["iops"].as_f64().unwrap();
+    let rt = r["runtime"].as_f64().unwrap() / 1000.0;
+    let ios = r["total_ios"].as_f64().unwrap();
+    assert!(
+        (iops * rt - ios).abs() / ios < 0.01 + 1.0 / (rt * 1000.0),
+        "{iops} x {rt} vs {ios}"
+    );
+    // The file was laid out with non-zero data, not sparse.
+    let meta = fs::metadata(&f).unwrap();
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(meta.len(), 64 << 20);
+    assert!(meta.blocks() * 512 >= 64 << 20, "file is sparse");
+    let data = fs::read(&f).unwrap();
+    assert!(data.iter().all(|&b| b != 0), "layout wrote zero bytes");
+}
+
+#[test]
+fn seed_002_job_file_runs_unchanged() {
+    let d = tempfile::tempdir().unwrap();
+    let data = d.path().join("irmin.pack");
+    let job = d.path().join("baseline-reads.ini");
+    fs::write(
+        &job,
+        format!(
+            "[global]\nrw=randread\nfilename={}\n\n[job1]\nioengine=psync\nrw=randread\nblocksize_range=50-300\nsize=3500000B\nloops=100\n",
+            s(&data)
+        ),
+    )
+    .unwrap();
+    let v = run_json(&[s(&job)]);
+    let r = &v["jobs"][0]["read"];
+    assert_eq!(r["io_bytes"], 350_000_000u64, "size x loops, like fio");
+    let n = r["total_ios"].as_u64().unwrap();
+    assert!(n > 350_000_000 / 300 && n < 350_000_000 / 50, "{n}");
+    assert_eq!(v["jobs"][0]["jobname"], "job1");
+    assert_eq!(v["jobs"][0]["job options"]["blocksize_range"], "50-300");
+}
+
+#[test]
+fn expression_size_and_thread_sweep_file() {
+    let d = tempfile::tempdir().unwrap();
+    let data = d.path().join("f");
+    let job = d.path().join("multiple-threads-pread.ini");
+    fs::write(
+        &job,
+        format!(
+            "[global]\nrw=randread\nfilename={}\nloops=2\ngroup_reporting\nthread\n\n[job1]\nioengine=psync\nblocksize_range=50-300\nsize=(3500000/10)\nnumjobs=4\n",
+            s(&data)
+        ),
+    )
+    .unwrap();
+    let v = run_json(&[s(&job)]);
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "group_reporting merges the clones");
+    assert_eq!(jobs[0]["read"]["io_bytes"], 4 * 2 * 350_000u64);
+    assert_eq!(jobs[0]["iolab"]["clones"].as_array().unwrap().len(), 4);
+    // Without group_reporting every clone is its own entry.
+    let v = run_json(&[
+        "--name=x",
+        &format!("--filename={}", s(&data)),
+        "--size=(3500000/10)",
+        "--bsrange=50-300",
+        "--numjobs=3",
+        "--rw=randread",
+    ]);
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn stop_rules_number_ios_runtime_and_loops() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let fa = format!("--filename={}", s(&f));
+    let v = run_json(&[
+        "--name=n",
+        &fa,
+        "--size=4M",
+        "--rw=randread",
+        "--number_ios=100",
+    ]);
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 100);
+    let v = run_json(&[
+        "--name=l",
+        &fa,
+        "--size=4M",
+        "--rw=read",
+        "--loops=3",
+        "--bs=64k",
+    ]);
+    assert_eq!(v["jobs"][0]["read"]["io_bytes"], 12u64 << 20);
+    let t0 = std::time::Instant::now();
+    let v = run_json(&[
+        "--name=t",
+        &fa,
+        "--size=4M",
+        "--rw=randread",
+        "--time_based",
+        "--runtime=1s",
+        "--cache=keep",
+    ]);
+    let el = t0.elapsed().as_secs_f64();
+    let rt = v["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+    assert!((1000..1500).contains(&rt), "runtime {rt} ms");
+    assert!(el < 5.0);
+    assert!(
+        v["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 4 << 20,
+        "time_based loops past size"
+    );
+}
+
+#[test]
+fn writes_fsync_mixed_and_engines() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("w");
+    let fa = format!("--filename={}", s(&f));
+    let v = run_json(&[
+        "--name=w",
+        &fa,
+        "--size=1M",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--fsync=16",
+    ]);
+    let j = &v["jobs"][0];
+    assert_eq!(j["write"]["total_ios"], 256);
+    assert_eq!(j["sync"]["total_ios"], 16);
+    assert!(j["iolab"]["log2_ns"]["fsync"].as_array().unwrap().len() > 1);
+    let v = run_json(&[
+        "--name=m",
+        &fa,
+        "--size=1M",
+        "--rw=randrw",
+        "--rwmixread=75",
+        "--loops=8",
+    ]);
+    let (r, w) = (
+        v["jobs"][0]["read"]["total_ios"].as_f64().unwrap(),
+        v["jobs"][0]["write"]["total_ios"].as_f64().unwrap(),
+    );
+    assert_eq!(r + w, 2048.0);
+    assert!((0.70..0.80).contains(&(r / (r + w))), "{r} {w}");
+    for engine in ["sync", "null", "psync"] {
+        let v = run_json(&[
+            "--name=e",
+            &fa,
+            "--size=1M",
+            "--rw=read",
+            &format!("--ioengine={engine}"),
+        ]);
+        assert_eq!(v["jobs"][0]["read"]["total_ios"], 256, "{engine}");
+        assert_eq!(v["jobs"][0]["iolab"]["engine"], engine);
+    }
+    let v = run_json(&["--name=d", &fa, "--size=1M", "--rw=randread", "--direct=1"]);
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
+}
+
+#[test]
+fn reproducible_from_randseed() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let fa = format!("--filename={}", s(&f));
+    let seeds = |extra: &str| {
+        let v = run_json(&[
+            "--name=s",
+            &fa,
+            "--size=1M",
+            "--rw=randread",
+            "--number_ios=10",
+            extra,
+        ]);
+        v["jobs"][0]["iolab"]["seeds"].clone()
+    };
+    assert_eq!(seeds("--randseed=5"), seeds("--randseed=5"));
+    assert_ne!(seeds("--randseed=5"), seeds("--randseed=6"));
+}
+
+#[test]
+fn repetitions_and_first_run_effect() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let fa = format!("--filename={}", s(&f));
+    // Lay out, then evict, then repeat with cache=keep: repetition 1 reads
+    // from the device, the others from the page cache.
+    run_json(&["--name=l", &fa, "--size=32M", "--rw=read", "--number_ios=1"]);
+    iolab::runner::cache::evict(&f).unwrap();
+    assert_eq!(fincore_pages(&f), 0, "evicted before the run");
+    let v = run_json(&[
+        "--name=r",
+        &fa,
+        "--size=32M",
+        "--rw=read",
+        "--bs=4k",
+        "--repeat=4",
+        "--cache=keep",
+        "--invalidate=1",
+    ]);
+    let j = &v["jobs"][0];
+    let reps = j["iolab"]["repetitions"].as_array().unwrap();
+    assert_eq!(reps.len(), 4);
+    assert_eq!(j["read"]["io_bytes"], 4u64 * (32 << 20));
+    let before = &reps[0]["cache_before"][0]["state"];
+    assert_eq!(before["cached"], 0, "cold before the first repetition");
+    assert_eq!(
+        reps[1]["cache_before"][0]["state"]["cached"],
+        reps[1]["cache_before"][0]["state"]["pages"]
+    );
+    let bw: Vec<f64> = reps
+        .iter()
+        .map(|r| r["bw_bytes"].as_f64().unwrap())
+        .collect();
+    assert!(
+        bw[0] < bw[1] && bw[0] < bw[2] && bw[0] < bw[3],
+        "first (cold) run slower: {bw:?}"
+    );
+    assert!(
+        !j["iolab"]["first_run_effect"].is_null(),
+        "first-run effect pointed out: {bw:?}"
+    );
+}
+
+#[test]
+fn normal_output_has_summary_and_log2_histograms() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let out = iolab()
+        .args([
+            "run",
+            "--name=n",
+            &format!("--filename={}", s(&f)),
+            "--size=2M",
+            "--rw=randread",
+            "--prefetch=4",
+            "--repeat=2",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("read: IOPS="), "{text}");
+    assert!(text.contains("clat percentiles (nsec)"));
+    assert!(text.contains("read latency (ns)") && text.contains("advise latency (ns)"));
+    assert!(text.contains("------------- Distribution ------------- count"));
+    assert!(text.contains("rep #1") && text.contains("rep #2"));
+    assert!(text.contains("cache #1"));
+}
+
+#[test]
+fn output_file_and_json_plus_bins() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let o = d.path().join("out.json");
+    iolab()
+        .args([
+            "run",
+            "--name=o",
+            &format!("--filename={}", s(&f)),
+            "--size=1M",
+            "--output-format=json+",
+            &format!("--output={}", s(&o)),
+        ])
+        .assert()
+        .success()
+        .stdout("");
+    let v: serde_json::Value = serde_json::from_slice(&fs::read(&o).unwrap()).unwrap();
+    let bins = v["jobs"][0]["read"]["clat_ns"]["bins"].as_object().unwrap();
+    assert_eq!(bins.values().map(|c| c.as_u64().unwrap()).sum::<u64>(), 256);
+}
