@@ -1,0 +1,108 @@
+//! Bad input gives one clear line naming what is wrong, and exit code 2.
+
+mod common;
+use common::*;
+use std::fs;
+
+fn one_line(args: &[&str], want: &[&str]) {
+    let (code, err) = run_err(args);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    for w in want {
+        assert!(err.contains(w), "'{w}' not in: {err}");
+    }
+}
+
+#[test]
+fn bad_input_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let fa = format!("--filename={}", s(&f));
+    one_line(
+        &["--name=a", &fa, "--blocksiz=4k"],
+        &["unknown option 'blocksiz'", "did you mean 'blocksize'"],
+    );
+    one_line(
+        &["--name=a", &fa, "--iodepth=4"],
+        &["fio option 'iodepth' is not supported by iolab yet"],
+    );
+    one_line(
+        &["--name=a", &fa, "--size=10q"],
+        &["size", "unknown size suffix 'q'"],
+    );
+    one_line(
+        &["--name=a", &fa, "--size=4k", "--bs=64k"],
+        &["bs (65536) is larger than size (4096)"],
+    );
+    one_line(
+        &["--name=a", &fa, "--size=(1M/(2-2))"],
+        &["division by zero"],
+    );
+    one_line(
+        &["--name=a", &fa, "--rw=read"],
+        &["does not exist", "no size="],
+    );
+    let bad = d.path().join("bad.fio");
+    fs::write(&bad, "[global]\nbs=4k\n[job\n").unwrap();
+    one_line(&[s(&bad)], &["bad.fio:3", "malformed section header"]);
+    fs::write(&bad, "[job]\nsize=4k\nbs 4k\n").unwrap();
+    one_line(&[s(&bad)], &["bad.fio:3", "malformed line"]);
+    assert!(!f.exists(), "nothing was created for bad input");
+}
+
+#[test]
+fn unwritable_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let ro = d.path().join("ro");
+    fs::create_dir(&ro).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let locked = if root {
+        // Root ignores permission bits: make the directory immutable instead.
+        std::process::Command::new("chattr")
+            .args(["+i", s(&ro)])
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&ro, fs::Permissions::from_mode(0o555)).is_ok()
+    };
+    if !locked {
+        eprintln!(
+            "SKIP unwritable_directory: cannot make a directory unwritable here (chattr +i failed)"
+        );
+        return;
+    }
+    let (code, err) = run_err(&[
+        "--name=a",
+        &format!("--filename={}", s(&ro.join("f"))),
+        "--size=1M",
+    ]);
+    if root {
+        std::process::Command::new("chattr")
+            .args(["-i", s(&ro)])
+            .status()
+            .unwrap();
+    }
+    assert_eq!(code, 1);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot create") && err.contains(s(&ro)) && err.contains("ermission denied")
+            || err.contains("not permitted"),
+        "{err}"
+    );
+}
+
+#[test]
+fn help_has_examples() {
+    let out = iolab().args(["run", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.contains("Examples:")
+            && text.contains("--prefetch=N")
+            && text.contains("fio-compat.md"),
+        "{text}"
+    );
+}

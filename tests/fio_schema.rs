@@ -1,0 +1,110 @@
+//! iolab's JSON has fio's keys: compared with real fio's output of the same
+//! command line.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object().unwrap().keys().cloned().collect()
+}
+
+fn fio_json(args: &[&str]) -> Value {
+    let out = std::process::Command::new("fio")
+        .args(args)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn assert_superset(ours: &Value, fio: &Value, what: &str) {
+    let missing: Vec<_> = keys(fio).difference(&keys(ours)).cloned().collect();
+    assert!(
+        missing.is_empty(),
+        "{what}: keys fio has and iolab lacks: {missing:?}"
+    );
+}
+
+#[test]
+fn json_keys_match_fio() {
+    if !have("fio", "json_keys_match_fio") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let args = [
+        "--name=t",
+        &format!("--filename={}", s(&f)),
+        "--size=4M",
+        "--rw=randread",
+        "--bs=4k",
+    ];
+    let ours = run_json(&args);
+    let fio = fio_json(&args);
+    for k in ["fio version", "timestamp", "time", "jobs"] {
+        assert!(ours.get(k).is_some(), "top-level {k}");
+    }
+    let (oj, fj) = (&ours["jobs"][0], &fio["jobs"][0]);
+    assert_superset(oj, fj, "jobs[0]");
+    for dir in ["read", "write"] {
+        assert_superset(&oj[dir], &fj[dir], dir);
+        for lat in ["clat_ns", "lat_ns", "slat_ns"] {
+            let (mut o, mut fi) = (oj[dir][lat].clone(), fj[dir][lat].clone());
+            // fio omits percentiles/bins when there were no I/Os.
+            o.as_object_mut().unwrap().remove("percentile");
+            fi.as_object_mut().unwrap().remove("percentile");
+            assert_superset(&o, &fi, lat);
+        }
+    }
+    assert_eq!(
+        keys(&oj["read"]["clat_ns"]["percentile"]),
+        keys(&fj["read"]["clat_ns"]["percentile"])
+    );
+    assert_eq!(oj["read"]["total_ios"], fj["read"]["total_ios"]);
+    assert_eq!(oj["read"]["io_bytes"], fj["read"]["io_bytes"]);
+    assert_eq!(keys(&oj["job options"]), keys(&fj["job options"]));
+    assert_superset(&oj["sync"], &fj["sync"], "sync");
+    for k in ["latency_ns", "latency_us", "latency_ms", "iodepth_level"] {
+        assert_eq!(keys(&oj[k]), keys(&fj[k]), "{k}");
+    }
+    assert!(oj["iolab"].is_object());
+}
+
+#[test]
+fn sizes_agree_with_fio() {
+    if !have("fio", "sizes_agree_with_fio") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    // fio's kb_base=1024 quirk: KiB is 1000; whole blocks only.
+    for (size, bs) in [
+        ("4KiB", "1k"),
+        ("4k", "1k"),
+        ("1M", "4k"),
+        ("3500000B", "4k"),
+        ("1MiB", "1000"),
+    ] {
+        let args = [
+            "--name=t",
+            &format!("--filename={}", s(&f)),
+            &format!("--size={size}"),
+            "--rw=read",
+            &format!("--bs={bs}"),
+        ];
+        let ours = run_json(&args);
+        let fio = fio_json(&args);
+        assert_eq!(
+            ours["jobs"][0]["read"]["io_bytes"], fio["jobs"][0]["read"]["io_bytes"],
+            "size={size} bs={bs}"
+        );
+        let _ = std::fs::remove_file(&f);
+    }
+}

@@ -1,0 +1,134 @@
+//! Write safety: iolab never writes to data it did not lay out unless told.
+
+mod common;
+use common::*;
+use std::fs;
+
+#[test]
+fn refuses_to_overwrite_a_foreign_file_and_leaves_it_unchanged() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("precious.db");
+    let content: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    fs::write(&f, &content).unwrap();
+    for rw in ["write", "randwrite", "rw", "randrw"] {
+        let (code, err) = run_err(&[
+            "--name=w",
+            &format!("--filename={}", s(&f)),
+            "--size=512k",
+            &format!("--rw={rw}"),
+        ]);
+        assert_eq!(code, 2);
+        assert!(
+            err.contains("refusing to write") && err.contains("--allow-overwrite"),
+            "{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+    // Read workloads may not extend it either.
+    let (_, err) = run_err(&[
+        "--name=r",
+        &format!("--filename={}", s(&f)),
+        "--size=2M",
+        "--rw=read",
+    ]);
+    assert!(
+        err.contains("does not extend files it did not lay out"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&f).unwrap(), content, "byte-for-byte unchanged");
+    // Reading it is fine; without size= iolab uses the file's size.
+    let v = run_json(&[
+        "--name=r",
+        &format!("--filename={}", s(&f)),
+        "--rw=read",
+        "--bs=1000",
+    ]);
+    assert_eq!(v["jobs"][0]["read"]["io_bytes"], 1_000_000);
+    assert_eq!(fs::read(&f).unwrap(), content);
+    // With the explicit flag the write goes ahead.
+    iolab()
+        .args([
+            "run",
+            "--name=w",
+            &format!("--filename={}", s(&f)),
+            "--size=512k",
+            "--rw=write",
+            "--allow-overwrite",
+        ])
+        .assert()
+        .success();
+    assert_ne!(fs::read(&f).unwrap(), content);
+}
+
+#[test]
+fn files_iolab_laid_out_can_be_rewritten_and_unlinked() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("mine");
+    let fa = format!("--filename={}", s(&f));
+    run_json(&["--name=a", &fa, "--size=1M", "--rw=write"]);
+    assert!(iolab::runner::files::has_mark(&f));
+    run_json(&["--name=b", &fa, "--size=1M", "--rw=randwrite"]);
+    run_json(&["--name=c", &fa, "--size=2M", "--rw=randread"]); // extends its own file
+    assert_eq!(fs::metadata(&f).unwrap().len(), 2 << 20);
+    run_json(&["--name=d", &fa, "--size=2M", "--rw=read", "--unlink=1"]);
+    assert!(!f.exists(), "unlink removed iolab's file");
+    // unlink never removes a file iolab did not lay out.
+    let g = d.path().join("foreign");
+    fs::write(&g, vec![1u8; 8192]).unwrap();
+    let v = run_json(&[
+        "--name=e",
+        &format!("--filename={}", s(&g)),
+        "--rw=read",
+        "--unlink=1",
+    ]);
+    assert!(g.exists());
+    assert!(v["iolab"]["warnings"][0].as_str().unwrap().contains("kept"));
+}
+
+#[test]
+fn refuses_to_write_a_block_device() {
+    let d = tempfile::tempdir().unwrap();
+    let img = d.path().join("disk.img");
+    fs::write(&img, vec![0xabu8; 4 << 20]).unwrap();
+    let out = std::process::Command::new("losetup")
+        .args(["-f", "--show", s(&img)])
+        .output();
+    let dev = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        Ok(o) => {
+            eprintln!(
+                "SKIP refuses_to_write_a_block_device: losetup failed (needs root and loop devices): {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("SKIP refuses_to_write_a_block_device: losetup not available: {e}");
+            return;
+        }
+    };
+    let (code, err) = run_err(&[
+        "--name=w",
+        &format!("--filename={dev}"),
+        "--size=1M",
+        "--rw=write",
+    ]);
+    // Reading the device is allowed, with its size from the kernel.
+    let v = run_json(&[
+        "--name=r",
+        &format!("--filename={dev}"),
+        "--rw=read",
+        "--bs=64k",
+    ]);
+    std::process::Command::new("losetup")
+        .args(["-d", &dev])
+        .status()
+        .unwrap();
+    assert_eq!(code, 2);
+    assert!(err.contains("refusing to write to block device"), "{err}");
+    assert_eq!(v["jobs"][0]["read"]["io_bytes"], 4 << 20);
+    assert!(
+        fs::read(&img).unwrap().iter().all(|&b| b == 0xab),
+        "device data unchanged"
+    );
+}
