@@ -62,11 +62,11 @@ pub fn split_args(args: &[String]) -> (Vec<String>, Vec<String>) {
             own.push(a.clone());
         } else if OWN_VALUED.contains(&key) {
             own.push(a.clone());
-            if !a.contains('=') {
-                if let Some(v) = args.get(i + 1) {
-                    own.push(v.clone());
-                    i += 1;
-                }
+            if !a.contains('=')
+                && let Some(v) = args.get(i + 1)
+            {
+                own.push(v.clone());
+                i += 1;
             }
         } else {
             job.push(a.clone());
@@ -82,19 +82,18 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
         Ok(j) => j,
         Err(e) => return super::fail(e, 2),
     };
-    if let Some(out) = &args.output {
-        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.is_dir() {
-                return super::fail(
-                    format!(
-                        "--output {}: directory {} does not exist",
-                        out.display(),
-                        dir.display()
-                    ),
-                    2,
-                );
-            }
-        }
+    if let Some(out) = &args.output
+        && let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return super::fail(
+            format!(
+                "--output {}: directory {} does not exist",
+                out.display(),
+                dir.display()
+            ),
+            2,
+        );
     }
     let stop = StopFlag::new();
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {

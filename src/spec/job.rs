@@ -217,10 +217,10 @@ impl JobSpec {
                 ));
             }
             let wrap = |msg: String| format!("{}: option '{}': {msg}", e.origin, e.key);
-            if let Kind::Choice(list) = def.kind {
-                if !list.contains(&raw.as_str()) {
-                    return Err(wrap(format!("'{raw}' is not one of {}", list.join(", "))));
-                }
+            if let Kind::Choice(list) = def.kind
+                && !list.contains(&raw.as_str())
+            {
+                return Err(wrap(format!("'{raw}' is not one of {}", list.join(", "))));
             }
             job.apply(def.name, &raw, &mut cache_given, &mut bsrange_given)
                 .map_err(wrap)?;
@@ -379,7 +379,9 @@ impl JobSpec {
             return Err("time_based needs a runtime (e.g. runtime=10s)".into());
         }
         if self.direct
-            && (self.bs_min % 512 != 0 || self.bs_max % 512 != 0 || self.offset % 512 != 0)
+            && (!self.bs_min.is_multiple_of(512)
+                || !self.bs_max.is_multiple_of(512)
+                || !self.offset.is_multiple_of(512))
         {
             return Err(format!(
                 "direct=1 needs bs and offset in multiples of 512 bytes (bs {}-{}, offset {})",
