@@ -23,33 +23,25 @@ pub fn si(v: f64) -> String {
 
 /// Bytes in binary units: `25.6MiB`.
 pub fn bytes_iec(v: f64) -> String {
-    const U: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut x = v;
-    let mut i = 0;
-    while x >= 1024.0 && i < U.len() - 1 {
-        x /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{x:.0}{}", U[i])
-    } else {
-        format!("{x:.1}{}", U[i])
-    }
+    scaled(v, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
 }
 
 /// Bytes in decimal units: `26.9MB`.
 pub fn bytes_si(v: f64) -> String {
-    const U: [&str; 6] = ["B", "kB", "MB", "GB", "TB", "PB"];
+    scaled(v, 1000.0, &["B", "kB", "MB", "GB", "TB", "PB"])
+}
+
+fn scaled(v: f64, base: f64, units: &[&str]) -> String {
     let mut x = v;
     let mut i = 0;
-    while x >= 1000.0 && i < U.len() - 1 {
-        x /= 1000.0;
+    while x >= base && i < units.len() - 1 {
+        x /= base;
         i += 1;
     }
     if i == 0 {
-        format!("{x:.0}{}", U[i])
+        format!("{x:.0}{}", units[i])
     } else {
-        format!("{x:.1}{}", U[i])
+        format!("{x:.1}{}", units[i])
     }
 }
 
