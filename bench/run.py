@@ -24,8 +24,15 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+PIN = []  # set in main(): taskset prefix so every tool runs on the same CPU
+
+
 def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def run_pinned(cmd):
+    return sh(PIN + cmd)
 
 
 def build(out):
@@ -36,17 +43,17 @@ def build(out):
 
 
 def iolab_iops(iolab, args):
-    r = sh([iolab, "run", *args, "--output-format=json"])
+    r = run_pinned([iolab, "run", *args, "--output-format=json"])
     return json.loads(r.stdout)["jobs"][0]["read"]["iops"]
 
 
 def fio_iops(args):
-    r = sh(["fio", *args, "--output-format=json"])
+    r = run_pinned(["fio", *args, "--output-format=json"])
     return json.loads(r.stdout)["jobs"][0]["read"]["iops"]
 
 
 def c_iops(ref, path, size, bmin, bmax, loops, nreads, prefetch, cold):
-    r = sh([ref, path, str(size), str(bmin), str(bmax), str(loops), str(nreads), str(prefetch), str(cold)])
+    r = run_pinned([ref, path, str(size), str(bmin), str(bmax), str(loops), str(nreads), str(prefetch), str(cold)])
     fields = dict(kv.split("=") for kv in r.stdout.split())
     return float(fields["iops"])
 
@@ -67,7 +74,12 @@ def main():
     ap.add_argument("--cold-size", type=int, default=1 << 30)
     ap.add_argument("--cold-ios", type=int, default=20000)
     ap.add_argument("--only", default="a,b,c")
+    ap.add_argument("--cpu", default="1", help="CPU to pin every tool to (taskset); 'none' to not pin")
     a = ap.parse_args()
+    global PIN
+    if a.cpu != "none" and shutil.which("taskset"):
+        PIN = ["taskset", "-c", a.cpu]
+        progress(f"pinning every run to CPU {a.cpu}")
     os.makedirs(a.dir, exist_ok=True)
     iolab, ref = build(a.dir)
     have_fio = shutil.which("fio") is not None
@@ -95,12 +107,16 @@ def main():
         rows.append((key, title, res))
 
     print()
+    print(f"medians of {a.rounds} alternating rounds (best round in parentheses)")
+    print()
     print("| workload | iolab IOPS | fio IOPS | C IOPS | iolab/C | iolab/fio |")
     print("|---|---:|---:|---:|---:|---:|")
     for key, title, res in rows:
         i, c = med(res["iolab"]), med(res["C"])
         f = med(res["fio"]) if res["fio"] else float("nan")
-        print(f"| ({key}) {title} | {i:,.0f} | {f:,.0f} | {c:,.0f} | {i / c:.3f} | {i / f:.3f} |")
+        bi, bc = max(res["iolab"]), max(res["C"])
+        bf = max(res["fio"]) if res["fio"] else float("nan")
+        print(f"| ({key}) {title} | {i:,.0f} | {f:,.0f} | {c:,.0f} | {i / c:.3f} ({bi / bc:.3f}) | {i / f:.3f} ({bi / bf:.3f}) |")
 
     if "c" in only:
         path = os.path.join(a.dir, "c.dat")

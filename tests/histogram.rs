@@ -104,3 +104,30 @@ fn log2_buckets_count_every_sample() {
         assert!(b.iter().any(|&(val, c)| val == bucket && c > 0));
     }
 }
+
+#[test]
+fn hot_path_recorder_equals_direct_recording() {
+    let v = samples(100_000, 11);
+    let mut rec = iolab::metrics::Recorder::new();
+    let mut h = LatencyHistogram::new();
+    for &x in &v {
+        rec.record(x);
+        h.record(x);
+    }
+    rec.record(0);
+    h.record(0);
+    rec.record(u64::MAX);
+    h.record(u64::MAX);
+    let f = rec.finish();
+    assert_eq!(f.count(), h.count());
+    assert_eq!((f.min(), f.max(), f.sum()), (h.min(), h.max(), h.sum()));
+    assert_eq!(
+        f.bins(),
+        h.bins(),
+        "same buckets as recording into HDR directly"
+    );
+    for p in iolab::metrics::histogram::FIO_PERCENTILES {
+        assert_eq!(f.percentile(p), h.percentile(p));
+    }
+    assert_eq!(f.to_snapshot(), h.to_snapshot());
+}

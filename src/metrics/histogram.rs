@@ -63,6 +63,21 @@ impl LatencyHistogram {
         self.max = self.max.max(v);
     }
 
+    /// Adds `n` samples to the bucket of `value` without touching the exact
+    /// moments (used by [`super::recorder::Recorder::finish`], which sets them).
+    pub(crate) fn record_bucket(&mut self, value: u64, n: u64) {
+        self.hist.saturating_record_n(value, n);
+    }
+
+    /// Sets the exact moments (see [`Self::record_bucket`]).
+    pub(crate) fn set_moments(&mut self, count: u64, sum: u128, sum_sq: u128, min: u64, max: u64) {
+        self.count = count;
+        self.sum = sum;
+        self.sum_sq = sum_sq;
+        self.min = min;
+        self.max = max;
+    }
+
     /// Adds every sample of `other` (exact).
     pub fn merge(&mut self, other: &LatencyHistogram) {
         self.hist

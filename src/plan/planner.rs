@@ -1,7 +1,7 @@
 //! The sequence of I/Os of one job clone: which file, offset, length and
 //! direction, reproducible from the seed. Pure computation, no I/O.
 
-use super::shuffle::{Order, below};
+use super::shuffle::{Order, below, below32};
 use crate::spec::{Mix, Pattern};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -143,12 +143,12 @@ impl Planner {
         }
     }
 
-    fn pick_len(&mut self) -> u64 {
+    fn pick_len(&self, r: u32) -> u64 {
         let (lo, hi) = (self.p.bs_min, self.p.bs_max);
         if lo == hi {
             return lo;
         }
-        let mut len = lo + below(&mut self.rng, hi - lo + 1);
+        let mut len = lo + below32(r, hi - lo + 1);
         if lo.is_power_of_two() {
             // fio aligns range sizes down to the minimum when it is a power of two.
             len &= !(lo - 1);
@@ -233,14 +233,16 @@ impl Planner {
             };
             self.next_file = if i + 1 == nfiles { 0 } else { i + 1 };
             let write = self.pick_write();
-            let want = self.pick_len();
+            // One draw per I/O: the low half picks the size, the high half the slot.
+            let r = self.rng.next_u64();
+            let want = self.pick_len(r as u32);
             let bs_min = self.p.bs_min;
             let pattern = self.p.pattern;
             let f = &mut self.files[i];
             let rel = match pattern {
                 Pattern::Random => {
                     let order = f.order.as_mut().expect("random file state has an order");
-                    let Some(slot) = order.next(&mut self.rng) else {
+                    let Some(slot) = order.next((r >> 32) as u32) else {
                         f.finished = true;
                         continue;
                     };

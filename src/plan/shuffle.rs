@@ -12,10 +12,16 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// Largest slot count served by the table (64 MiB of `u32`).
 pub const TABLE_MAX: u64 = 1 << 24;
 
-/// An unbiased-enough draw in `0..n` by multiply-shift (Lemire), no division.
+/// A draw in `0..n` by multiply-shift (Lemire), no division.
 #[inline]
 pub fn below(rng: &mut Xoshiro256PlusPlus, n: u64) -> u64 {
     ((rng.next_u64() as u128 * n as u128) >> 64) as u64
+}
+
+/// Maps a 32-bit random number into `0..n` (n ≤ 2^32) by multiply-shift.
+#[inline(always)]
+pub fn below32(r: u32, n: u64) -> u64 {
+    (r as u64 * n) >> 32
 }
 
 /// The order of slots in one loop.
@@ -66,16 +72,17 @@ impl Order {
         }
     }
 
-    /// The next slot of this loop, or `None` when every slot was handed out.
+    /// The next slot of this loop, or `None` when every slot was handed out;
+    /// `r` is a fresh 32-bit random number.
     #[inline]
-    pub fn next(&mut self, rng: &mut Xoshiro256PlusPlus) -> Option<u64> {
+    pub fn next(&mut self, r: u32) -> Option<u64> {
         match self {
             Order::Table { slots, pos } => {
                 let n = slots.len();
                 if *pos >= n {
                     return None;
                 }
-                let j = *pos + below(rng, (n - *pos) as u64) as usize;
+                let j = *pos + below32(r, (n - *pos) as u64) as usize;
                 slots.swap(*pos, j);
                 let v = slots[*pos];
                 *pos += 1;

@@ -7,14 +7,15 @@ use super::open::OpenSpec;
 use super::result::Totals;
 use super::stop::StopFlag;
 use crate::engine::Engine;
-use crate::metrics::{CpuUsage, LatencyHistogram};
+use crate::metrics::clock::now_ns;
+use crate::metrics::{CpuUsage, Recorder};
 use crate::plan::{IoUnit, Planner};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
 use std::sync::Barrier;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Everything one clone needs, prepared before the start barrier.
 pub struct Worker {
@@ -35,8 +36,8 @@ pub struct Worker {
 }
 
 #[inline]
-fn advise(fd: RawFd, io: &IoUnit, hist: &mut LatencyHistogram) {
-    let t0 = Instant::now();
+fn advise(fd: RawFd, io: &IoUnit, rec: &mut Recorder) {
+    let t0 = now_ns();
     // SAFETY: advice on an open descriptor; no memory is passed.
     unsafe {
         libc::posix_fadvise(
@@ -46,7 +47,17 @@ fn advise(fd: RawFd, io: &IoUnit, hist: &mut LatencyHistogram) {
             libc::POSIX_FADV_WILLNEED,
         )
     };
-    hist.record(t0.elapsed().as_nanos() as u64);
+    rec.record(now_ns().saturating_sub(t0));
+}
+
+/// Per-op-type recorders of one clone.
+struct Recorders {
+    read: Recorder,
+    write: Recorder,
+    advise: Recorder,
+    fsync: Recorder,
+    read_bytes: u64,
+    write_bytes: u64,
 }
 
 /// Runs the clone to its end (or until `stop`); returns its measurements and
@@ -85,16 +96,26 @@ pub fn run<E: Engine>(
     let mut window: VecDeque<IoUnit> = VecDeque::with_capacity(w.prefetch + 1);
     let mut writes_since_fsync = 0u64;
     let mut interrupted = false;
+    let mut r = Recorders {
+        read: Recorder::new(),
+        write: Recorder::new(),
+        advise: Recorder::new(),
+        fsync: Recorder::new(),
+        read_bytes: 0,
+        write_bytes: 0,
+    };
 
     start.wait();
     let cpu0 = CpuUsage::thread_now();
-    let t_start = Instant::now();
-    let deadline = w.runtime.map(|d| t_start + d);
+    let t_start = now_ns();
+    let deadline = w
+        .runtime
+        .map_or(u64::MAX, |d| t_start + d.as_nanos() as u64);
 
     if w.prefetch > 0 {
         for io in w.planner.by_ref().take(w.prefetch) {
             if !io.write {
-                advise(fds[io.file as usize], &io, &mut t.advise);
+                advise(fds[io.file as usize], &io, &mut r.advise);
             }
             window.push_back(io);
         }
@@ -108,7 +129,7 @@ pub fn run<E: Engine>(
         let io = if w.prefetch > 0 {
             if let Some(ahead) = w.planner.next() {
                 if !ahead.write {
-                    advise(fds[ahead.file as usize], &ahead, &mut t.advise);
+                    advise(fds[ahead.file as usize], &ahead, &mut r.advise);
                 }
                 window.push_back(ahead);
             }
@@ -123,9 +144,9 @@ pub fn run<E: Engine>(
             }
         };
         let fd = fds[io.file as usize];
-        let t0 = Instant::now();
+        let t0 = now_ns();
         let res = engine.submit(fd, &io, buf);
-        let t1 = Instant::now();
+        let t1 = now_ns();
         match res {
             Ok(n) if n == io.len as usize => {}
             Ok(n) => {
@@ -150,35 +171,44 @@ pub fn run<E: Engine>(
                 break;
             }
         }
-        let ns = t1.duration_since(t0).as_nanos() as u64;
-        let stats = if io.write { &mut t.write } else { &mut t.read };
-        stats.lat.record(ns);
-        stats.bytes += io.len as u64;
-        if io.write && w.fsync_every > 0 {
-            writes_since_fsync += 1;
-            if writes_since_fsync == w.fsync_every {
-                writes_since_fsync = 0;
-                let f0 = Instant::now();
-                // SAFETY: fsync on an open descriptor.
-                let rc = unsafe { libc::fsync(fd) };
-                t.fsync.record(f0.elapsed().as_nanos() as u64);
-                if rc != 0 {
-                    t.errors.push(format!(
-                        "fsync of {} failed: {}",
-                        w.paths[io.file as usize].display(),
-                        std::io::Error::last_os_error()
-                    ));
-                    break;
+        if io.write {
+            r.write.record(t1 - t0);
+            r.write_bytes += io.len as u64;
+            if w.fsync_every > 0 {
+                writes_since_fsync += 1;
+                if writes_since_fsync == w.fsync_every {
+                    writes_since_fsync = 0;
+                    let f0 = now_ns();
+                    // SAFETY: fsync on an open descriptor.
+                    let rc = unsafe { libc::fsync(fd) };
+                    r.fsync.record(now_ns() - f0);
+                    if rc != 0 {
+                        t.errors.push(format!(
+                            "fsync of {} failed: {}",
+                            w.paths[io.file as usize].display(),
+                            std::io::Error::last_os_error()
+                        ));
+                        break;
+                    }
                 }
             }
+        } else {
+            r.read.record(t1 - t0);
+            r.read_bytes += io.len as u64;
         }
-        if deadline.is_some_and(|d| t1 >= d) {
+        if t1 >= deadline {
             break;
         }
     }
 
-    t.runtime_ns = t_start.elapsed().as_nanos() as u64;
+    t.runtime_ns = now_ns() - t_start;
     t.thread_ns = t.runtime_ns;
     t.cpu = CpuUsage::thread_now().since(&cpu0);
+    t.read.lat = r.read.finish();
+    t.read.bytes = r.read_bytes;
+    t.write.lat = r.write.finish();
+    t.write.bytes = r.write_bytes;
+    t.advise = r.advise.finish();
+    t.fsync = r.fsync.finish();
     (t, interrupted)
 }
