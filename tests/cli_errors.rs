@@ -106,3 +106,45 @@ fn help_has_examples() {
         "{text}"
     );
 }
+
+#[test]
+fn no_space_during_layout_leaves_nothing_behind() {
+    let d = tempfile::tempdir().unwrap();
+    let mnt = d.path().join("small");
+    fs::create_dir(&mnt).unwrap();
+    let ok = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs", s(&mnt)])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!(
+            "SKIP no_space_during_layout_leaves_nothing_behind: cannot mount a small tmpfs (needs root)"
+        );
+        return;
+    }
+    let f = mnt.join("big");
+    let out = iolab()
+        .args([
+            "run",
+            "--name=a",
+            &format!("--filename={}", s(&f)),
+            "--size=8M",
+            "--rw=read",
+        ])
+        .output()
+        .unwrap();
+    let listing: Vec<_> = fs::read_dir(&mnt).unwrap().collect();
+    std::process::Command::new("umount")
+        .arg(s(&mnt))
+        .status()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot lay out") && err.contains("No space left on device"),
+        "{err}"
+    );
+    assert!(listing.is_empty(), "the partial file was removed");
+}
