@@ -180,7 +180,7 @@ impl Iterator for Planner {
                 return None;
             }
         }
-        let io = self.batch[self.batch_pos];
+        let io = self.batch[self.batch_pos % BATCH];
         self.batch_pos += 1;
         Some(io)
     }
@@ -193,7 +193,8 @@ impl Planner {
         while self.batch_len < BATCH {
             match self.generate() {
                 Some(io) => {
-                    self.batch[self.batch_len] = io;
+                    // `% BATCH` is free (power of two) and lets the bound check go.
+                    self.batch[self.batch_len % BATCH] = io;
                     self.batch_len += 1;
                 }
                 None => break,
@@ -201,6 +202,7 @@ impl Planner {
         }
     }
 
+    #[inline(always)]
     fn generate(&mut self) -> Option<IoUnit> {
         if self.p.number_ios.is_some_and(|n| self.issued >= n) {
             return None;
@@ -231,7 +233,9 @@ impl Planner {
                 }
                 continue;
             };
-            self.next_file = if i + 1 == nfiles { 0 } else { i + 1 };
+            if nfiles > 1 {
+                self.next_file = if i + 1 == nfiles { 0 } else { i + 1 };
+            }
             let write = self.pick_write();
             // One draw per I/O: the low half picks the size, the high half the slot.
             let r = self.rng.next_u64();
