@@ -11,17 +11,12 @@ fn keys(v: &Value) -> BTreeSet<String> {
 }
 
 fn fio_json(args: &[&str]) -> Value {
-    let out = std::process::Command::new("fio")
-        .args(args)
-        .arg("--output-format=json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeed(
+        std::process::Command::new("fio")
+            .args(args)
+            .arg("--output-format=json"),
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(&out).unwrap()
 }
 
 fn assert_superset(ours: &Value, fio: &Value, what: &str) {

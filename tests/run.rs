@@ -8,8 +8,8 @@ use std::fs;
 fn randread_json_is_fio_shaped_and_consistent() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("F");
-    let out = iolab()
-        .args([
+    let stdout = succeed(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab")).args([
             "run",
             "--name=t",
             &format!("--filename={}", s(&f)),
@@ -17,13 +17,7 @@ fn randread_json_is_fio_shaped_and_consistent() {
             "--rw=randread",
             "--bs=4k",
             "--output-format=json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ]),
     );
     // python3 -m json.tool accepts it: stdout is pure JSON.
     let mut py = std::process::Command::new("python3")
@@ -33,12 +27,12 @@ fn randread_json_is_fio_shaped_and_consistent() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    py.stdin.take().unwrap().write_all(&out.stdout).unwrap();
+    py.stdin.take().unwrap().write_all(&stdout).unwrap();
     assert!(
         py.wait().unwrap().success(),
         "json.tool rejected the output"
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     let r = &v["jobs"][0]["read"];
     assert_eq!(r["io_bytes"], 64 << 20);
     assert_eq!(

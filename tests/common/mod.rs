@@ -10,24 +10,27 @@ pub fn iolab() -> Command {
     Command::cargo_bin("iolab").expect("iolab binary")
 }
 
-/// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
-pub fn run_json(args: &[&str]) -> Value {
-    let out = iolab()
-        .arg("run")
-        .args(args)
-        .arg("--output-format=json")
-        .output()
-        .expect("run iolab");
+/// Runs `cmd`, asserts it succeeded (showing its stderr if not), returns stdout.
+pub fn succeed(cmd: &mut std::process::Command) -> Vec<u8> {
+    let out = cmd.output().expect("start command");
     assert!(
         out.status.success(),
-        "iolab failed: {}\n{}",
+        "{cmd:?} failed: {}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    out.stdout
+}
+
+/// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
+pub fn run_json(args: &[&str]) -> Value {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+    cmd.arg("run").args(args).arg("--output-format=json");
+    let out = succeed(&mut cmd);
+    serde_json::from_slice(&out).unwrap_or_else(|e| {
         panic!(
             "stdout is not JSON ({e}):\n{}",
-            String::from_utf8_lossy(&out.stdout)
+            String::from_utf8_lossy(&out)
         )
     })
 }
