@@ -17,6 +17,9 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
+    /// An outside tool iolab drives (perf) failed or is missing.
+    #[error("{0}")]
+    Tool(String),
     /// Stopped by the user (SIGINT) before anything could be measured.
     #[error("interrupted")]
     Interrupted,

@@ -1,13 +1,16 @@
+#![recursion_limit = "256"]
 //! iolab: a laboratory for I/O effects.
 //!
 //! The library measures and returns data; it never prints. Data flows
 //! `spec` (job input) → `plan` (offsets) → `runner` (threads, cache, repeats)
 //! → `engine` (syscalls), measured by `metrics`, and shown by `render`.
 
+pub mod counters;
 pub mod engine;
 pub mod error;
 pub mod metrics;
 pub mod plan;
+pub mod profile;
 pub mod render;
 pub mod runner;
 pub mod spec;

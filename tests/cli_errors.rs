@@ -23,8 +23,8 @@ fn bad_input_errors() {
         &["unknown option 'blocksiz'", "did you mean 'blocksize'"],
     );
     one_line(
-        &["--name=a", &fa, "--iodepth=4"],
-        &["fio option 'iodepth' is not supported by iolab yet"],
+        &["--name=a", &fa, "--iodepth_low=4"],
+        &["fio option 'iodepth_low' is not supported by iolab yet"],
     );
     one_line(
         &["--name=a", &fa, "--size=10q"],

@@ -1,7 +1,8 @@
 //! `iolab run`: fio's command line and job files, iolab's output.
 
+use iolab::profile::Profiler;
 use iolab::render::{OutputFormat, exporter};
-use iolab::runner::{self, RunOptions, StopFlag};
+use iolab::runner::{self, Observer, RunOptions, StopFlag};
 use iolab::{Error, spec};
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,6 +17,9 @@ Supported options: docs/fio-compat.md. iolab's own job keys:
 
 Examples:
   iolab run --name=t --filename=/tmp/f --size=64M --rw=randread --bs=4k
+  iolab run --name=q --filename=/data/f --size=1G --rw=randread --bs=4k \
+            --ioengine=io_uring --iodepth=32 --direct=1 --runtime=10s
+  iolab run --flamegraph read.svg --name=c --filename=/tmp/f --size=1G --rw=read
   iolab run --name=p --filename=/data/big --size=1G --rw=randread --bs=8k \\
             --number_ios=20000 --prefetch=20 --cache=cold
   iolab run job.fio --output-format=json --output=result.json
@@ -41,13 +45,16 @@ pub struct RunArgs {
     /// With cache=cold, also drop the whole page cache (needs root).
     #[arg(long)]
     pub drop_caches: bool,
+    /// Sample the timed part of the run with perf and write an SVG flamegraph to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub flamegraph: Option<PathBuf>,
     /// Job files and fio job options (--name=..., --rw=..., ...).
     #[arg(value_name = "JOB", allow_hyphen_values = true)]
     pub jobs: Vec<String>,
 }
 
 /// iolab's own flags of `run` (those clap parses); everything else is a job option.
-const OWN_VALUED: &[&str] = &["--output-format", "--output"];
+const OWN_VALUED: &[&str] = &["--output-format", "--output", "--flamegraph"];
 const OWN_FLAGS: &[&str] = &["--allow-overwrite", "--drop-caches", "--help", "-h"];
 
 /// Splits `run`'s arguments into iolab's own and the job's, keeping order.
@@ -83,17 +90,9 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
         Err(e) => return super::fail(e, 2),
     };
     if let Some(out) = &args.output
-        && let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
-        && !dir.is_dir()
+        && let Err(m) = check_out_dir("--output", out)
     {
-        return super::fail(
-            format!(
-                "--output {}: directory {} does not exist",
-                out.display(),
-                dir.display()
-            ),
-            2,
-        );
+        return super::fail(m, 2);
     }
     let stop = StopFlag::new();
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -105,7 +104,17 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
         allow_overwrite: args.allow_overwrite,
         drop_caches: args.drop_caches,
     };
-    let result = match runner::run(jobs, &opts, &stop) {
+    if let Some(svg) = &args.flamegraph
+        && let Err(m) = check_out_dir("--flamegraph", svg)
+    {
+        return super::fail(m, 2);
+    }
+    let title = format!("iolab run {}", job_args.join(" "));
+    let mut flame = Flame {
+        profiler: None,
+        wanted: args.flamegraph.is_some(),
+    };
+    let result = match runner::run_observed(jobs, &opts, &stop, &mut flame) {
         Ok(r) => r,
         Err(Error::Interrupted) => {
             eprintln!("iolab: interrupted before any I/O was measured");
@@ -120,6 +129,21 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
     let text = exporter(args.output_format).render(&result);
     if let Err(e) = emit(&text, args.output.as_deref()) {
         return super::fail(e, 1);
+    }
+    if let (Some(p), Some(svg)) = (flame.profiler.take(), &args.flamegraph) {
+        match p.finish(svg, &title) {
+            Ok(n) => eprintln!(
+                "iolab: flamegraph ({n} distinct stacks) written to {}",
+                svg.display()
+            ),
+            Err(e) => return super::fail(format!("--flamegraph: {e}"), 1),
+        }
+    }
+    for (path, body) in iolab::render::fio_logs::render(&result) {
+        match std::fs::write(&path, body) {
+            Ok(()) => eprintln!("iolab: wrote {}", path.display()),
+            Err(e) => return super::fail(format!("cannot write log {}: {e}", path.display()), 1),
+        }
     }
     let errors: Vec<String> = result
         .repetitions
@@ -138,6 +162,33 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
         return 1;
     }
     0
+}
+
+/// Profiles the timed part of the run when --flamegraph is given.
+struct Flame {
+    profiler: Option<Profiler>,
+    wanted: bool,
+}
+
+impl Observer for Flame {
+    fn timed_start(&mut self) -> Result<(), String> {
+        if self.wanted {
+            self.profiler = Some(Profiler::start().map_err(|e| format!("--flamegraph: {e}"))?);
+        }
+        Ok(())
+    }
+}
+
+/// The directory of an output file must exist.
+fn check_out_dir(opt: &str, out: &std::path::Path) -> Result<(), String> {
+    match out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(format!(
+            "{opt} {}: directory {} does not exist",
+            out.display(),
+            dir.display()
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn emit(text: &str, out: Option<&std::path::Path>) -> Result<(), String> {

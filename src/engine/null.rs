@@ -1,6 +1,6 @@
 //! `null`: no I/O; every I/O completes at once. Measures iolab's own cost.
 
-use super::Engine;
+use super::{Engine, Queued};
 use crate::plan::IoUnit;
 use std::os::fd::RawFd;
 
@@ -14,7 +14,13 @@ impl Engine for NullEngine {
     }
 
     #[inline]
-    fn submit(&mut self, _fd: RawFd, io: &IoUnit, _buf: &mut [u8]) -> std::io::Result<usize> {
-        Ok(io.len as usize)
+    fn queue(
+        &mut self,
+        _tag: u32,
+        _fd: RawFd,
+        io: &IoUnit,
+        _buf: &mut [u8],
+    ) -> std::io::Result<Queued> {
+        Ok(Queued::Done(io.len as usize))
     }
 }

@@ -1,6 +1,6 @@
 //! `psync`: `pread(2)` / `pwrite(2)`.
 
-use super::{Engine, check};
+use super::{Engine, Queued, check};
 use crate::plan::IoUnit;
 use std::os::fd::RawFd;
 
@@ -14,7 +14,13 @@ impl Engine for PsyncEngine {
     }
 
     #[inline]
-    fn submit(&mut self, fd: RawFd, io: &IoUnit, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn queue(
+        &mut self,
+        _tag: u32,
+        fd: RawFd,
+        io: &IoUnit,
+        buf: &mut [u8],
+    ) -> std::io::Result<Queued> {
         let len = io.len as usize;
         debug_assert!(buf.len() >= len);
         // Raw syscalls: glibc's wrappers are cancellation points that cost
@@ -27,6 +33,6 @@ impl Engine for PsyncEngine {
         // SAFETY: `buf` is valid for `len` bytes (the runner sizes buffers to
         // the job's largest I/O); the kernel reads or writes at most `len`.
         let rc = unsafe { libc::syscall(nr, fd, buf.as_mut_ptr(), len, io.offset as libc::off_t) };
-        check(rc as isize)
+        check(rc as isize).map(Queued::Done)
     }
 }

@@ -1,6 +1,6 @@
 //! `sync`: `lseek(2)` then `read(2)` / `write(2)`.
 
-use super::{Engine, check};
+use super::{Engine, Queued, check};
 use crate::plan::IoUnit;
 use std::os::fd::RawFd;
 
@@ -13,7 +13,13 @@ impl Engine for SyncEngine {
         "sync"
     }
 
-    fn submit(&mut self, fd: RawFd, io: &IoUnit, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn queue(
+        &mut self,
+        _tag: u32,
+        fd: RawFd,
+        io: &IoUnit,
+        buf: &mut [u8],
+    ) -> std::io::Result<Queued> {
         let len = io.len as usize;
         debug_assert!(buf.len() >= len);
         // SAFETY: lseek on a descriptor the runner owns; `buf` is valid for
@@ -28,7 +34,7 @@ impl Engine for SyncEngine {
                 libc::SYS_read
             };
             let rc = libc::syscall(nr, fd, buf.as_mut_ptr(), len);
-            check(rc as isize)
+            check(rc as isize).map(Queued::Done)
         }
     }
 }

@@ -43,8 +43,7 @@ impl Recorder {
     #[inline(always)]
     pub fn record(&mut self, ns: u64) {
         let v = ns.min(MAX_NS);
-        let mag = (63 - (v | (SUB as u64 - 1)).leading_zeros()) as usize - 10;
-        let idx = mag * SUB + (v >> mag) as usize;
+        let idx = bucket_index(v);
         // idx < MAGS * SUB because v <= MAX_NS < 2^42.
         self.counts[idx] += 1;
         self.count += 1;
@@ -59,17 +58,59 @@ impl Recorder {
         self.count
     }
 
+    /// Sum of the samples in ns.
+    pub fn sum(&self) -> u128 {
+        self.sum
+    }
+
+    /// Appends `(bucket, count)` for every bucket whose count grew since
+    /// `prev` (the counts at the previous call, updated here): the samples of
+    /// one interval, without any per-sample cost.
+    pub fn delta_since(&self, prev: &mut Vec<u64>, out: &mut Vec<(u32, u32)>) {
+        if self.count == 0 {
+            return;
+        }
+        let lo = bucket_index(self.min);
+        let hi = bucket_index(self.max) + 1;
+        if prev.len() < hi {
+            prev.resize(hi, 0);
+        }
+        for (i, (&c, p)) in self.counts[lo..hi]
+            .iter()
+            .zip(&mut prev[lo..hi])
+            .enumerate()
+        {
+            if c != *p {
+                out.push(((lo + i) as u32, (c - *p) as u32));
+                *p = c;
+            }
+        }
+    }
+
     /// The samples as a [`LatencyHistogram`].
     pub fn finish(&self) -> LatencyHistogram {
         let mut h = LatencyHistogram::new();
         for (idx, &c) in self.counts.iter().enumerate() {
             if c > 0 {
-                let mag = idx / SUB;
-                let low = ((idx % SUB) as u64) << mag;
-                h.record_bucket(low, c);
+                h.record_bucket(bucket_range(idx as u32).0, c);
             }
         }
         h.set_moments(self.count, self.sum, self.sum_sq, self.min, self.max);
         h
     }
+}
+
+/// The bucket of a value (ns, at most `MAX_NS`).
+#[inline(always)]
+fn bucket_index(v: u64) -> usize {
+    let mag = (63 - (v | (SUB as u64 - 1)).leading_zeros()) as usize - 10;
+    mag * SUB + (v >> mag) as usize
+}
+
+/// The lowest and highest value of bucket `idx` (as from [`Recorder::delta_since`]).
+pub fn bucket_range(idx: u32) -> (u64, u64) {
+    let idx = idx as usize;
+    let mag = idx / SUB;
+    let low = ((idx % SUB) as u64) << mag;
+    (low, low + (1u64 << mag) - 1)
 }

@@ -3,6 +3,7 @@
 //! for what fio lacks. `json+` adds the histogram `bins` like fio's json+.
 
 use super::Exporter;
+use crate::counters::{CounterDelta, DiskDelta};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
@@ -72,8 +73,8 @@ fn dir_obj(t: &Totals, s: &OpStats, bins: bool) -> Value {
         "total_ios": s.ios(),
         "short_ios": 0,
         "drop_ios": 0,
-        "slat_ns": zero,
-        "clat_ns": lat_obj(&s.lat, true, bins),
+        "slat_ns": if s.slat.count() > 0 { lat_obj(&s.slat, false, false) } else { zero },
+        "clat_ns": lat_obj(s.clat_or_lat(), true, bins),
         "lat_ns": lat_obj(&s.lat, true, false),
         "bw_min": (bw / 1024.0) as u64,
         "bw_max": (bw / 1024.0) as u64,
@@ -92,8 +93,8 @@ fn dir_obj(t: &Totals, s: &OpStats, bins: bool) -> Value {
 /// fio's latency distribution maps (`latency_ns`, `latency_us`,
 /// `latency_ms`): percent of I/Os with latency up to each bound.
 fn latency_dists(t: &Totals) -> (Value, Value, Value) {
-    let mut all = t.read.lat.clone();
-    all.merge(&t.write.lat);
+    let mut all = t.read.clat_or_lat().clone();
+    all.merge(t.write.clat_or_lat());
     let bins = all.bins();
     let total = all.count().max(1) as f64;
     let edges = [2u64, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
@@ -137,7 +138,7 @@ impl Json {
             "timestamp_ms": r.started_unix * 1000,
             "time": time,
             "jobs": jobs,
-            "disk_util": [],
+            "disk_util": disk_util(r),
             "iolab": {
                 "version": env!("CARGO_PKG_VERSION"),
                 "interrupted": r.interrupted,
@@ -174,6 +175,7 @@ impl Json {
                     "sys_cpu": rt.sys_cpu(),
                     "cache_before": rep.map(|x| cache_list(&x.cache_before[e.job])).unwrap_or(Value::Null),
                     "cache_after": rep.map(|x| cache_list(&x.cache_after[e.job])).unwrap_or(Value::Null),
+                    "counters": rep.map(|x| counters_obj(&x.counters, None)).unwrap_or(Value::Null),
                 })
             })
             .collect();
@@ -209,7 +211,7 @@ impl Json {
             "ctx": t.cpu.ctx,
             "majf": t.cpu.majf,
             "minf": t.cpu.minf,
-            "iodepth_level": {"1": 100.0, "2": 0.0, "4": 0.0, "8": 0.0, "16": 0.0, "32": 0.0, ">=64": 0.0},
+            "iodepth_level": iodepth_level(job.iodepth, job.engine.is_async()),
             "iodepth_submit": {"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0},
             "iodepth_complete": {"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0},
             "latency_ns": lns,
@@ -238,6 +240,9 @@ impl Json {
                     "advise": log2(&t.advise),
                     "fsync": log2(&t.fsync),
                 },
+                "iodepth": job.iodepth,
+                "counters": counters_obj(&job_counters(r, e.job), Some(job_cache(r, e.job))),
+                "time_series": time_series(t, job.logs.avg_msec),
                 "repetitions": reps,
                 "first_run_effect": e.first_run,
                 "errors": t.errors,
@@ -255,6 +260,137 @@ fn rep_dir(t: &Totals, s: &OpStats) -> Value {
         "clat_mean_ns": s.lat.mean(),
         "clat_p50_ns": s.lat.percentile(50.0),
         "clat_p99_ns": s.lat.percentile(99.0),
+    })
+}
+
+/// fio's `iodepth_level`: all I/Os at the job's depth bucket.
+fn iodepth_level(depth: u32, is_async: bool) -> Value {
+    let d = if is_async { depth } else { 1 };
+    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let at = match d {
+        1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    };
+    keys.iter()
+        .enumerate()
+        .map(|(i, k)| (k.to_string(), json!(if i == at { 100.0 } else { 0.0 })))
+        .collect::<Map<_, _>>()
+        .into()
+}
+
+/// The counters of the repetitions job `j` took part in, added up.
+fn job_counters(r: &RunResult, j: usize) -> CounterDelta {
+    let mut c = CounterDelta::default();
+    for rep in r.repetitions.iter().take(r.jobs[j].repeat as usize) {
+        c.add(&rep.counters);
+    }
+    c
+}
+
+/// Cache state of job `j`'s files before its first and after its last repetition.
+fn job_cache(r: &RunResult, j: usize) -> Value {
+    let reps: Vec<_> = r
+        .repetitions
+        .iter()
+        .take(r.jobs[j].repeat as usize)
+        .collect();
+    let (Some(first), Some(last)) = (reps.first(), reps.last()) else {
+        return Value::Null;
+    };
+    let source = first.cache_before[j]
+        .iter()
+        .find_map(|f| f.state.as_ref().map(|s| s.source))
+        .unwrap_or("cachestat");
+    let files: Vec<Value> = first.cache_before[j]
+        .iter()
+        .zip(&last.cache_after[j])
+        .map(|(b, a)| json!({"path": b.path, "before": b.state, "after": a.state}))
+        .collect();
+    json!({"source": if source == "cachestat" { "cachestat(2)" } else { "mincore(2)" }, "files": files})
+}
+
+/// `iolab.counters`: every source named.
+pub fn counters_obj(c: &CounterDelta, cache: Option<Value>) -> Value {
+    let disks: Vec<Value> = c
+        .disks
+        .iter()
+        .map(|d| {
+            let mut v = serde_json::to_value(d).expect("serialisable");
+            let io: Map<String, Value> = DiskDelta::IOSTAT_ORDER
+                .iter()
+                .map(|k| (k.to_string(), json!(d.iostat()[k])))
+                .collect();
+            v["iostat"] = Value::Object(io);
+            v
+        })
+        .collect();
+    let with_source = |src: &str, m: &std::collections::BTreeMap<String, u64>| {
+        let mut o = Map::new();
+        o.insert("source".into(), json!(src));
+        o.extend(m.iter().map(|(k, v)| (k.clone(), json!(v))));
+        Value::Object(o)
+    };
+    let mut o = Map::new();
+    o.insert("elapsed_ns".into(), json!(c.elapsed_ns));
+    o.insert("disks".into(), json!(disks));
+    o.insert(
+        "process_io".into(),
+        with_source("/proc/self/io", &c.proc_io),
+    );
+    o.insert(
+        "rusage".into(),
+        with_source("getrusage(RUSAGE_SELF)", &c.rusage),
+    );
+    o.insert("vmstat".into(), with_source("/proc/vmstat", &c.vmstat));
+    if let Some(cache) = cache {
+        o.insert("cachestat".into(), cache);
+    }
+    o.insert("zfs_arc".into(), json!(c.arc));
+    Value::Object(o)
+}
+
+/// fio's top-level `disk_util[]`: every disk over the whole run.
+fn disk_util(r: &RunResult) -> Value {
+    let mut c = CounterDelta::default();
+    for rep in &r.repetitions {
+        c.add(&rep.counters);
+    }
+    c.disks.iter().map(|d| d.fio_disk_util()).collect()
+}
+
+/// `iolab.time_series`: per interval IOPS, bandwidth and latency.
+fn time_series(t: &Totals, avg_msec: u64) -> Value {
+    let dir = |d: &crate::runner::series::IntervalDir, len_ms: u64| {
+        let s = len_ms as f64 / 1000.0;
+        json!({
+            "ios": d.ios,
+            "iops": d.ios as f64 / s,
+            "bw_bytes": d.bytes as f64 / s,
+            "lat_mean_ns": d.mean(d.lat_sum),
+            "clat_p50_ns": d.clat_percentile(50.0),
+            "clat_p99_ns": d.clat_percentile(99.0),
+        })
+    };
+    let intervals: Vec<Value> = t
+        .series
+        .iter()
+        .map(|iv| {
+            json!({
+                "t_ms": iv.end_ms,
+                "len_ms": iv.len_ms,
+                "read": dir(&iv.dirs[0], iv.len_ms),
+                "write": dir(&iv.dirs[1], iv.len_ms),
+            })
+        })
+        .collect();
+    json!({
+        "interval_ms": if avg_msec > 0 { avg_msec } else { 1000 },
+        "intervals": intervals,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Turning a `RunResult` into text: one exporter per output format, behind
 //! one trait. Exporters return strings; the CLI decides where they go.
 
+pub mod fio_logs;
 pub mod format;
 pub mod json;
 pub mod log2;

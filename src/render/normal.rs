@@ -4,6 +4,7 @@
 use super::Exporter;
 use super::format::{bytes_iec, bytes_si, si};
 use super::log2;
+use crate::counters::{CounterDelta, DiskDelta};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
@@ -69,6 +70,11 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
     for err in &t.errors {
         let _ = writeln!(out, "  error        : {err}");
     }
+    let mut c = CounterDelta::default();
+    for rep in r.repetitions.iter().take(job.repeat as usize) {
+        c.add(&rep.counters);
+    }
+    counters(out, &c);
     for (i, rep) in r.repetitions.iter().enumerate().take(e.reps.len()) {
         let before = &rep.cache_before[e.job];
         let after = &rep.cache_after[e.job];
@@ -108,8 +114,8 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
     }
     out.push('\n');
     for (name, h) in [
-        ("read", &t.read.lat),
-        ("write", &t.write.lat),
+        ("read", t.read.clat_or_lat()),
+        ("write", t.write.clat_or_lat()),
         ("advise", &t.advise),
         ("fsync", &t.fsync),
     ] {
@@ -117,6 +123,63 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
             out.push_str(&log2::render(&format!("{name} latency (ns)"), h));
             out.push('\n');
         }
+    }
+}
+
+/// What the kernel counted: iostat's columns per disk, logical vs physical
+/// bytes, faults and reclaim.
+fn counters(out: &mut String, c: &CounterDelta) {
+    for d in &c.disks {
+        let io = d.iostat();
+        let via = if d.disk.via.is_empty() {
+            String::new()
+        } else {
+            format!(" (via {})", d.disk.via.join(" -> "))
+        };
+        let _ = writeln!(out, "  disk {}{via} [/proc/diskstats]:", d.disk.name);
+        let head: Vec<String> = DiskDelta::IOSTAT_ORDER
+            .iter()
+            .map(|k| format!("{k:>9}"))
+            .collect();
+        let vals: Vec<String> = DiskDelta::IOSTAT_ORDER
+            .iter()
+            .map(|k| format!("{:>9.2}", io[k]))
+            .collect();
+        let _ = writeln!(out, "    {}", head.join(""));
+        let _ = writeln!(out, "    {}", vals.join(""));
+        let _ = writeln!(
+            out,
+            "    reads={} writes={} (completed by the device)",
+            d.read_ios, d.write_ios
+        );
+    }
+    let g = |m: &std::collections::BTreeMap<String, u64>, k: &str| m.get(k).copied().unwrap_or(0);
+    if !c.proc_io.is_empty() {
+        let _ = writeln!(
+            out,
+            "  process I/O [/proc/self/io]: logical read {} (rchar), physical read {} (read_bytes), logical write {}, physical write {}",
+            bytes_iec(g(&c.proc_io, "rchar") as f64),
+            bytes_iec(g(&c.proc_io, "read_bytes") as f64),
+            bytes_iec(g(&c.proc_io, "wchar") as f64),
+            bytes_iec(g(&c.proc_io, "write_bytes") as f64),
+        );
+    }
+    if !c.vmstat.is_empty() {
+        let _ = writeln!(
+            out,
+            "  vm [/proc/vmstat]: pgpgin={} KiB, pgmajfault={}, workingset_refault_file={}, pgsteal={}",
+            g(&c.vmstat, "pgpgin"),
+            g(&c.vmstat, "pgmajfault"),
+            g(&c.vmstat, "workingset_refault_file"),
+            g(&c.vmstat, "pgsteal_kswapd") + g(&c.vmstat, "pgsteal_direct"),
+        );
+    }
+    if let Some(a) = &c.arc {
+        let _ = writeln!(
+            out,
+            "  ZFS ARC [{}]: hits={}, misses={}, hit ratio {:.1}%",
+            a.source, a.hits, a.misses, a.hit_ratio
+        );
     }
 }
 
@@ -144,11 +207,17 @@ fn direction(out: &mut String, name: &str, t: &Totals, s: &OpStats) {
         bytes_iec(s.bytes as f64),
         t.runtime_ns / 1_000_000
     );
-    lat_line(out, "clat", &s.lat);
+    if s.slat.count() > 0 {
+        lat_line(out, "slat", &s.slat);
+    }
+    lat_line(out, "clat", s.clat_or_lat());
+    if s.clat.count() > 0 {
+        lat_line(out, " lat", &s.lat);
+    }
     let _ = writeln!(out, "    clat percentiles (nsec):");
     let cells: Vec<String> = FIO_PERCENTILES
         .iter()
-        .map(|&p| format!("{:5.2}th=[{:>6}]", p, s.lat.percentile(p)))
+        .map(|&p| format!("{:5.2}th=[{:>6}]", p, s.clat_or_lat().percentile(p)))
         .collect();
     for row in cells.chunks(4) {
         let _ = writeln!(out, "     | {}", row.join(", "));

@@ -22,6 +22,21 @@ impl AlignedBuf {
         AlignedBuf { ptr, layout }
     }
 
+    /// Address of the first byte.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    /// Length in bytes (a multiple of 4096).
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    /// True never: a buffer has at least one page.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
     /// The whole buffer.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: ptr is valid for layout.size() bytes and uniquely borrowed.

@@ -4,15 +4,21 @@
 pub mod buffer;
 pub mod cache;
 pub mod files;
+mod lookahead;
 pub mod open;
+mod queued;
 pub mod result;
+pub mod series;
 pub mod stop;
 pub mod worker;
 
 pub use result::{CloneRun, FirstRunEffect, OpStats, Repetition, ReportEntry, RunResult, Totals};
 pub use stop::StopFlag;
 
-use crate::engine::{NullEngine, PsyncEngine, SyncEngine};
+use crate::counters::{self, Snapshot};
+use crate::engine::{
+    LibaioEngine, MmapEngine, NullEngine, PsyncEngine, SyncEngine, UringEngine, uring::UringOptions,
+};
 use crate::error::{Error, Result};
 use crate::plan::{PlanParams, Planner, Region};
 use crate::spec::{EngineKind, JobSpec};
@@ -31,6 +37,23 @@ pub struct RunOptions {
     /// With `cache=cold`, also drop the whole page cache (root only).
     pub drop_caches: bool,
 }
+
+/// Told when the timed part of a run starts and ends (after layout, around
+/// all repetitions), e.g. to profile exactly that part.
+pub trait Observer {
+    /// Right before the first repetition; an error stops the run before
+    /// any I/O is timed.
+    fn timed_start(&mut self) -> std::result::Result<(), String> {
+        Ok(())
+    }
+    /// Right after the last repetition.
+    fn timed_end(&mut self) {}
+}
+
+/// An observer that does nothing.
+pub struct NoObserver;
+
+impl Observer for NoObserver {}
 
 /// A clone's file with its region.
 #[derive(Debug, Clone)]
@@ -159,6 +182,81 @@ fn check_open(job: &JobSpec, path: &Path) -> Result<()> {
     })
 }
 
+/// A constructed engine of any kind, made before the threads start so a
+/// refused setup (e.g. `sqthread_poll`) is an error, not a dead clone.
+enum AnyEngine {
+    Psync,
+    Sync,
+    Null,
+    Mmap,
+    Uring(Box<UringEngine>),
+    Libaio(LibaioEngine),
+}
+
+impl AnyEngine {
+    fn new(job: &JobSpec) -> Result<AnyEngine> {
+        Ok(match job.engine {
+            EngineKind::Psync => AnyEngine::Psync,
+            EngineKind::Sync => AnyEngine::Sync,
+            EngineKind::Null => AnyEngine::Null,
+            EngineKind::Mmap => AnyEngine::Mmap,
+            EngineKind::IoUring => AnyEngine::Uring(Box::new(
+                UringEngine::new(UringOptions {
+                    iodepth: job.iodepth,
+                    fixedbufs: job.fixedbufs,
+                    registerfiles: job.registerfiles,
+                    sqthread_poll: job.sqthread_poll,
+                    hipri: job.hipri,
+                })
+                .map_err(|m| Error::Input(format!("job '{}': {m}", job.name)))?,
+            )),
+            EngineKind::Libaio => AnyEngine::Libaio(LibaioEngine::new(job.iodepth).map_err(|e| {
+                Error::Input(format!(
+                    "job '{}': ioengine=libaio: io_setup({}) failed: {e} (see /proc/sys/fs/aio-max-nr)",
+                    job.name, job.iodepth
+                ))
+            })?),
+        })
+    }
+
+    fn run(self, w: worker::Worker, start: &Barrier, stop: &StopFlag) -> (Totals, bool) {
+        match self {
+            AnyEngine::Psync => worker::run(w, PsyncEngine, start, stop),
+            AnyEngine::Sync => worker::run(w, SyncEngine, start, stop),
+            AnyEngine::Null => worker::run(w, NullEngine, start, stop),
+            AnyEngine::Mmap => worker::run(w, MmapEngine::default(), start, stop),
+            AnyEngine::Uring(e) => worker::run(w, *e, start, stop),
+            AnyEngine::Libaio(e) => worker::run(w, e, start, stop),
+        }
+    }
+}
+
+/// Warnings about settings that run but do not do what they may suggest.
+fn engine_warnings(job: &JobSpec) -> Vec<String> {
+    let mut w = Vec::new();
+    if job.iodepth > 1 && !job.engine.is_async() {
+        w.push(format!(
+            "job '{}': iodepth={} has no effect with ioengine={} (each I/O completes before the next is issued)",
+            job.name,
+            job.iodepth,
+            job.engine.name()
+        ));
+    }
+    if job.engine == EngineKind::Libaio && !job.direct {
+        w.push(format!(
+            "job '{}': ioengine=libaio without direct=1 is synchronous (buffered AIO completes inside io_submit); set direct=1 for real queue depth",
+            job.name
+        ));
+    }
+    if job.engine == EngineKind::Mmap && job.direct {
+        w.push(format!(
+            "job '{}': direct=1 has no effect on ioengine=mmap (the mapping always goes through the page cache)",
+            job.name
+        ));
+    }
+    w
+}
+
 /// Distinct (path, region) pairs of a job over all its clones.
 fn job_regions(clones: &[Vec<CloneFile>]) -> Vec<(PathBuf, Region)> {
     let mut m: BTreeMap<PathBuf, Region> = BTreeMap::new();
@@ -168,17 +266,18 @@ fn job_regions(clones: &[Vec<CloneFile>]) -> Vec<(PathBuf, Region)> {
     m.into_iter().collect()
 }
 
-/// Runs `jobs`: all clones of all jobs together, `repeat` times.
-pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<RunResult> {
-    let started_unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let layout = prepare(&jobs, opts, stop)?;
-    let mut warnings = Vec::new();
+/// The repetitions of a run: cache state, start every clone together, collect.
+fn repetitions_loop(
+    jobs: &[JobSpec],
+    layout: &[Vec<Vec<CloneFile>>],
+    disks: &[counters::Disk],
+    opts: &RunOptions,
+    stop: &StopFlag,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Repetition>, bool)> {
     let mut repetitions = Vec::new();
     let mut interrupted = false;
     let reps = jobs.iter().map(|j| j.repeat).max().unwrap_or(1);
-
     for rep in 0..reps {
         if stop.is_set() {
             interrupted = true;
@@ -207,6 +306,18 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
         let mut workers = Vec::new();
         for &j in &active {
             let job = &jobs[j];
+            let series_ms = Some(if job.logs.avg_msec > 0 {
+                job.logs.avg_msec
+            } else {
+                1000
+            });
+            let hist_ms = (job.logs.hist.is_some() && Some(job.logs.hist_msec) != series_ms)
+                .then_some(job.logs.hist_msec);
+            let depth = if job.engine.is_async() {
+                job.iodepth as usize
+            } else {
+                1
+            };
             for (c, cfiles) in layout[j].iter().enumerate() {
                 for f in cfiles {
                     check_open(job, &f.path)?;
@@ -214,6 +325,7 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
                 workers.push((
                     j,
                     c as u32,
+                    AnyEngine::new(job)?,
                     worker::Worker {
                         open: OpenSpec::of(job),
                         paths: cfiles.iter().map(|f| f.path.clone()).collect(),
@@ -221,26 +333,29 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
                         prefetch: job.prefetch as usize,
                         fsync_every: job.fsync,
                         runtime: job.runtime_us.map(Duration::from_micros),
-                        buf: AlignedBuf::new(job.bs_max as usize),
+                        bufs: (0..depth)
+                            .map(|_| AlignedBuf::new(job.bs_max as usize))
+                            .collect(),
+                        batch_submit: job.iodepth_batch_submit.min(job.iodepth) as usize,
+                        complete_min: job.iodepth_batch_complete_min.min(job.iodepth) as usize,
+                        series_ms,
+                        hist_ms,
+                        per_io_log: job.logs.per_io(),
                     },
                 ));
             }
         }
         let barrier = Barrier::new(workers.len());
+        let before = Snapshot::take(disks);
         let clones: Vec<CloneRun> = std::thread::scope(|s| {
             let handles: Vec<_> = workers
                 .into_iter()
-                .map(|(j, c, w)| {
+                .map(|(j, c, engine, w)| {
                     let barrier = &barrier;
-                    let engine = jobs[j].engine;
                     std::thread::Builder::new()
                         .name(format!("{}.{c}", jobs[j].name))
                         .spawn_scoped(s, move || {
-                            let (totals, intr) = match engine {
-                                EngineKind::Psync => worker::run(w, PsyncEngine, barrier, stop),
-                                EngineKind::Sync => worker::run(w, SyncEngine, barrier, stop),
-                                EngineKind::Null => worker::run(w, NullEngine, barrier, stop),
-                            };
+                            let (totals, intr) = engine.run(w, barrier, stop);
                             CloneRun {
                                 job: j,
                                 clone: c,
@@ -256,6 +371,7 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
                 .map(|h| h.join().expect("worker thread panicked"))
                 .collect()
         });
+        let counters = before.delta(&Snapshot::take(disks));
         let mut cache_after = vec![Vec::new(); jobs.len()];
         for &j in &active {
             cache_after[j] = job_regions(&layout[j])
@@ -270,6 +386,7 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
             clones,
             cache_before,
             cache_after,
+            counters,
         });
         if rep_interrupted {
             interrupted = true;
@@ -280,6 +397,37 @@ pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<Run
         }
     }
 
+    Ok((repetitions, interrupted))
+}
+
+/// Runs `jobs`: all clones of all jobs together, `repeat` times.
+pub fn run(jobs: Vec<JobSpec>, opts: &RunOptions, stop: &StopFlag) -> Result<RunResult> {
+    run_observed(jobs, opts, stop, &mut NoObserver)
+}
+
+/// [`run`], telling `obs` when the timed part starts and ends.
+pub fn run_observed(
+    jobs: Vec<JobSpec>,
+    opts: &RunOptions,
+    stop: &StopFlag,
+    obs: &mut dyn Observer,
+) -> Result<RunResult> {
+    let started_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let layout = prepare(&jobs, opts, stop)?;
+    let mut warnings: Vec<String> = jobs.iter().flat_map(engine_warnings).collect();
+    let all_files: Vec<PathBuf> = layout
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|f| f.path.clone())
+        .collect();
+    let disks = counters::disks_of(&all_files);
+    obs.timed_start().map_err(Error::Tool)?;
+    let r = repetitions_loop(&jobs, &layout, &disks, opts, stop, &mut warnings);
+    obs.timed_end();
+    let (repetitions, interrupted) = r?;
     for (j, job) in jobs.iter().enumerate() {
         if job.unlink {
             for (path, _) in job_regions(&layout[j]) {

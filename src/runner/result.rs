@@ -2,6 +2,8 @@
 //! (clones of one repetition run in parallel; repetitions add up in time).
 
 use super::cache::FileCache;
+use super::series::{self, Interval, IoLogEntry};
+use crate::counters::CounterDelta;
 use crate::metrics::{CpuUsage, LatencyHistogram};
 use crate::spec::JobSpec;
 use std::path::PathBuf;
@@ -9,8 +11,15 @@ use std::path::PathBuf;
 /// Latencies and bytes of one direction.
 #[derive(Debug, Clone, Default)]
 pub struct OpStats {
-    /// Completion latency of every I/O.
+    /// Total latency of every I/O (queued to completed; for synchronous
+    /// engines this is also the completion latency).
     pub lat: LatencyHistogram,
+    /// Completion latency (submitted to completed); empty for synchronous
+    /// engines.
+    pub clat: LatencyHistogram,
+    /// Submission latency (queued to submitted); empty for synchronous
+    /// engines.
+    pub slat: LatencyHistogram,
     /// Bytes transferred.
     pub bytes: u64,
 }
@@ -21,8 +30,20 @@ impl OpStats {
         self.lat.count()
     }
 
+    /// fio's `clat_ns`: the completion latency, which is the total latency
+    /// for synchronous engines.
+    pub fn clat_or_lat(&self) -> &LatencyHistogram {
+        if self.clat.count() > 0 {
+            &self.clat
+        } else {
+            &self.lat
+        }
+    }
+
     fn merge(&mut self, o: &OpStats) {
         self.lat.merge(&o.lat);
+        self.clat.merge(&o.clat);
+        self.slat.merge(&o.slat);
         self.bytes += o.bytes;
     }
 }
@@ -47,18 +68,40 @@ pub struct Totals {
     pub cpu: CpuUsage,
     /// Errors that stopped a clone.
     pub errors: Vec<String>,
+    /// IOPS, bandwidth and latency per interval (`log_avg_msec`, default 1 s).
+    pub series: Vec<Interval>,
+    /// Intervals of `log_hist_msec` when it differs from the series'.
+    pub hist_series: Option<Vec<Interval>>,
+    /// Every I/O, when fio's per-I/O logs were asked for.
+    pub io_log: Vec<IoLogEntry>,
 }
 
 impl Totals {
     /// Adds a clone that ran at the same time as the ones already here.
     pub fn add_parallel(&mut self, c: &Totals) {
         self.merge_counts(c);
+        series::merge_parallel(&mut self.series, &c.series);
+        if let Some(h) = &c.hist_series {
+            series::merge_parallel(self.hist_series.get_or_insert_with(Vec::new), h);
+        }
+        self.io_log.extend_from_slice(&c.io_log);
+        self.io_log.sort_by_key(|e| e.t_ns);
         self.runtime_ns = self.runtime_ns.max(c.runtime_ns);
     }
 
     /// Adds a later repetition.
     pub fn add_sequential(&mut self, c: &Totals) {
         self.merge_counts(c);
+        let off_ms = self.runtime_ns / 1_000_000;
+        series::append_sequential(&mut self.series, &c.series, off_ms);
+        if let Some(h) = &c.hist_series {
+            series::append_sequential(self.hist_series.get_or_insert_with(Vec::new), h, off_ms);
+        }
+        let off = self.runtime_ns;
+        self.io_log.extend(c.io_log.iter().map(|e| IoLogEntry {
+            t_ns: e.t_ns + off,
+            ..*e
+        }));
         self.runtime_ns += c.runtime_ns;
     }
 
@@ -138,6 +181,8 @@ pub struct Repetition {
     pub cache_before: Vec<Vec<FileCache>>,
     /// Cache state after they ended.
     pub cache_after: Vec<Vec<FileCache>>,
+    /// What the kernel counted while the clones ran.
+    pub counters: CounterDelta,
 }
 
 /// The result of `iolab run`.

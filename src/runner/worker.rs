@@ -1,16 +1,18 @@
-//! The timed loop of one clone: take the next I/O from the planner, issue the
-//! prefetch advice N I/Os ahead, time the I/O with the monotonic clock, record
-//! it. Nothing here prints or allocates per I/O.
+//! One clone: open its files, attach the engine, wait at the start barrier,
+//! run the timed loop (the one-at-a-time loop here for synchronous engines,
+//! [`super::queued`] for engines with I/Os in flight), and return what it
+//! measured. Nothing here prints or allocates per I/O.
 
 use super::buffer::AlignedBuf;
+use super::lookahead::Lookahead;
 use super::open::OpenSpec;
 use super::result::Totals;
+use super::series::{DirRecorders, IoLogEntry, Ticker};
 use super::stop::StopFlag;
-use crate::engine::Engine;
+use crate::engine::{Attach, Engine, Queued};
 use crate::metrics::clock::now_ns;
 use crate::metrics::{CpuUsage, Recorder};
 use crate::plan::{IoUnit, Planner};
-use std::collections::VecDeque;
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
@@ -31,39 +33,121 @@ pub struct Worker {
     pub fsync_every: u64,
     /// Stop after this long.
     pub runtime: Option<Duration>,
-    /// I/O buffer, at least the largest I/O.
-    pub buf: AlignedBuf,
+    /// I/O buffers, each at least the largest I/O: one per I/O in flight.
+    pub bufs: Vec<AlignedBuf>,
+    /// Submit once this many I/Os are queued.
+    pub batch_submit: usize,
+    /// Wait for at least this many completions at a time.
+    pub complete_min: usize,
+    /// Time-series interval in ms.
+    pub series_ms: Option<u64>,
+    /// Histogram-log interval in ms, when it differs from the series'.
+    pub hist_ms: Option<u64>,
+    /// Keep every I/O for fio's per-I/O logs.
+    pub per_io_log: bool,
 }
 
-#[inline]
-fn advise(fd: RawFd, io: &IoUnit, rec: &mut Recorder) {
-    let t0 = now_ns();
-    // SAFETY: advice on an open descriptor; no memory is passed.
-    unsafe {
-        libc::posix_fadvise(
-            fd,
-            io.offset as libc::off_t,
-            io.len as libc::off_t,
-            libc::POSIX_FADV_WILLNEED,
-        )
-    };
-    rec.record(now_ns().saturating_sub(t0));
+/// State of the timed loop shared by the synchronous and queued loops.
+pub(super) struct Ctx<'a> {
+    pub fds: Vec<RawFd>,
+    pub paths: &'a [PathBuf],
+    pub look: Lookahead,
+    pub recs: [DirRecorders; 2],
+    pub advise: Recorder,
+    pub fsync: Recorder,
+    pub fsync_every: u64,
+    pub writes_since_fsync: u64,
+    pub series: Ticker,
+    pub hist: Option<Ticker>,
+    pub io_log: Option<Vec<IoLogEntry>>,
+    pub t_start: u64,
+    pub deadline: u64,
+    /// Earliest of the deadline and the next interval boundary.
+    pub next_event: u64,
+    pub errors: Vec<String>,
 }
 
-/// Per-op-type recorders of one clone.
-struct Recorders {
-    read: Recorder,
-    write: Recorder,
-    advise: Recorder,
-    fsync: Recorder,
-    read_bytes: u64,
-    write_bytes: u64,
+impl Ctx<'_> {
+    /// Handles `now >= next_event`: closes intervals; true when the
+    /// deadline has passed.
+    #[cold]
+    pub fn event(&mut self, now: u64) -> bool {
+        if now >= self.series.next_ns {
+            self.series.tick(now, &self.recs);
+        }
+        if let Some(h) = &mut self.hist
+            && now >= h.next_ns
+        {
+            h.tick(now, &self.recs);
+        }
+        self.next_event = self
+            .deadline
+            .min(self.series.next_ns)
+            .min(self.hist.as_ref().map_or(u64::MAX, |h| h.next_ns));
+        now >= self.deadline
+    }
+
+    /// Records the per-I/O log entry.
+    #[cold]
+    pub fn log_io(&mut self, io: &IoUnit, t_done: u64, lat: u64, clat: u64, slat: u64) {
+        if let Some(l) = &mut self.io_log {
+            l.push(IoLogEntry {
+                t_ns: t_done - self.t_start,
+                lat,
+                clat,
+                slat,
+                len: io.len,
+                write: io.write,
+            });
+        }
+    }
+
+    /// Issues the fsync due after a completed write; false on failure.
+    pub fn after_write(&mut self, file: u32) -> bool {
+        if self.fsync_every == 0 {
+            return true;
+        }
+        self.writes_since_fsync += 1;
+        if self.writes_since_fsync < self.fsync_every {
+            return true;
+        }
+        self.writes_since_fsync = 0;
+        let f0 = now_ns();
+        // SAFETY: fsync on an open descriptor.
+        let rc = unsafe { libc::fsync(self.fds[file as usize]) };
+        self.fsync.record(now_ns() - f0);
+        if rc != 0 {
+            self.errors.push(format!(
+                "fsync of {} failed: {}",
+                self.paths[file as usize].display(),
+                std::io::Error::last_os_error()
+            ));
+            return false;
+        }
+        true
+    }
+
+    /// The error text of a failed or short I/O.
+    pub fn io_error(&mut self, engine: &str, io: &IoUnit, result: std::io::Result<usize>) {
+        let dir = if io.write { "write" } else { "read" };
+        let path = self.paths[io.file as usize].display();
+        self.errors.push(match result {
+            Ok(n) => format!(
+                "short {dir} of {engine} at offset {} of {path}: {n} of {} bytes",
+                io.offset, io.len
+            ),
+            Err(e) => format!(
+                "{dir} at offset {} ({} bytes) of {path} failed ({engine}): {e}",
+                io.offset, io.len
+            ),
+        });
+    }
 }
 
 /// Runs the clone to its end (or until `stop`); returns its measurements and
 /// whether it was interrupted.
 pub fn run<E: Engine>(
-    mut w: Worker,
+    w: Worker,
     mut engine: E,
     start: &Barrier,
     stop: &StopFlag,
@@ -74,16 +158,22 @@ pub fn run<E: Engine>(
     // job processes have. Files are opened after it, so they live only here.
     // SAFETY: unshare(CLONE_FILES) affects only the calling thread.
     unsafe { libc::unshare(libc::CLONE_FILES) };
-    let files: Result<Vec<File>, String> = w
-        .paths
-        .iter()
-        .map(|p| {
-            w.open
-                .open(p)
-                .map_err(|e| format!("cannot open {}: {e}", p.display()))
-        })
-        .collect();
-    let files = match files {
+    let opened = open_and_attach(&w.open, &w.paths, &w.bufs, &mut engine);
+    let Worker {
+        paths,
+        planner,
+        prefetch,
+        fsync_every,
+        runtime,
+        mut bufs,
+        batch_submit,
+        complete_min,
+        series_ms,
+        hist_ms,
+        per_io_log,
+        ..
+    } = w;
+    let files = match opened {
         Ok(f) => f,
         Err(e) => {
             start.wait();
@@ -91,124 +181,147 @@ pub fn run<E: Engine>(
             return (t, false);
         }
     };
-    let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
-    let buf = w.buf.as_mut_slice();
-    let mut window: VecDeque<IoUnit> = VecDeque::with_capacity(w.prefetch + 1);
-    let mut writes_since_fsync = 0u64;
-    let mut interrupted = false;
-    let mut r = Recorders {
-        read: Recorder::new(),
-        write: Recorder::new(),
+    let mut cx = Ctx {
+        fds: files.iter().map(|f| f.as_raw_fd()).collect(),
+        paths: &paths,
+        look: Lookahead::new(planner, prefetch),
+        recs: [DirRecorders::new(), DirRecorders::new()],
         advise: Recorder::new(),
         fsync: Recorder::new(),
-        read_bytes: 0,
-        write_bytes: 0,
+        fsync_every,
+        writes_since_fsync: 0,
+        series: Ticker::new(None, 0),
+        hist: None,
+        io_log: per_io_log.then(Vec::new),
+        t_start: 0,
+        deadline: u64::MAX,
+        next_event: u64::MAX,
+        errors: Vec::new(),
     };
 
     start.wait();
     let cpu0 = CpuUsage::thread_now();
     let t_start = now_ns();
-    let deadline = w
-        .runtime
-        .map_or(u64::MAX, |d| t_start + d.as_nanos() as u64);
-
-    if w.prefetch > 0 {
-        for io in w.planner.by_ref().take(w.prefetch) {
-            if !io.write {
-                advise(fds[io.file as usize], &io, &mut r.advise);
-            }
-            window.push_back(io);
-        }
+    cx.t_start = t_start;
+    cx.deadline = runtime.map_or(u64::MAX, |d| t_start + d.as_nanos() as u64);
+    cx.series = Ticker::new(series_ms, t_start);
+    cx.hist = hist_ms.map(|ms| Ticker::new(Some(ms), t_start));
+    cx.event(t_start);
+    {
+        let fds = &cx.fds;
+        cx.look.prime(fds, &mut cx.advise);
     }
 
-    loop {
-        if stop.is_set() {
-            interrupted = true;
-            break;
-        }
-        let io = if w.prefetch > 0 {
-            if let Some(ahead) = w.planner.next() {
-                if !ahead.write {
-                    advise(fds[ahead.file as usize], &ahead, &mut r.advise);
-                }
-                window.push_back(ahead);
-            }
-            match window.pop_front() {
-                Some(io) => io,
-                None => break,
-            }
-        } else {
-            match w.planner.next() {
-                Some(io) => io,
-                None => break,
-            }
-        };
-        let fd = fds[io.file as usize];
-        let t0 = now_ns();
-        let res = engine.submit(fd, &io, buf);
-        let t1 = now_ns();
-        match res {
-            Ok(n) if n == io.len as usize => {}
-            Ok(n) => {
-                t.errors.push(format!(
-                    "short {} of {} at offset {} of {}: {n} of {} bytes",
-                    if io.write { "write" } else { "read" },
-                    engine.name(),
-                    io.offset,
-                    w.paths[io.file as usize].display(),
-                    io.len
-                ));
-                break;
-            }
-            Err(e) => {
-                t.errors.push(format!(
-                    "{} at offset {} ({} bytes) of {} failed: {e}",
-                    if io.write { "write" } else { "read" },
-                    io.offset,
-                    io.len,
-                    w.paths[io.file as usize].display()
-                ));
-                break;
-            }
-        }
-        if io.write {
-            r.write.record(t1 - t0);
-            r.write_bytes += io.len as u64;
-            if w.fsync_every > 0 {
-                writes_since_fsync += 1;
-                if writes_since_fsync == w.fsync_every {
-                    writes_since_fsync = 0;
-                    let f0 = now_ns();
-                    // SAFETY: fsync on an open descriptor.
-                    let rc = unsafe { libc::fsync(fd) };
-                    r.fsync.record(now_ns() - f0);
-                    if rc != 0 {
-                        t.errors.push(format!(
-                            "fsync of {} failed: {}",
-                            w.paths[io.file as usize].display(),
-                            std::io::Error::last_os_error()
-                        ));
-                        break;
-                    }
-                }
-            }
-        } else {
-            r.read.record(t1 - t0);
-            r.read_bytes += io.len as u64;
-        }
-        if t1 >= deadline {
-            break;
-        }
-    }
+    let interrupted = if engine.is_sync() {
+        sync_loop(&mut cx, &mut engine, bufs[0].as_mut_slice(), stop)
+    } else {
+        super::queued::run(
+            &mut cx,
+            &mut engine,
+            &mut bufs,
+            batch_submit,
+            complete_min,
+            stop,
+        )
+    };
 
-    t.runtime_ns = now_ns() - t_start;
+    let t_end = now_ns();
+    cx.series.finish(t_end, &cx.recs);
+    if let Some(h) = &mut cx.hist {
+        h.finish(t_end, &cx.recs);
+    }
+    drop(engine);
+    t.runtime_ns = t_end - t_start;
     t.thread_ns = t.runtime_ns;
     t.cpu = CpuUsage::thread_now().since(&cpu0);
-    t.read.lat = r.read.finish();
-    t.read.bytes = r.read_bytes;
-    t.write.lat = r.write.finish();
-    t.write.bytes = r.write_bytes;
-    t.advise = r.advise.finish();
-    t.fsync = r.fsync.finish();
+    let [r, wr] = &cx.recs;
+    for (stats, rec) in [(&mut t.read, r), (&mut t.write, wr)] {
+        stats.lat = rec.lat.finish();
+        stats.clat = rec.clat.finish();
+        stats.slat = rec.slat.finish();
+        stats.bytes = rec.bytes;
+    }
+    t.advise = cx.advise.finish();
+    t.fsync = cx.fsync.finish();
+    t.series = std::mem::take(&mut cx.series.out);
+    t.hist_series = cx.hist.map(|h| h.out);
+    t.io_log = cx.io_log.take().unwrap_or_default();
+    t.errors = cx.errors;
     (t, interrupted)
+}
+
+fn open_and_attach<E: Engine>(
+    open: &OpenSpec,
+    paths: &[PathBuf],
+    bufs: &[AlignedBuf],
+    engine: &mut E,
+) -> Result<Vec<File>, String> {
+    let files: Vec<File> = paths
+        .iter()
+        .map(|p| {
+            open.open(p)
+                .map_err(|e| format!("cannot open {}: {e}", p.display()))
+        })
+        .collect::<Result<_, _>>()?;
+    let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
+        .collect();
+    let iov: Vec<libc::iovec> = bufs
+        .iter()
+        .map(|b| libc::iovec {
+            iov_base: b.as_ptr().cast(),
+            iov_len: b.len(),
+        })
+        .collect();
+    engine
+        .attach(Attach {
+            fds: &fds,
+            sizes: &sizes,
+            bufs: &iov,
+            writes: open.writable,
+        })
+        .map_err(|e| format!("ioengine={}: {e}", engine.name()))?;
+    Ok(files)
+}
+
+/// One I/O at a time: time it, record it. Returns true if stopped.
+fn sync_loop<E: Engine>(cx: &mut Ctx, engine: &mut E, buf: &mut [u8], stop: &StopFlag) -> bool {
+    loop {
+        if stop.is_set() {
+            return true;
+        }
+        let Some(io) = cx.look.next(&cx.fds, &mut cx.advise) else {
+            return false;
+        };
+        let fd = cx.fds[io.file as usize];
+        let t0 = now_ns();
+        let res = engine.queue(0, fd, &io, buf);
+        let t1 = now_ns();
+        match res {
+            Ok(Queued::Done(n)) if n == io.len as usize => {}
+            Ok(Queued::Done(n)) => {
+                cx.io_error(engine.name(), &io, Ok(n));
+                return false;
+            }
+            Ok(Queued::Pending) => unreachable!("a synchronous engine queued an I/O"),
+            Err(e) => {
+                cx.io_error(engine.name(), &io, Err(e));
+                return false;
+            }
+        }
+        let d = &mut cx.recs[io.write as usize];
+        d.lat.record(t1 - t0);
+        d.bytes += io.len as u64;
+        if io.write && !cx.after_write(io.file) {
+            return false;
+        }
+        if cx.io_log.is_some() {
+            cx.log_io(&io, t1, t1 - t0, t1 - t0, 0);
+        }
+        if t1 >= cx.next_event && cx.event(t1) {
+            return false;
+        }
+    }
 }

@@ -36,6 +36,12 @@ pub enum EngineKind {
     Sync,
     /// No I/O at all: measures iolab's own overhead.
     Null,
+    /// io_uring, `iodepth` I/Os in flight.
+    IoUring,
+    /// Kernel AIO (`io_submit`), `iodepth` I/Os in flight.
+    Libaio,
+    /// Copies from and to a shared mapping.
+    Mmap,
 }
 
 impl EngineKind {
@@ -45,7 +51,15 @@ impl EngineKind {
             EngineKind::Psync => "psync",
             EngineKind::Sync => "sync",
             EngineKind::Null => "null",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
+            EngineKind::Mmap => "mmap",
         }
+    }
+
+    /// True for engines that keep several I/Os in flight.
+    pub fn is_async(self) -> bool {
+        matches!(self, EngineKind::IoUring | EngineKind::Libaio)
     }
 }
 
@@ -143,8 +157,48 @@ pub struct JobSpec {
     pub cache: CachePolicy,
     /// Repetitions.
     pub repeat: u32,
+    /// I/Os in flight (async engines).
+    pub iodepth: u32,
+    /// Submit when this many I/Os are queued (fio's `iodepth_batch_submit`).
+    pub iodepth_batch_submit: u32,
+    /// Wait for at least this many completions at a time.
+    pub iodepth_batch_complete_min: u32,
+    /// io_uring: registered buffers.
+    pub fixedbufs: bool,
+    /// io_uring: registered files.
+    pub registerfiles: bool,
+    /// io_uring: kernel submission polling thread.
+    pub sqthread_poll: bool,
+    /// io_uring: polled completions.
+    pub hipri: bool,
+    /// Logs to write: fio's `write_*_log` prefixes.
+    pub logs: LogSpec,
     /// The options as written (canonical names), for reports.
     pub options: Vec<(String, String)>,
+}
+
+/// fio's per-job log files (`write_bw_log` and friends).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogSpec {
+    /// `write_bw_log` prefix.
+    pub bw: Option<String>,
+    /// `write_lat_log` prefix (lat, clat and slat logs).
+    pub lat: Option<String>,
+    /// `write_iops_log` prefix.
+    pub iops: Option<String>,
+    /// `write_hist_log` prefix.
+    pub hist: Option<String>,
+    /// Averaging interval in ms; 0 logs every I/O (`log_avg_msec`).
+    pub avg_msec: u64,
+    /// Histogram log interval in ms (`log_hist_msec`).
+    pub hist_msec: u64,
+}
+
+impl LogSpec {
+    /// True when any per-I/O log is asked for (`log_avg_msec=0`).
+    pub fn per_io(&self) -> bool {
+        self.avg_msec == 0 && (self.bw.is_some() || self.lat.is_some() || self.iops.is_some())
+    }
 }
 
 /// fio's default seed when `randrepeat=1` and no `randseed` is given.
@@ -180,6 +234,14 @@ impl JobSpec {
             prefetch: 0,
             cache: CachePolicy::Cold,
             repeat: 1,
+            iodepth: 1,
+            iodepth_batch_submit: 1,
+            iodepth_batch_complete_min: 1,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            hipri: false,
+            logs: LogSpec::default(),
             options: Vec::new(),
         }
     }
@@ -210,7 +272,7 @@ impl JobSpec {
             let def = options::lookup(&e.key)
                 .ok_or_else(|| format!("{}: {}", e.origin, options::unknown_message(&e.key)))?;
             let raw = e.value.clone().unwrap_or_default();
-            if e.value.is_none() && def.kind != Kind::Bool {
+            if e.value.is_none() && !matches!(def.kind, Kind::Bool | Kind::StrOrFlag) {
                 return Err(format!(
                     "{}: option '{}' needs a value ({}=VALUE)",
                     e.origin, e.key, e.key
@@ -306,6 +368,9 @@ impl JobSpec {
                 self.engine = match v {
                     "psync" => EngineKind::Psync,
                     "sync" => EngineKind::Sync,
+                    "io_uring" => EngineKind::IoUring,
+                    "libaio" => EngineKind::Libaio,
+                    "mmap" => EngineKind::Mmap,
                     _ => EngineKind::Null,
                 }
             }
@@ -334,6 +399,19 @@ impl JobSpec {
                 }
             }
             "repeat" => self.repeat = int(v)? as u32,
+            "iodepth" => self.iodepth = int(v)? as u32,
+            "iodepth_batch_submit" => self.iodepth_batch_submit = int(v)? as u32,
+            "iodepth_batch_complete_min" => self.iodepth_batch_complete_min = int(v)? as u32,
+            "fixedbufs" => self.fixedbufs = b(v)?,
+            "registerfiles" => self.registerfiles = b(v)?,
+            "sqthread_poll" => self.sqthread_poll = b(v)?,
+            "hipri" => self.hipri = b(v)?,
+            "write_bw_log" => self.logs.bw = Some(log_prefix(v, &self.name)),
+            "write_lat_log" => self.logs.lat = Some(log_prefix(v, &self.name)),
+            "write_iops_log" => self.logs.iops = Some(log_prefix(v, &self.name)),
+            "write_hist_log" => self.logs.hist = Some(log_prefix(v, &self.name)),
+            "log_avg_msec" => self.logs.avg_msec = int(v)?,
+            "log_hist_msec" => self.logs.hist_msec = int(v)?,
             other => unreachable!("option table and apply() disagree on '{other}'"),
         }
         Ok(())
@@ -375,6 +453,37 @@ impl JobSpec {
         if self.loops == 0 {
             return Err("loops must be at least 1".into());
         }
+        if self.iodepth == 0 || self.iodepth > 32768 {
+            return Err(format!(
+                "iodepth={} must be between 1 and 32768",
+                self.iodepth
+            ));
+        }
+        if self.iodepth_batch_submit == 0 {
+            return Err("iodepth_batch_submit must be at least 1".into());
+        }
+        if self.iodepth_batch_complete_min == 0 {
+            return Err("iodepth_batch_complete_min must be at least 1".into());
+        }
+        for (on, name) in [
+            (self.fixedbufs, "fixedbufs"),
+            (self.registerfiles, "registerfiles"),
+            (self.sqthread_poll, "sqthread_poll"),
+            (self.hipri, "hipri"),
+        ] {
+            if on && self.engine != EngineKind::IoUring {
+                return Err(format!(
+                    "option '{name}' applies to ioengine=io_uring only (this job uses ioengine={})",
+                    self.engine.name()
+                ));
+            }
+        }
+        if self.hipri && !self.direct {
+            return Err("option 'hipri' (polled completions) works only with direct=1".into());
+        }
+        if self.logs.hist.is_some() && self.logs.hist_msec == 0 {
+            return Err("write_hist_log needs log_hist_msec (e.g. log_hist_msec=1000)".into());
+        }
         if self.time_based && self.runtime_us.is_none() {
             return Err("time_based needs a runtime (e.g. runtime=10s)".into());
         }
@@ -389,6 +498,15 @@ impl JobSpec {
             ));
         }
         Ok(())
+    }
+}
+
+/// fio's log prefix: the value, or the job name for a bare flag.
+fn log_prefix(v: &str, job: &str) -> String {
+    if v.is_empty() {
+        job.to_string()
+    } else {
+        v.to_string()
     }
 }
 

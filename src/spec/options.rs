@@ -18,6 +18,8 @@ pub enum Kind {
     Bool,
     /// A time, seconds by default.
     Time,
+    /// Free text that may also be a bare flag (fio's log prefixes).
+    StrOrFlag,
     /// One word out of a fixed list.
     Choice(&'static [&'static str]),
 }
@@ -132,8 +134,71 @@ pub const OPTIONS: &[OptDef] = &[
     ),
     opt(
         "ioengine",
-        Kind::Choice(&["psync", "sync", "null"]),
-        "how I/O is issued (pread/pwrite, lseek+read/write, none)",
+        Kind::Choice(&["psync", "sync", "null", "io_uring", "libaio", "mmap"]),
+        "how I/O is issued (pread/pwrite, lseek+read/write, none, io_uring, kernel AIO, mapping)",
+    ),
+    opt(
+        "iodepth",
+        Kind::Int,
+        "I/Os in flight for io_uring and libaio (default 1)",
+    ),
+    OptDef {
+        aliases: &["iodepth_batch"],
+        ..opt(
+            "iodepth_batch_submit",
+            Kind::Int,
+            "submit once this many I/Os are queued (default 1)",
+        )
+    },
+    OptDef {
+        aliases: &["iodepth_batch_complete"],
+        ..opt(
+            "iodepth_batch_complete_min",
+            Kind::Int,
+            "wait for at least this many completions at a time (default 1)",
+        )
+    },
+    opt(
+        "fixedbufs",
+        Kind::Bool,
+        "io_uring: register the I/O buffers",
+    ),
+    opt("registerfiles", Kind::Bool, "io_uring: register the files"),
+    opt(
+        "sqthread_poll",
+        Kind::Bool,
+        "io_uring: a kernel thread polls the submission ring",
+    ),
+    opt(
+        "hipri",
+        Kind::Bool,
+        "io_uring: polled completions (direct=1, device with poll queues)",
+    ),
+    opt(
+        "write_bw_log",
+        Kind::StrOrFlag,
+        "write PREFIX_bw.N.log (KiB/s per interval or per I/O)",
+    ),
+    opt(
+        "write_lat_log",
+        Kind::StrOrFlag,
+        "write PREFIX_lat/_clat/_slat.N.log (ns)",
+    ),
+    opt("write_iops_log", Kind::StrOrFlag, "write PREFIX_iops.N.log"),
+    opt(
+        "write_hist_log",
+        Kind::StrOrFlag,
+        "write PREFIX_clat_hist.N.log (fio's latency bins per interval)",
+    ),
+    opt(
+        "log_avg_msec",
+        Kind::Int,
+        "average logs and time series over this many ms (0: logs per I/O; series 1000)",
+    ),
+    opt(
+        "log_hist_msec",
+        Kind::Int,
+        "interval of the histogram log in ms",
     ),
     opt("direct", Kind::Bool, "open with O_DIRECT"),
     opt(
@@ -207,11 +272,6 @@ pub fn closest(key: &str) -> Option<&'static str> {
 /// fio options iolab recognises but does not implement (yet): an error that
 /// says so, instead of "unknown" or, worse, silently ignoring them.
 pub const FIO_UNSUPPORTED: &[&str] = &[
-    "iodepth",
-    "iodepth_batch",
-    "iodepth_batch_submit",
-    "iodepth_batch_complete",
-    "iodepth_batch_complete_min",
     "iodepth_low",
     "stonewall",
     "wait_for",
@@ -245,15 +305,6 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "kb_base",
     "lockmem",
     "buffered",
-    "sqthread_poll",
-    "hipri",
-    "fixedbufs",
-    "registerfiles",
-    "write_bw_log",
-    "write_lat_log",
-    "write_iops_log",
-    "write_hist_log",
-    "log_avg_msec",
     "cpus_allowed",
     "cpumask",
     "percentile_list",

@@ -1,0 +1,163 @@
+//! `iolab run --flamegraph out.svg`: perf samples this process (all threads,
+//! kernel and user stacks) while the jobs run; inferno folds `perf script`'s
+//! output and renders the SVG.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Sampling frequency in Hz (odd, to avoid lock-step with timers).
+pub const FREQ_HZ: u32 = 2999;
+
+/// A running `perf record` of this process.
+pub struct Profiler {
+    child: Option<Child>,
+    data: PathBuf,
+    _dir: TempDir,
+}
+
+/// A private directory removed on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Finds `perf` on PATH.
+pub fn find_perf() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("perf"))
+        .find(|p| p.is_file())
+}
+
+fn perf_error(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let first: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(3)
+        .collect();
+    let hint = if text.contains("perf_event_paranoid") || text.contains("Permission") {
+        " (not permitted: run as root or lower /proc/sys/kernel/perf_event_paranoid)"
+    } else {
+        ""
+    };
+    format!("{}{hint}", first.join(" / "))
+}
+
+impl Profiler {
+    /// Starts sampling this process; returns once perf is recording.
+    pub fn start() -> Result<Profiler, String> {
+        let perf = find_perf().ok_or(
+            "--flamegraph needs perf, which is not installed (Debian: apt-get install linux-perf)",
+        )?;
+        let dir = std::env::temp_dir().join(format!("iolab-perf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let dir = TempDir(dir);
+        let data = dir.0.join("perf.data");
+        let mut child = Command::new(perf)
+            .args(["record", "-q", "-g", "-F", &FREQ_HZ.to_string(), "-p"])
+            .arg(std::process::id().to_string())
+            .arg("-o")
+            .arg(&data)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start perf: {e}"))?;
+        // perf writes the file header once its events are open.
+        let t0 = Instant::now();
+        loop {
+            if let Some(_status) = child.try_wait().map_err(|e| e.to_string())? {
+                let out = child.wait_with_output().map_err(|e| e.to_string())?;
+                return Err(format!("perf record failed: {}", perf_error(&out.stderr)));
+            }
+            if std::fs::metadata(&data).is_ok_and(|m| m.len() > 0) {
+                std::thread::sleep(Duration::from_millis(50));
+                break;
+            }
+            if t0.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                return Err("perf record did not start within 10 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(Profiler {
+            child: Some(child),
+            data,
+            _dir: dir,
+        })
+    }
+
+    /// Stops sampling and renders the flamegraph SVG to `out`; returns the
+    /// number of distinct stacks drawn.
+    pub fn finish(mut self, out: &Path, title: &str) -> Result<usize, String> {
+        let child = self.child.take().expect("perf runs until finish");
+        // SAFETY: sending SIGINT to our own child process.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        let rec = child
+            .wait_with_output()
+            .map_err(|e| format!("perf record: {e}"))?;
+        if !self.data.exists() {
+            return Err(format!(
+                "perf record wrote no data: {}",
+                perf_error(&rec.stderr)
+            ));
+        }
+        let script = Command::new(find_perf().ok_or("perf disappeared")?)
+            .arg("script")
+            .arg("-i")
+            .arg(&self.data)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run perf script: {e}"))?;
+        if !script.status.success() {
+            return Err(format!(
+                "perf script failed: {}",
+                perf_error(&script.stderr)
+            ));
+        }
+        let svg = render_svg(&script.stdout, title)?;
+        let samples = svg.1;
+        std::fs::write(out, svg.0).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        Ok(samples)
+    }
+}
+
+impl Drop for Profiler {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Folds `perf script` output and draws it; returns the SVG and the number
+/// of distinct stacks.
+pub fn render_svg(perf_script: &[u8], title: &str) -> Result<(Vec<u8>, usize), String> {
+    use inferno::collapse::Collapse;
+    let mut folded = Vec::new();
+    inferno::collapse::perf::Folder::default()
+        .collapse(perf_script, &mut folded)
+        .map_err(|e| format!("cannot fold perf samples: {e}"))?;
+    let text = String::from_utf8_lossy(&folded);
+    let lines: Vec<&str> = text.lines().collect();
+    let weight: u64 = lines
+        .iter()
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
+        .sum();
+    if weight == 0 {
+        return Err("perf recorded no samples (was the run too short?)".into());
+    }
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.title = title.to_string();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut opts, lines.iter().copied(), &mut svg)
+        .map_err(|e| format!("cannot draw the flamegraph: {e}"))?;
+    Ok((svg, lines.len()))
+}

@@ -1,0 +1,192 @@
+//! The timed loop of engines with I/Os in flight (io_uring, libaio): keep
+//! `iodepth` I/Os queued, submit every `iodepth_batch_submit`, reap at least
+//! `iodepth_batch_complete_min` at a time. Each I/O is stamped when queued,
+//! when its batch was submitted and when it was reaped, giving fio's slat,
+//! clat and lat.
+
+use super::buffer::AlignedBuf;
+use super::stop::StopFlag;
+use super::worker::Ctx;
+use crate::engine::{Completion, Engine, Queued};
+use crate::metrics::clock::now_ns;
+use crate::plan::IoUnit;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    io: IoUnit,
+    t_queue: u64,
+    t_submit: u64,
+}
+
+/// Runs until the plan ends, the deadline passes, an I/O fails or `stop` is
+/// set; every I/O in flight is reaped before it returns (its buffer must
+/// outlive it). Returns true if stopped.
+pub(super) fn run<E: Engine>(
+    cx: &mut Ctx,
+    engine: &mut E,
+    bufs: &mut [AlignedBuf],
+    batch_submit: usize,
+    complete_min: usize,
+    stop: &StopFlag,
+) -> bool {
+    let depth = bufs.len();
+    let empty = IoUnit {
+        file: 0,
+        offset: 0,
+        len: 0,
+        write: false,
+    };
+    let mut slots = vec![
+        Slot {
+            io: empty,
+            t_queue: 0,
+            t_submit: 0,
+        };
+        depth
+    ];
+    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+    let mut unsubmitted: Vec<u32> = Vec::with_capacity(depth);
+    let mut done: Vec<Completion> = Vec::with_capacity(depth);
+    let mut in_flight = 0usize;
+    let mut filling = true;
+    let mut interrupted = false;
+
+    loop {
+        if stop.is_set() {
+            interrupted = true;
+            filling = false;
+        }
+        while filling && !free.is_empty() {
+            let Some(io) = cx.look.next(&cx.fds, &mut cx.advise) else {
+                filling = false;
+                break;
+            };
+            let tag = free.pop().expect("a free slot");
+            let t_queue = now_ns();
+            slots[tag as usize] = Slot {
+                io,
+                t_queue,
+                t_submit: t_queue,
+            };
+            let fd = cx.fds[io.file as usize];
+            match engine.queue(tag, fd, &io, bufs[tag as usize].as_mut_slice()) {
+                Ok(Queued::Pending) => unsubmitted.push(tag),
+                Ok(Queued::Done(n)) => {
+                    let now = now_ns();
+                    free.push(tag);
+                    if !complete(cx, engine.name(), &slots[tag as usize], n as i64, now) {
+                        filling = false;
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    free.push(tag);
+                    cx.io_error(engine.name(), &io, Err(e));
+                    filling = false;
+                    break;
+                }
+            }
+            if unsubmitted.len() >= batch_submit
+                && !submit(cx, engine, &mut unsubmitted, &mut slots, &mut in_flight)
+            {
+                filling = false;
+            }
+        }
+        if !unsubmitted.is_empty()
+            && !submit(cx, engine, &mut unsubmitted, &mut slots, &mut in_flight)
+        {
+            filling = false;
+        }
+        if in_flight == 0 {
+            if filling {
+                continue;
+            }
+            return interrupted;
+        }
+        // Reap at least complete_min, or everything when draining.
+        let min = if filling {
+            complete_min.min(in_flight)
+        } else {
+            in_flight
+        };
+        done.clear();
+        if let Err(e) = engine.reap(min.max(1), depth, &mut done) {
+            cx.errors.push(format!(
+                "waiting for completions ({}) failed: {e}",
+                engine.name()
+            ));
+            // The I/Os in flight cannot be accounted for; their buffers stay
+            // alive until the engine is dropped, which waits for them.
+            return interrupted;
+        }
+        let now = now_ns();
+        for c in &done {
+            in_flight -= 1;
+            free.push(c.tag);
+            if !complete(cx, engine.name(), &slots[c.tag as usize], c.result, now) {
+                filling = false;
+            }
+        }
+        if now >= cx.next_event && cx.event(now) {
+            filling = false;
+        }
+    }
+}
+
+/// Submits the queued tags and stamps their submission time.
+fn submit<E: Engine>(
+    cx: &mut Ctx,
+    engine: &mut E,
+    unsubmitted: &mut Vec<u32>,
+    slots: &mut [Slot],
+    in_flight: &mut usize,
+) -> bool {
+    let res = engine.commit();
+    let now = now_ns();
+    let n = unsubmitted.len();
+    let sent = match res {
+        Ok(sent) => sent.min(n),
+        Err(e) => {
+            cx.errors
+                .push(format!("submitting I/O ({}) failed: {e}", engine.name()));
+            0
+        }
+    };
+    if sent < n && cx.errors.is_empty() {
+        cx.errors.push(format!(
+            "the kernel took {sent} of {n} I/Os submitted ({})",
+            engine.name()
+        ));
+    }
+    for &tag in &unsubmitted[..sent] {
+        slots[tag as usize].t_submit = now;
+    }
+    // Only what the kernel took completes; waiting for more would hang.
+    *in_flight += sent;
+    unsubmitted.clear();
+    sent == n
+}
+
+/// Records one completion; false if it failed (the run then drains).
+fn complete(cx: &mut Ctx, engine: &str, s: &Slot, result: i64, now: u64) -> bool {
+    let io = s.io;
+    if result != io.len as i64 {
+        let r = if result < 0 {
+            Err(std::io::Error::from_raw_os_error(-result as i32))
+        } else {
+            Ok(result as usize)
+        };
+        cx.io_error(engine, &io, r);
+        return false;
+    }
+    let (slat, clat, lat) = (s.t_submit - s.t_queue, now - s.t_submit, now - s.t_queue);
+    let d = &mut cx.recs[io.write as usize];
+    d.lat.record(lat);
+    d.clat.record(clat);
+    d.slat.record(slat);
+    d.bytes += io.len as u64;
+    if cx.io_log.is_some() {
+        cx.log_io(&io, now, lat, clat, slat);
+    }
+    !io.write || cx.after_write(io.file)
+}

@@ -1,0 +1,240 @@
+//! Figures over time: at each interval boundary the runner takes the
+//! difference of its cumulative recorders, so the time series costs nothing
+//! per I/O. Also the per-I/O log of fio's `log_avg_msec=0`.
+
+use crate::metrics::Recorder;
+use crate::metrics::recorder::bucket_range;
+
+/// Recorders of one direction in the timed loop.
+pub struct DirRecorders {
+    /// Total latency (queued to completed).
+    pub lat: Recorder,
+    /// Completion latency (submitted to completed); async engines only.
+    pub clat: Recorder,
+    /// Submission latency (queued to submitted); async engines only.
+    pub slat: Recorder,
+    /// Bytes transferred.
+    pub bytes: u64,
+}
+
+impl DirRecorders {
+    /// Empty recorders.
+    pub fn new() -> DirRecorders {
+        DirRecorders {
+            lat: Recorder::new(),
+            clat: Recorder::new(),
+            slat: Recorder::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The recorder of completion latency: `clat` when the engine splits
+    /// latency, else `lat`.
+    fn completion(&self) -> &Recorder {
+        if self.clat.count() > 0 {
+            &self.clat
+        } else {
+            &self.lat
+        }
+    }
+}
+
+impl Default for DirRecorders {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One direction in one interval.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IntervalDir {
+    /// I/Os completed.
+    pub ios: u64,
+    /// Bytes completed.
+    pub bytes: u64,
+    /// Sum of total latencies (ns).
+    pub lat_sum: u128,
+    /// Sum of completion latencies (ns).
+    pub clat_sum: u128,
+    /// Sum of submission latencies (ns).
+    pub slat_sum: u128,
+    /// Completion latencies as (bucket, count), see `bucket_range`.
+    pub clat_buckets: Vec<(u32, u32)>,
+}
+
+impl IntervalDir {
+    /// Mean of a latency sum over this interval's I/Os.
+    pub fn mean(&self, sum: u128) -> f64 {
+        if self.ios == 0 {
+            0.0
+        } else {
+            sum as f64 / self.ios as f64
+        }
+    }
+
+    /// Completion-latency percentile `p` (0..100) of the interval, as the
+    /// highest value of the bucket it falls in (like HDR).
+    pub fn clat_percentile(&self, p: f64) -> u64 {
+        let total: u64 = self.clat_buckets.iter().map(|b| b.1 as u64).sum();
+        if total == 0 {
+            return 0;
+        }
+        let mut sorted = self.clat_buckets.clone();
+        sorted.sort_unstable();
+        let want = ((p / 100.0) * total as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (idx, c) in sorted {
+            seen += c as u64;
+            if seen >= want {
+                return bucket_range(idx).1;
+            }
+        }
+        0
+    }
+
+    fn add(&mut self, o: &IntervalDir) {
+        self.ios += o.ios;
+        self.bytes += o.bytes;
+        self.lat_sum += o.lat_sum;
+        self.clat_sum += o.clat_sum;
+        self.slat_sum += o.slat_sum;
+        self.clat_buckets.extend_from_slice(&o.clat_buckets);
+    }
+}
+
+/// One interval of the series.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Interval {
+    /// End of the interval in ms since the start of the clone's run.
+    pub end_ms: u64,
+    /// Length in ms (the last one may be short).
+    pub len_ms: u64,
+    /// Reads and writes.
+    pub dirs: [IntervalDir; 2],
+}
+
+/// Adds `b` into `a` interval by interval (clones that ran side by side).
+pub fn merge_parallel(a: &mut Vec<Interval>, b: &[Interval]) {
+    for (i, iv) in b.iter().enumerate() {
+        if i == a.len() {
+            a.push(Interval {
+                end_ms: iv.end_ms,
+                len_ms: iv.len_ms,
+                ..Interval::default()
+            });
+        }
+        let t = &mut a[i];
+        t.end_ms = t.end_ms.max(iv.end_ms);
+        t.len_ms = t.len_ms.max(iv.len_ms);
+        t.dirs[0].add(&iv.dirs[0]);
+        t.dirs[1].add(&iv.dirs[1]);
+    }
+}
+
+/// Appends `b` after `a` (a later repetition), shifting its times.
+pub fn append_sequential(a: &mut Vec<Interval>, b: &[Interval], offset_ms: u64) {
+    a.extend(b.iter().map(|iv| Interval {
+        end_ms: iv.end_ms + offset_ms,
+        ..iv.clone()
+    }));
+}
+
+#[derive(Default)]
+struct Prev {
+    ios: u64,
+    bytes: u64,
+    lat_sum: u128,
+    clat_sum: u128,
+    slat_sum: u128,
+    counts: Vec<u64>,
+}
+
+/// Cuts the cumulative recorders into intervals of a fixed length.
+pub struct Ticker {
+    interval_ns: u64,
+    start_ns: u64,
+    /// When the current interval ends (absolute ns).
+    pub next_ns: u64,
+    prev: [Prev; 2],
+    /// Intervals closed so far.
+    pub out: Vec<Interval>,
+}
+
+impl Ticker {
+    /// A ticker of `interval_ms` starting at `start_ns`; `None` interval
+    /// never ticks.
+    pub fn new(interval_ms: Option<u64>, start_ns: u64) -> Ticker {
+        let interval_ns = interval_ms.map_or(u64::MAX, |ms| ms.max(1) * 1_000_000);
+        Ticker {
+            interval_ns,
+            start_ns,
+            next_ns: start_ns.saturating_add(interval_ns),
+            prev: Default::default(),
+            out: Vec::new(),
+        }
+    }
+
+    /// Closes every interval that ended by `now` (call when `now >= next_ns`).
+    pub fn tick(&mut self, now: u64, recs: &[DirRecorders; 2]) {
+        while now >= self.next_ns {
+            let end = self.next_ns;
+            self.close(end, self.interval_ns, recs);
+            self.next_ns = self.next_ns.saturating_add(self.interval_ns);
+            // Only the first interval after a stall holds its I/Os; the
+            // rest are empty.
+        }
+    }
+
+    /// Closes the last, partial interval at `now`.
+    pub fn finish(&mut self, now: u64, recs: &[DirRecorders; 2]) {
+        if self.interval_ns == u64::MAX {
+            return;
+        }
+        let begin = self.next_ns - self.interval_ns;
+        if now > begin {
+            self.close(now, now - begin, recs);
+        }
+    }
+
+    fn close(&mut self, end: u64, len: u64, recs: &[DirRecorders; 2]) {
+        let mut iv = Interval {
+            end_ms: (end - self.start_ns) / 1_000_000,
+            len_ms: (len / 1_000_000).max(1),
+            ..Interval::default()
+        };
+        for (d, r) in recs.iter().enumerate() {
+            let p = &mut self.prev[d];
+            let o = &mut iv.dirs[d];
+            o.ios = r.lat.count() - p.ios;
+            o.bytes = r.bytes - p.bytes;
+            o.lat_sum = r.lat.sum() - p.lat_sum;
+            o.clat_sum = r.clat.sum() - p.clat_sum;
+            o.slat_sum = r.slat.sum() - p.slat_sum;
+            r.completion()
+                .delta_since(&mut p.counts, &mut o.clat_buckets);
+            p.ios = r.lat.count();
+            p.bytes = r.bytes;
+            p.lat_sum = r.lat.sum();
+            p.clat_sum = r.clat.sum();
+            p.slat_sum = r.slat.sum();
+        }
+        self.out.push(iv);
+    }
+}
+
+/// One I/O in fio's per-I/O logs (`log_avg_msec=0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoLogEntry {
+    /// Completion time in ns since the clone started.
+    pub t_ns: u64,
+    /// Total latency.
+    pub lat: u64,
+    /// Completion latency.
+    pub clat: u64,
+    /// Submission latency.
+    pub slat: u64,
+    /// Bytes.
+    pub len: u32,
+    /// Direction.
+    pub write: bool,
+}
