@@ -52,9 +52,8 @@ fn perf_error(stderr: &[u8]) -> String {
 impl Profiler {
     /// Starts sampling this process; returns once perf is recording.
     pub fn start() -> Result<Profiler, String> {
-        let perf = find_perf().ok_or(
-            "--flamegraph needs perf, which is not installed (Debian: apt-get install linux-perf)",
-        )?;
+        let perf = find_perf()
+            .ok_or("needs perf, which is not installed (Debian: apt-get install linux-perf)")?;
         let dir = std::env::temp_dir().join(format!("iolab-perf-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let dir = TempDir(dir);

@@ -211,7 +211,7 @@ impl Json {
             "ctx": t.cpu.ctx,
             "majf": t.cpu.majf,
             "minf": t.cpu.minf,
-            "iodepth_level": iodepth_level(job.iodepth, job.engine.is_async()),
+            "iodepth_level": iodepth_level(t),
             "iodepth_submit": {"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0},
             "iodepth_complete": {"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0},
             "latency_ns": lns,
@@ -263,22 +263,13 @@ fn rep_dir(t: &Totals, s: &OpStats) -> Value {
     })
 }
 
-/// fio's `iodepth_level`: all I/Os at the job's depth bucket.
-fn iodepth_level(depth: u32, is_async: bool) -> Value {
-    let d = if is_async { depth } else { 1 };
+/// fio's `iodepth_level`: percent of I/Os issued at each queue depth.
+fn iodepth_level(t: &Totals) -> Value {
     let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
-    let at = match d {
-        1 => 0,
-        2..=3 => 1,
-        4..=7 => 2,
-        8..=15 => 3,
-        16..=31 => 4,
-        32..=63 => 5,
-        _ => 6,
-    };
+    let total = t.depth_counts.iter().sum::<u64>().max(1) as f64;
     keys.iter()
-        .enumerate()
-        .map(|(i, k)| (k.to_string(), json!(if i == at { 100.0 } else { 0.0 })))
+        .zip(t.depth_counts)
+        .map(|(k, c)| (k.to_string(), json!(100.0 * c as f64 / total)))
         .collect::<Map<_, _>>()
         .into()
 }

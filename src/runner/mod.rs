@@ -204,7 +204,10 @@ impl AnyEngine {
                 UringEngine::new(UringOptions {
                     iodepth: job.iodepth,
                     fixedbufs: job.fixedbufs,
-                    registerfiles: job.registerfiles,
+                    // The SQ polling thread does not share the clone's
+                    // private descriptor table: it needs registered files
+                    // (fio turns them on with sqthread_poll too).
+                    registerfiles: job.registerfiles || job.sqthread_poll,
                     sqthread_poll: job.sqthread_poll,
                     hipri: job.hipri,
                 })

@@ -62,6 +62,7 @@ pub(super) fn run<E: Engine>(
                 break;
             };
             let tag = free.pop().expect("a free slot");
+            cx.depth_counts[depth_bucket(in_flight + unsubmitted.len() + 1)] += 1;
             let t_queue = now_ns();
             slots[tag as usize] = Slot {
                 io,
@@ -189,4 +190,17 @@ fn complete(cx: &mut Ctx, engine: &str, s: &Slot, result: i64, now: u64) -> bool
         cx.log_io(&io, now, lat, clat, slat);
     }
     !io.write || cx.after_write(io.file)
+}
+
+/// fio's `iodepth_level` bucket of a queue depth: 1, 2, 4, 8, 16, 32, >=64.
+fn depth_bucket(d: usize) -> usize {
+    match d {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
 }

@@ -74,6 +74,9 @@ pub struct Totals {
     pub hist_series: Option<Vec<Interval>>,
     /// Every I/O, when fio's per-I/O logs were asked for.
     pub io_log: Vec<IoLogEntry>,
+    /// I/Os issued at each depth bucket (fio's `iodepth_level`: 1, 2, 4,
+    /// 8, 16, 32, >=64).
+    pub depth_counts: [u64; 7],
 }
 
 impl Totals {
@@ -111,6 +114,9 @@ impl Totals {
         self.advise.merge(&c.advise);
         self.fsync.merge(&c.fsync);
         self.thread_ns += c.thread_ns;
+        for (a, b) in self.depth_counts.iter_mut().zip(c.depth_counts) {
+            *a += b;
+        }
         self.cpu.add(&c.cpu);
         self.errors.extend(c.errors.iter().cloned());
     }

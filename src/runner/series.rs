@@ -191,8 +191,21 @@ impl Ticker {
             return;
         }
         let begin = self.next_ns - self.interval_ns;
-        if now > begin {
-            self.close(now, now - begin, recs);
+        if now <= begin {
+            return;
+        }
+        self.close(now, now - begin, recs);
+        let n = self.out.len();
+        let last = &self.out[n - 1];
+        if last.dirs.iter().all(|d| d.ios == 0) {
+            self.out.pop();
+        } else if n >= 2 && last.end_ms <= self.out[n - 2].end_ms {
+            // A sliver under 1 ms after the last boundary: part of the
+            // interval before it.
+            let last = self.out.pop().expect("n >= 2");
+            let prev = &mut self.out[n - 2];
+            prev.dirs[0].add(&last.dirs[0]);
+            prev.dirs[1].add(&last.dirs[1]);
         }
     }
 

@@ -65,6 +65,10 @@ pub(super) struct Ctx<'a> {
     /// Earliest of the deadline and the next interval boundary.
     pub next_event: u64,
     pub errors: Vec<String>,
+    /// Failed I/Os after the first (in flight when it failed).
+    pub more_errors: u64,
+    /// I/Os queued at each depth bucket of fio's `iodepth_level`.
+    pub depth_counts: [u64; 7],
 }
 
 impl Ctx<'_> {
@@ -129,6 +133,10 @@ impl Ctx<'_> {
 
     /// The error text of a failed or short I/O.
     pub fn io_error(&mut self, engine: &str, io: &IoUnit, result: std::io::Result<usize>) {
+        if !self.errors.is_empty() {
+            self.more_errors += 1;
+            return;
+        }
         let dir = if io.write { "write" } else { "read" };
         let path = self.paths[io.file as usize].display();
         self.errors.push(match result {
@@ -136,10 +144,17 @@ impl Ctx<'_> {
                 "short {dir} of {engine} at offset {} of {path}: {n} of {} bytes",
                 io.offset, io.len
             ),
-            Err(e) => format!(
-                "{dir} at offset {} ({} bytes) of {path} failed ({engine}): {e}",
-                io.offset, io.len
-            ),
+            Err(e) => {
+                let hint = if engine == "io_uring" && e.raw_os_error() == Some(libc::EOPNOTSUPP) {
+                    " (with hipri=1: this device has no poll queues for polled I/O; drop hipri)"
+                } else {
+                    ""
+                };
+                format!(
+                    "{dir} at offset {} ({} bytes) of {path} failed ({engine}): {e}{hint}",
+                    io.offset, io.len
+                )
+            }
         });
     }
 }
@@ -197,6 +212,8 @@ pub fn run<E: Engine>(
         deadline: u64::MAX,
         next_event: u64::MAX,
         errors: Vec::new(),
+        more_errors: 0,
+        depth_counts: [0; 7],
     };
 
     start.wait();
@@ -247,6 +264,14 @@ pub fn run<E: Engine>(
     t.hist_series = cx.hist.map(|h| h.out);
     t.io_log = cx.io_log.take().unwrap_or_default();
     t.errors = cx.errors;
+    t.depth_counts = cx.depth_counts;
+    if t.depth_counts == [0; 7] {
+        t.depth_counts[0] = t.read.ios() + t.write.ios();
+    }
+    if cx.more_errors > 0 {
+        t.errors
+            .push(format!("{} more I/Os in flight failed too", cx.more_errors));
+    }
     (t, interrupted)
 }
 

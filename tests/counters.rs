@@ -1,0 +1,126 @@
+//! What the kernel saw, beside what iolab measured: device reads from
+//! /proc/diskstats, logical vs physical bytes from /proc/self/io, cachestat,
+//! ZFS ARC parsing (from a fixture of its format).
+
+mod common;
+use common::*;
+use iolab::counters::arcstats;
+use serde_json::Value;
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn counters(v: &Value) -> &Value {
+    &v["jobs"][0]["iolab"]["counters"]
+}
+
+#[test]
+fn cold_run_reads_from_storage_warm_run_does_not() {
+    let d = scratch();
+    let f = d.path().join("f");
+    let fa = format!("--filename={}", s(&f));
+    let job = [
+        "--name=c",
+        fa.as_str(),
+        "--size=16M",
+        "--rw=randread",
+        "--bs=4k",
+    ];
+    let mut cold_args = job.to_vec();
+    cold_args.push("--cache=cold");
+    let cold = run_json(&cold_args);
+    let mut warm_args = job.to_vec();
+    warm_args.push("--cache=warm");
+    let warm = run_json(&warm_args);
+    let phys = |v: &Value| counters(v)["process_io"]["read_bytes"].as_u64().unwrap();
+    let logical = |v: &Value| counters(v)["process_io"]["rchar"].as_u64().unwrap();
+    eprintln!(
+        "cold: physical {} logical {}; warm: physical {} logical {}",
+        phys(&cold),
+        logical(&cold),
+        phys(&warm),
+        logical(&warm)
+    );
+    assert_eq!(counters(&cold)["process_io"]["source"], "/proc/self/io");
+    assert!(
+        phys(&cold) >= 8 << 20,
+        "cold run read from storage: {}",
+        phys(&cold)
+    );
+    assert!(logical(&cold) >= 16 << 20);
+    assert!(
+        phys(&warm) < 256 << 10,
+        "warm run read {} bytes from storage",
+        phys(&warm)
+    );
+    assert!(logical(&warm) >= 16 << 20);
+    // cachestat agrees: cold starts empty, warm starts full.
+    let cs = |v: &Value, when: &str| {
+        counters(v)["cachestat"]["files"][0][when]["cached"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(counters(&cold)["cachestat"]["source"], "cachestat(2)");
+    assert_eq!(cs(&cold, "before"), 0);
+    assert!(cs(&cold, "after") > 0);
+    assert_eq!(cs(&warm, "before"), 4096);
+    // vmstat and rusage are there with their sources.
+    assert_eq!(counters(&cold)["vmstat"]["source"], "/proc/vmstat");
+    assert!(counters(&cold)["vmstat"]["pgpgin"].as_u64().unwrap() > 0);
+    assert_eq!(
+        counters(&cold)["rusage"]["source"],
+        "getrusage(RUSAGE_SELF)"
+    );
+    // Per repetition as well.
+    let rep = &cold["jobs"][0]["iolab"]["repetitions"][0]["counters"];
+    assert_eq!(
+        rep["process_io"]["read_bytes"],
+        counters(&cold)["process_io"]["read_bytes"]
+    );
+}
+
+#[test]
+fn normal_output_shows_the_counters() {
+    let d = scratch();
+    let f = d.path().join("f");
+    let out = iolab()
+        .args([
+            "run",
+            "--name=n",
+            &format!("--filename={}", s(&f)),
+            "--size=4M",
+            "--rw=randread",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("[/proc/self/io]"), "{text}");
+    assert!(text.contains("physical read"), "{text}");
+    if text.contains("[/proc/diskstats]") {
+        assert!(text.contains("r_await") && text.contains("%util"), "{text}");
+    }
+}
+
+#[test]
+fn arcstats_fixture_parses_and_deltas() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/arcstats");
+    let a = arcstats::read(std::path::Path::new(path)).unwrap();
+    assert_eq!(a["hits"], 1_048_576);
+    assert_eq!(a["misses"], 4096);
+    assert_eq!(a["size"], 4_000_000_000);
+    let mut b = a.clone();
+    *b.get_mut("hits").unwrap() += 900;
+    *b.get_mut("misses").unwrap() += 100;
+    let d = arcstats::delta(&a, &b);
+    assert_eq!((d.hits, d.misses), (900, 100));
+    assert!((d.hit_ratio - 90.0).abs() < 1e-9);
+    assert_eq!(d.source, "/proc/spl/kstat/zfs/arcstats");
+    assert_eq!(
+        d.counters["size"], 4_000_000_000,
+        "sizes are levels, not deltas"
+    );
+    assert!(arcstats::parse("x\nname type value\n").is_err());
+    assert!(arcstats::parse("").is_err());
+}

@@ -1,0 +1,248 @@
+//! io_uring, libaio and mmap pass the same correctness checks as psync:
+//! every planned I/O done once with the right bytes, writes really land in
+//! the file, prefetch advice covers the same reads; and their settings are
+//! checked with clear errors.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// Scratch space on the build's disk (not tmpfs), so O_DIRECT works.
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// (engine, extra options) under test; psync is the reference.
+const ENGINES: &[(&str, &[&str])] = &[
+    ("psync", &[]),
+    ("io_uring", &["--iodepth=8"]),
+    ("io_uring", &["--iodepth=16", "--direct=1"]),
+    (
+        "io_uring",
+        &[
+            "--iodepth=4",
+            "--fixedbufs=1",
+            "--registerfiles=1",
+            "--iodepth_batch_submit=4",
+        ],
+    ),
+    ("io_uring", &["--iodepth=4", "--sqthread_poll=1"]),
+    ("libaio", &["--iodepth=8", "--direct=1"]),
+    ("libaio", &["--iodepth=8"]),
+    ("mmap", &[]),
+];
+
+fn run_engine(f: &Path, engine: &str, extra: &[&str], job: &[&str]) -> Value {
+    let fa = format!("--filename={}", s(f));
+    let ea = format!("--ioengine={engine}");
+    let mut args = vec!["--name=e", fa.as_str(), ea.as_str()];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(job);
+    run_json(&args)
+}
+
+#[test]
+fn every_engine_reads_every_block_once() {
+    let d = scratch();
+    let f = d.path().join("f");
+    for (engine, extra) in ENGINES {
+        for rw in ["randread", "read"] {
+            let v = run_engine(
+                &f,
+                engine,
+                extra,
+                &["--size=4M", &format!("--rw={rw}"), "--bs=4k"],
+            );
+            let j = &v["jobs"][0];
+            assert_eq!(
+                j["error"], 0,
+                "{engine} {extra:?} {rw}: {}",
+                j["iolab"]["errors"]
+            );
+            assert_eq!(j["read"]["total_ios"], 1024, "{engine} {extra:?} {rw}");
+            assert_eq!(j["read"]["io_bytes"], 4 << 20, "{engine} {extra:?} {rw}");
+            assert_eq!(j["iolab"]["engine"], *engine);
+            let lat = &j["read"]["lat_ns"];
+            assert_eq!(lat["N"], 1024);
+            if *engine == "io_uring" || *engine == "libaio" {
+                // Async engines split latency: lat = slat + clat for each I/O,
+                // so the means add up.
+                let (sl, cl, l) = (
+                    j["read"]["slat_ns"]["mean"].as_f64().unwrap(),
+                    j["read"]["clat_ns"]["mean"].as_f64().unwrap(),
+                    lat["mean"].as_f64().unwrap(),
+                );
+                assert!(sl > 0.0, "{engine}: slat measured");
+                assert!(
+                    (sl + cl - l).abs() <= 1.0 + l * 1e-9,
+                    "{engine}: {sl} + {cl} != {l}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_engine_writes_land_in_the_file() {
+    let d = scratch();
+    for (i, (engine, extra)) in ENGINES.iter().enumerate() {
+        let f = d.path().join(format!("w{i}"));
+        // Lay out with random non-zero bytes, then overwrite every block once:
+        // iolab's write buffers are zero, so the file must end all zeros.
+        run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
+        let before = std::fs::read(&f).unwrap();
+        assert!(before.iter().filter(|&&b| b == 0).count() < before.len() / 100);
+        let v = run_engine(
+            &f,
+            engine,
+            extra,
+            &["--size=1M", "--rw=randwrite", "--bs=4k"],
+        );
+        let j = &v["jobs"][0];
+        assert_eq!(
+            j["error"], 0,
+            "{engine} {extra:?}: {}",
+            j["iolab"]["errors"]
+        );
+        assert_eq!(j["write"]["total_ios"], 256, "{engine} {extra:?}");
+        let after = std::fs::read(&f).unwrap();
+        assert_eq!(after.len(), 1 << 20);
+        assert!(
+            after.iter().all(|&b| b == 0),
+            "{engine} {extra:?}: a block was not written"
+        );
+    }
+}
+
+#[test]
+fn every_engine_prefetches_the_same_reads() {
+    if !have("strace", "every_engine_prefetches_the_same_reads") {
+        return;
+    }
+    let d = scratch();
+    let f = d.path().join("f");
+    run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
+    let advice = |engine: &str, extra: &[&str]| -> Vec<String> {
+        let log = d.path().join(format!("{engine}.strace"));
+        let mut cmd = std::process::Command::new("strace");
+        cmd.args(["-f", "-qq", "-e", "trace=fadvise64", "-o", s(&log)])
+            .arg(assert_cmd::cargo::cargo_bin("iolab"))
+            .args(["run", "--name=p", &format!("--filename={}", s(&f))])
+            .arg(format!("--ioengine={engine}"))
+            .args(extra)
+            .args([
+                "--size=1M",
+                "--rw=randread",
+                "--bs=4k",
+                "--prefetch=8",
+                "--cache=keep",
+            ]);
+        succeed(&mut cmd);
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("POSIX_FADV_WILLNEED"))
+            .map(|l| {
+                let a = &l[l.find("fadvise64(").unwrap() + 10..];
+                a.split(',').skip(1).take(2).collect::<Vec<_>>().join(",")
+            })
+            .collect()
+    };
+    let reference = advice("psync", &[]);
+    assert_eq!(reference.len(), 256);
+    for (engine, extra) in ENGINES.iter().skip(1) {
+        assert_eq!(advice(engine, extra), reference, "{engine} {extra:?}");
+    }
+}
+
+#[test]
+fn mmap_counts_page_faults() {
+    let d = scratch();
+    let f = d.path().join("f");
+    let v = run_engine(
+        &f,
+        "mmap",
+        &[],
+        &["--size=4M", "--rw=read", "--bs=64k", "--cache=cold"],
+    );
+    let j = &v["jobs"][0];
+    // 1024 pages mapped and touched: each costs at least a minor fault
+    // (fault-around maps up to 16 pages per fault).
+    let faults = j["minf"].as_u64().unwrap() + j["majf"].as_u64().unwrap();
+    assert!(
+        faults >= 1024 / 16,
+        "only {faults} page faults for 1024 pages"
+    );
+}
+
+#[test]
+fn engine_settings_errors_and_warnings() {
+    let d = scratch();
+    let f = d.path().join("f");
+    let fa = format!("--filename={}", s(&f));
+    run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
+    for (args, want) in [
+        (
+            vec!["--ioengine=psync", "--sqthread_poll=1"],
+            "option 'sqthread_poll' applies to ioengine=io_uring only",
+        ),
+        (
+            vec!["--ioengine=io_uring", "--hipri=1"],
+            "option 'hipri' (polled completions) works only with direct=1",
+        ),
+        (
+            vec!["--ioengine=io_uring", "--iodepth=0"],
+            "iodepth=0 must be between 1 and 32768",
+        ),
+        (
+            vec!["--ioengine=libaio", "--iodepth=100000"],
+            "iodepth=100000 must be between 1 and 32768",
+        ),
+    ] {
+        let mut a = vec!["--name=x", fa.as_str(), "--size=1M"];
+        a.extend(args.iter().copied());
+        let (code, err) = run_err(&a);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+    // libaio without direct runs, with a warning naming the option.
+    let out = iolab()
+        .args([
+            "run",
+            "--name=x",
+            &fa,
+            "--size=1M",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ioengine=libaio without direct=1 is synchronous"),
+        "{err}"
+    );
+    // hipri on a device without poll queues fails with a named error, never hangs.
+    let out = iolab()
+        .args([
+            "run",
+            "--name=x",
+            &fa,
+            "--size=1M",
+            "--ioengine=io_uring",
+            "--direct=1",
+            "--hipri=1",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        eprintln!("note: this device supports polled I/O (hipri ran)");
+    } else {
+        assert!(err.contains("io_uring") && err.contains("hipri"), "{err}");
+        assert!(err.lines().count() <= 3, "{err}");
+    }
+}

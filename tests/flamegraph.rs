@@ -1,0 +1,87 @@
+//! `--flamegraph`: perf samples the timed part of the run; the SVG shows
+//! the read path. Skips with the reason when perf is missing or refused.
+
+mod common;
+use common::*;
+
+#[test]
+fn flamegraph_shows_the_read_path() {
+    if !have("perf", "flamegraph_shows_the_read_path") {
+        return;
+    }
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let f = d.path().join("f");
+    let svg = d.path().join("out.svg");
+    let out = iolab()
+        .args(["run", "--flamegraph", s(&svg), "--name=c"])
+        .arg(format!("--filename={}", s(&f)))
+        .args([
+            "--size=64M",
+            "--rw=read",
+            "--bs=4k",
+            "--loops=4",
+            "--cache=warm",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && err.contains("--flamegraph") {
+        eprintln!("SKIP flamegraph_shows_the_read_path: perf does not work here: {err}");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("flamegraph"), "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<?xml") || text.contains("<svg"),
+        "not an SVG"
+    );
+    let frames = ["pread64", "vfs_read", "filemap_read", "__x64_sys_pread64"];
+    assert!(
+        frames.iter().any(|f| text.contains(f)),
+        "no read-path frame in the flamegraph"
+    );
+    // The run's own output is still printed.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("read: IOPS="));
+}
+
+#[test]
+fn flamegraph_without_perf_is_a_clear_error() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let f = d.path().join("f");
+    let empty = d.path().join("bin");
+    std::fs::create_dir(&empty).unwrap();
+    let out = iolab()
+        .env("PATH", &empty)
+        .args([
+            "run",
+            "--flamegraph",
+            s(&d.path().join("x.svg")),
+            "--name=c",
+        ])
+        .arg(format!("--filename={}", s(&f)))
+        .args(["--size=1M"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--flamegraph: needs perf, which is not installed"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!d.path().join("x.svg").exists());
+    // A missing output directory is refused before anything runs.
+    let (code, err) = run_err(&[
+        "--flamegraph",
+        "/nonexistent-dir/x.svg",
+        "--name=c",
+        &format!("--filename={}", s(&f)),
+        "--size=1M",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--flamegraph /nonexistent-dir/x.svg: directory"),
+        "{err}"
+    );
+}
