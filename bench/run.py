@@ -7,11 +7,16 @@ Workloads (issue 2):
   c  cold random 8 KiB reads on a >= 1 GiB file, prefetch 0 vs 20
      (iolab vs the C reference, which does what seed 000's random-read does)
 
+Workloads (issue 3):
+  d  io_uring O_DIRECT 4 KiB random reads on the real disk at iodepth 1, 8, 32,
+     iolab vs fio with the identical command line
+  e  the null engine (no I/O): iolab's own ceiling in ops/s, beside fio's
+
 Prints medians and the ratios iolab/C, iolab/fio and the prefetch speedups.
 Only ratios measured side by side mean anything on a shared machine.
 
 usage: bench/run.py [--rounds N] [--cold-rounds N] [--dir DIR] [--cold-size BYTES]
-                    [--cold-ios N] [--only a,b,c]
+                    [--cold-ios N] [--uring-rounds N] [--uring-secs S] [--only a,b,c,d,e]
 """
 import argparse
 import json
@@ -73,7 +78,9 @@ def main():
     ap.add_argument("--dir", default=os.path.join(ROOT, "bench/out"))
     ap.add_argument("--cold-size", type=int, default=1 << 30)
     ap.add_argument("--cold-ios", type=int, default=20000)
-    ap.add_argument("--only", default="a,b,c")
+    ap.add_argument("--uring-rounds", type=int, default=3)
+    ap.add_argument("--uring-secs", type=int, default=3)
+    ap.add_argument("--only", default="a,b,c,d,e")
     ap.add_argument("--cpu", default="1", help="CPU to pin every tool to (taskset); 'none' to not pin")
     a = ap.parse_args()
     global PIN
@@ -106,11 +113,12 @@ def main():
             res["C"].append(c_iops(ref, path, size, bmin, bmax, loops, 0, 0, 0))
         rows.append((key, title, res))
 
-    print()
-    print(f"medians of {a.rounds} alternating rounds (best round in parentheses)")
-    print()
-    print("| workload | iolab IOPS | fio IOPS | C IOPS | iolab/C | iolab/fio |")
-    print("|---|---:|---:|---:|---:|---:|")
+    if rows:
+        print()
+        print(f"medians of {a.rounds} alternating rounds (best round in parentheses)")
+        print()
+        print("| workload | iolab IOPS | fio IOPS | C IOPS | iolab/C | iolab/fio |")
+        print("|---|---:|---:|---:|---:|---:|")
     for key, title, res in rows:
         i, c = med(res["iolab"]), med(res["C"])
         f = med(res["fio"]) if res["fio"] else float("nan")
@@ -141,6 +149,48 @@ def main():
             print(f"| {tool} | {p0:,.0f} | {p20:,.0f} | {sp[tool]:.2f}x |")
         print()
         print(f"iolab speedup / C speedup = {sp['iolab'] / sp['C']:.3f}")
+
+    if "d" in only and have_fio:
+        path = os.path.join(a.dir, "d.dat")
+        iolab_iops(iolab, ["--name=l", f"--filename={path}", "--size=1G", "--number_ios=1"])  # lay out
+        depths = (1, 8, 32)
+        res = {(t, qd): [] for t in ("iolab", "fio") for qd in depths}
+        for r in range(a.uring_rounds):
+            for qd in depths:
+                progress(f"[d] round {r + 1}/{a.uring_rounds} iodepth={qd}")
+                job = ["--name=d", f"--filename={path}", "--size=1G", "--rw=randread", "--bs=4k",
+                       "--ioengine=io_uring", f"--iodepth={qd}", "--direct=1",
+                       f"--runtime={a.uring_secs}", "--time_based"]
+                res[("iolab", qd)].append(iolab_iops(iolab, job))
+                res[("fio", qd)].append(fio_iops(job))
+        print()
+        print(f"(d) io_uring, O_DIRECT 4 KiB random reads, 1 GiB file on the disk, {a.uring_secs} s runs, medians of {a.uring_rounds} alternating rounds")
+        print()
+        print("| iodepth | iolab IOPS | fio IOPS | iolab/fio |")
+        print("|---:|---:|---:|---:|")
+        for qd in depths:
+            i, f = med(res[("iolab", qd)]), med(res[("fio", qd)])
+            print(f"| {qd} | {i:,.0f} | {f:,.0f} | {i / f:.3f} |")
+
+    if "e" in only:
+        path = os.path.join(a.dir, "a.dat")
+        job = ["--name=e", f"--filename={path}", "--size=64M", "--rw=randread", "--bs=4k",
+               "--loops=64", "--ioengine=null", "--invalidate=0"]
+        iolab_iops(iolab, ["--name=l", f"--filename={path}", "--size=64M", "--number_ios=1"])
+        res = {"iolab": [], "fio": []}
+        for r in range(a.rounds):
+            progress(f"[e] round {r + 1}/{a.rounds}")
+            res["iolab"].append(iolab_iops(iolab, job))
+            if have_fio:
+                res["fio"].append(fio_iops(job))
+        i = med(res["iolab"])
+        f = med(res["fio"]) if res["fio"] else float("nan")
+        print()
+        print(f"(e) ioengine=null (no I/O, every op timed): the tools' own ceiling, medians of {a.rounds}")
+        print()
+        print("| iolab ops/s | fio ops/s | iolab/fio |")
+        print("|---:|---:|---:|")
+        print(f"| {i:,.0f} | {f:,.0f} | {i / f:.3f} |")
 
 
 if __name__ == "__main__":
