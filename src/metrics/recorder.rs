@@ -39,6 +39,19 @@ impl Recorder {
         }
     }
 
+    /// A recorder that must never record: no memory at all, for op types a
+    /// loop cannot issue (its `finish` is an empty histogram).
+    pub fn empty() -> Recorder {
+        Recorder {
+            counts: Vec::new(),
+            count: 0,
+            sum: 0,
+            sum_sq: 0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+
     /// Records one latency in nanoseconds.
     #[inline(always)]
     pub fn record(&mut self, ns: u64) {
@@ -90,9 +103,13 @@ impl Recorder {
     /// The samples as a [`LatencyHistogram`].
     pub fn finish(&self) -> LatencyHistogram {
         let mut h = LatencyHistogram::new();
-        for (idx, &c) in self.counts.iter().enumerate() {
-            if c > 0 {
-                h.record_bucket(bucket_range(idx as u32).0, c);
+        if self.count > 0 {
+            // Only the buckets between min and max can hold samples.
+            let (lo, hi) = (bucket_index(self.min), bucket_index(self.max));
+            for (i, &c) in self.counts[lo..=hi].iter().enumerate() {
+                if c > 0 {
+                    h.record_bucket(bucket_range((lo + i) as u32).0, c);
+                }
             }
         }
         h.set_moments(self.count, self.sum, self.sum_sq, self.min, self.max);

@@ -18,12 +18,20 @@ pub struct DirRecorders {
 }
 
 impl DirRecorders {
-    /// Empty recorders.
-    pub fn new() -> DirRecorders {
+    /// Empty recorders: none if the direction is `unused`; no slat/clat
+    /// for a synchronous engine (`split` false).
+    pub fn new(unused: bool, split: bool) -> DirRecorders {
+        let mk = |on: bool| {
+            if on {
+                Recorder::new()
+            } else {
+                Recorder::empty()
+            }
+        };
         DirRecorders {
-            lat: Recorder::new(),
-            clat: Recorder::new(),
-            slat: Recorder::new(),
+            lat: mk(!unused),
+            clat: mk(!unused && split),
+            slat: mk(!unused && split),
             bytes: 0,
         }
     }
@@ -36,12 +44,6 @@ impl DirRecorders {
         } else {
             &self.lat
         }
-    }
-}
-
-impl Default for DirRecorders {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

@@ -174,6 +174,7 @@ pub fn run<E: Engine>(
     // SAFETY: unshare(CLONE_FILES) affects only the calling thread.
     unsafe { libc::unshare(libc::CLONE_FILES) };
     let opened = open_and_attach(&w.open, &w.paths, &w.bufs, &mut engine);
+    let writes = w.open.writable;
     let Worker {
         paths,
         planner,
@@ -200,9 +201,20 @@ pub fn run<E: Engine>(
         fds: files.iter().map(|f| f.as_raw_fd()).collect(),
         paths: &paths,
         look: Lookahead::new(planner, prefetch),
-        recs: [DirRecorders::new(), DirRecorders::new()],
-        advise: Recorder::new(),
-        fsync: Recorder::new(),
+        recs: [
+            DirRecorders::new(false, !engine.is_sync()),
+            DirRecorders::new(!writes, !engine.is_sync()),
+        ],
+        advise: if prefetch > 0 {
+            Recorder::new()
+        } else {
+            Recorder::empty()
+        },
+        fsync: if fsync_every > 0 {
+            Recorder::new()
+        } else {
+            Recorder::empty()
+        },
         fsync_every,
         writes_since_fsync: 0,
         series: Ticker::new(None, 0),
@@ -311,12 +323,30 @@ fn open_and_attach<E: Engine>(
     Ok(files)
 }
 
+/// How often the synchronous loop looks at the stop flag.
+const STOP_POLL_NS: u64 = 5_000_000;
+
 /// One I/O at a time: time it, record it. Returns true if stopped.
 fn sync_loop<E: Engine>(cx: &mut Ctx, engine: &mut E, buf: &mut [u8], stop: &StopFlag) -> bool {
+    if cx.io_log.is_some() {
+        sync_loop_with::<E, true>(cx, engine, buf, stop)
+    } else {
+        sync_loop_with::<E, false>(cx, engine, buf, stop)
+    }
+}
+
+/// The loop, compiled once with and once without the per-I/O log so the
+/// common case pays nothing for it. The stop flag is polled with the
+/// interval events (at least every [`STOP_POLL_NS`]), not per I/O.
+fn sync_loop_with<E: Engine, const LOG: bool>(
+    cx: &mut Ctx,
+    engine: &mut E,
+    buf: &mut [u8],
+    stop: &StopFlag,
+) -> bool {
+    let mut poll = now_ns() + STOP_POLL_NS;
+    let mut next = cx.next_event.min(poll);
     loop {
-        if stop.is_set() {
-            return true;
-        }
         let Some(io) = cx.look.next(&cx.fds, &mut cx.advise) else {
             return false;
         };
@@ -342,11 +372,18 @@ fn sync_loop<E: Engine>(cx: &mut Ctx, engine: &mut E, buf: &mut [u8], stop: &Sto
         if io.write && !cx.after_write(io.file) {
             return false;
         }
-        if cx.io_log.is_some() {
+        if LOG {
             cx.log_io(&io, t1, t1 - t0, t1 - t0, 0);
         }
-        if t1 >= cx.next_event && cx.event(t1) {
-            return false;
+        if t1 >= next {
+            if stop.is_set() {
+                return true;
+            }
+            if t1 >= cx.next_event && cx.event(t1) {
+                return false;
+            }
+            poll = t1 + STOP_POLL_NS;
+            next = cx.next_event.min(poll);
         }
     }
 }
