@@ -42,14 +42,30 @@ impl std::fmt::Debug for UringEngine {
 impl UringEngine {
     /// Sets up the ring; the error names the option the kernel refused.
     pub fn new(opts: UringOptions) -> Result<UringEngine, String> {
-        let mut b = IoUring::builder();
-        if opts.sqthread_poll {
-            b.setup_sqpoll(1000);
-        }
-        if opts.hipri {
-            b.setup_iopoll();
-        }
-        let ring = b.build(opts.iodepth.max(1).next_power_of_two()).map_err(|e| {
+        let builder = |coop: bool| {
+            let mut b = IoUring::builder();
+            if opts.sqthread_poll {
+                b.setup_sqpoll(1000);
+            }
+            if opts.hipri {
+                b.setup_iopoll();
+            }
+            if coop {
+                // Completions are handled when the thread enters the kernel
+                // anyway, instead of interrupting it (as fio does); kernels
+                // before 5.19 refuse the flag, so it is retried without.
+                b.setup_coop_taskrun();
+            }
+            b
+        };
+        let entries = opts.iodepth.max(1).next_power_of_two();
+        let ring = builder(true)
+            .build(entries)
+            .or_else(|e| match e.raw_os_error() {
+                Some(libc::EINVAL) => builder(false).build(entries),
+                _ => Err(e),
+            })
+            .map_err(|e| {
             let what = match (opts.sqthread_poll, opts.hipri) {
                 (true, true) => "sqthread_poll/hipri",
                 (true, false) => "sqthread_poll",
