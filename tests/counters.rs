@@ -7,14 +7,6 @@ use common::*;
 use iolab::counters::arcstats;
 use serde_json::Value;
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-fn counters(v: &Value) -> &Value {
-    &v["jobs"][0]["iolab"]["counters"]
-}
-
 #[test]
 fn cold_run_reads_from_storage_warm_run_does_not() {
     let d = scratch();

@@ -5,15 +5,6 @@
 
 mod common;
 use common::*;
-use serde_json::Value;
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-fn counters(v: &Value) -> &Value {
-    &v["jobs"][0]["iolab"]["counters"]
-}
 
 #[test]
 fn direct_reads_match_the_device() {

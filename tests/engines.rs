@@ -8,11 +8,6 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// Scratch space on the build's disk (not tmpfs), so O_DIRECT works.
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
 /// (engine, extra options) under test; psync is the reference.
 const ENGINES: &[(&str, &[&str])] = &[
     ("psync", &[]),

@@ -9,7 +9,7 @@ fn flamegraph_shows_the_read_path() {
     if !have("perf", "flamegraph_shows_the_read_path") {
         return;
     }
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let f = d.path().join("f");
     let svg = d.path().join("out.svg");
     let out = iolab()
@@ -47,7 +47,7 @@ fn flamegraph_shows_the_read_path() {
 
 #[test]
 fn flamegraph_without_perf_is_a_clear_error() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let f = d.path().join("f");
     let empty = d.path().join("bin");
     std::fs::create_dir(&empty).unwrap();

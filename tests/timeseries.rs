@@ -7,10 +7,6 @@ use common::*;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
 /// Parses one fio log line: comma-separated integers.
 fn fields(line: &str) -> Vec<u64> {
     line.split(',')

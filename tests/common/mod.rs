@@ -80,3 +80,14 @@ pub fn fincore_pages(path: &Path) -> u64 {
         .parse()
         .expect("fincore pages")
 }
+
+/// Scratch directory on the build's disk (not tmpfs), so O_DIRECT works and
+/// /proc/diskstats sees the I/O.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// `jobs[0].iolab.counters` of a JSON result.
+pub fn counters(v: &Value) -> &Value {
+    &v["jobs"][0]["iolab"]["counters"]
+}
