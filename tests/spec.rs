@@ -257,3 +257,36 @@ fn job_file_errors_carry_file_and_line() {
         "{e}"
     );
 }
+
+#[test]
+fn issue_3_options_parse_like_fio() {
+    let d = tempfile::tempdir().unwrap();
+    let f = write(
+        d.path(),
+        "q.fio",
+        "[global]\nioengine=io_uring\niodepth=(4*8)\niodepth_batch=4\n\n[q]\nfilename=/tmp/q\nsize=1M\nwrite_lat_log\nfixedbufs\n",
+    );
+    // A bare log flag on the command line does not swallow the job file.
+    let jobs = spec::jobs_from_args(&args(&["--write_bw_log", &f, "--log_avg_msec=250"])).unwrap();
+    let j = &jobs[0];
+    assert_eq!(j.engine.name(), "io_uring");
+    assert_eq!(
+        (
+            j.iodepth,
+            j.iodepth_batch_submit,
+            j.iodepth_batch_complete_min
+        ),
+        (32, 4, 1)
+    );
+    assert!(j.fixedbufs && !j.registerfiles);
+    assert_eq!(j.logs.bw.as_deref(), Some("q"), "bare flag: the job name");
+    assert_eq!(j.logs.lat.as_deref(), Some("q"));
+    assert_eq!(j.logs.avg_msec, 250);
+    let jobs =
+        spec::jobs_from_args(&args(&["--name=a", "--write_iops_log=pfx", "--size=1M"])).unwrap();
+    assert_eq!(jobs[0].logs.iops.as_deref(), Some("pfx"));
+    assert!(jobs[0].logs.per_io(), "log_avg_msec=0 (default): one line per I/O");
+    let e =
+        spec::jobs_from_args(&args(&["--name=a", "--size=1M", "--write_hist_log"])).unwrap_err();
+    assert!(e.contains("write_hist_log needs log_hist_msec"), "{e}");
+}

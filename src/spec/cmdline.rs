@@ -39,7 +39,9 @@ pub fn parse(args: &[String]) -> Result<CommandLine, String> {
             None => (opt.to_ascii_lowercase(), None),
         };
         let def = options::lookup(&key).ok_or_else(|| options::unknown_message(&key))?;
-        if value.is_none() && def.kind != Kind::Bool {
+        // A log prefix takes its value only with '=' (fio's optional
+        // argument): `--write_bw_log job.fio` is a flag and a job file.
+        if value.is_none() && !matches!(def.kind, Kind::Bool | Kind::StrOrFlag) {
             match args.get(i + 1) {
                 Some(next) if !next.starts_with("--") => {
                     value = Some(next.clone());
