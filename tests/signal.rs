@@ -7,7 +7,16 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn sigint_gives_partial_json_and_exit_130() {
-    let d = tempfile::tempdir().unwrap();
+    interrupt(&[]);
+}
+
+#[test]
+fn sigint_drains_io_uring_and_gives_partial_json() {
+    interrupt(&["--ioengine=io_uring", "--iodepth=16", "--direct=1"]);
+}
+
+fn interrupt(engine: &[&str]) {
+    let d = scratch();
     let f = d.path().join("f");
     let bin = assert_cmd::cargo::cargo_bin("iolab");
     let child = Command::new(bin)
@@ -22,6 +31,7 @@ fn sigint_gives_partial_json_and_exit_130() {
             "--unlink=1",
             "--output-format=json",
         ])
+        .args(engine)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

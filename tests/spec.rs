@@ -285,7 +285,10 @@ fn issue_3_options_parse_like_fio() {
     let jobs =
         spec::jobs_from_args(&args(&["--name=a", "--write_iops_log=pfx", "--size=1M"])).unwrap();
     assert_eq!(jobs[0].logs.iops.as_deref(), Some("pfx"));
-    assert!(jobs[0].logs.per_io(), "log_avg_msec=0 (default): one line per I/O");
+    assert!(
+        jobs[0].logs.per_io(),
+        "log_avg_msec=0 (default): one line per I/O"
+    );
     let e =
         spec::jobs_from_args(&args(&["--name=a", "--size=1M", "--write_hist_log"])).unwrap_err();
     assert!(e.contains("write_hist_log needs log_hist_msec"), "{e}");
