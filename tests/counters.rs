@@ -76,18 +76,12 @@ fn cold_run_reads_from_storage_warm_run_does_not() {
 fn normal_output_shows_the_counters() {
     let d = scratch();
     let f = d.path().join("f");
-    let out = iolab()
-        .args([
-            "run",
-            "--name=n",
-            &format!("--filename={}", s(&f)),
-            "--size=4M",
-            "--rw=randread",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run_text(&[
+        "--name=n",
+        &format!("--filename={}", s(&f)),
+        "--size=4M",
+        "--rw=randread",
+    ]);
     assert!(text.contains("[/proc/self/io]"), "{text}");
     assert!(text.contains("physical read"), "{text}");
     if text.contains("[/proc/diskstats]") {

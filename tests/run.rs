@@ -270,20 +270,14 @@ fn repetitions_and_first_run_effect() {
 fn normal_output_has_summary_and_log2_histograms() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("f");
-    let out = iolab()
-        .args([
-            "run",
-            "--name=n",
-            &format!("--filename={}", s(&f)),
-            "--size=2M",
-            "--rw=randread",
-            "--prefetch=4",
-            "--repeat=2",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run_text(&[
+        "--name=n",
+        &format!("--filename={}", s(&f)),
+        "--size=2M",
+        "--rw=randread",
+        "--prefetch=4",
+        "--repeat=2",
+    ]);
     assert!(text.contains("read: IOPS="), "{text}");
     assert!(text.contains("clat percentiles (nsec)"));
     assert!(text.contains("read latency (ns)") && text.contains("advise latency (ns)"));

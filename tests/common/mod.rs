@@ -35,6 +35,13 @@ pub fn run_json(args: &[&str]) -> Value {
     })
 }
 
+/// Runs `iolab run ARGS` (normal output), asserts success, returns stdout.
+pub fn run_text(args: &[&str]) -> String {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+    cmd.arg("run").args(args);
+    String::from_utf8_lossy(&succeed(&mut cmd)).into_owned()
+}
+
 /// Runs iolab expecting failure; returns (exit code, stderr).
 pub fn run_err(args: &[&str]) -> (i32, String) {
     let out = iolab().arg("run").args(args).output().expect("run iolab");
