@@ -1,7 +1,7 @@
 //! The ZFS ARC (`/proc/spl/kstat/zfs/arcstats`): hits, misses and the hit
 //! ratio over an interval, for runs on ZFS (seeds 001 and 003).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -53,10 +53,15 @@ pub fn read(path: &Path) -> Result<BTreeMap<String, u64>, String> {
     parse(&std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?)
 }
 
+fn arcstats_source() -> &'static str {
+    ARCSTATS
+}
+
 /// ARC activity over an interval.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ArcDelta {
     /// Always the arcstats path.
+    #[serde(skip_deserializing, default = "arcstats_source")]
     pub source: &'static str,
     /// Hits.
     pub hits: u64,

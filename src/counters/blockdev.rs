@@ -2,12 +2,12 @@
 //! then down through partitions (their parent), device-mapper and md (their
 //! `slaves/`), and loop devices (the device of their backing file).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// A whole disk as named in `/proc/diskstats`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Disk {
     /// Kernel name (`vda`, `nvme0n1`, `sda`).
     pub name: String,

@@ -1,7 +1,7 @@
 //! `/proc/diskstats` and iostat's extended columns computed from two reads.
 
 use super::blockdev::Disk;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The counters of one line of `/proc/diskstats` (fields 4-14).
@@ -65,12 +65,17 @@ pub fn read_all() -> std::io::Result<BTreeMap<String, DiskStat>> {
     Ok(parse(&std::fs::read_to_string("/proc/diskstats")?))
 }
 
+fn diskstats_source() -> &'static str {
+    "/proc/diskstats"
+}
+
 /// One disk over an interval: the raw deltas and iostat's columns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DiskDelta {
     /// The disk.
     pub disk: Disk,
     /// Always "/proc/diskstats".
+    #[serde(skip_deserializing, default = "diskstats_source")]
     pub source: &'static str,
     /// Interval length in ns.
     pub elapsed_ns: u64,

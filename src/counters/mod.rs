@@ -12,7 +12,7 @@ pub mod procfs;
 pub use blockdev::Disk;
 pub use diskstats::{DiskDelta, DiskStat};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -88,7 +88,7 @@ fn add_maps(a: &mut BTreeMap<String, u64>, b: &BTreeMap<String, u64>) {
 }
 
 /// Counter changes over an interval (one repetition, or several added up).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CounterDelta {
     /// Length of the interval in ns.
     pub elapsed_ns: u64,

@@ -5,11 +5,12 @@
 //! this process's view of the file, and knows nothing of dirty, writeback or
 //! evicted pages (those fields are then absent).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::os::fd::{AsRawFd, BorrowedFd};
 
 /// Page-cache state of a byte range of one file.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct CacheState {
     /// Pages in the range.
     pub pages: u64,
@@ -24,7 +25,7 @@ pub struct CacheState {
     /// Pages evicted recently enough to count as refaults (cachestat only).
     pub recently_evicted: Option<u64>,
     /// "cachestat" or "mincore".
-    pub source: &'static str,
+    pub source: Cow<'static, str>,
 }
 
 impl CacheState {
@@ -98,7 +99,7 @@ pub fn cachestat(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<Cach
         writeback: Some(cs.nr_writeback),
         evicted: Some(cs.nr_evicted),
         recently_evicted: Some(cs.nr_recently_evicted),
-        source: "cachestat",
+        source: Cow::Borrowed("cachestat"),
     })
 }
 
@@ -117,7 +118,7 @@ pub fn mincore_state(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<
             writeback: None,
             evicted: None,
             recently_evicted: None,
-            source: "mincore",
+            source: Cow::Borrowed("mincore"),
         });
     }
     // SAFETY: a fresh shared read-only mapping of the file, unmapped below;
@@ -150,6 +151,6 @@ pub fn mincore_state(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<
         writeback: None,
         evicted: None,
         recently_evicted: None,
-        source: "mincore",
+        source: Cow::Borrowed("mincore"),
     })
 }

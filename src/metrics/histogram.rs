@@ -22,7 +22,8 @@ pub const FIO_PERCENTILES: [f64; 17] = [
 ];
 
 /// Latencies of one operation type, in nanoseconds.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "HistogramSnapshot", from = "HistogramSnapshot")]
 pub struct LatencyHistogram {
     hist: Histogram<u64>,
     count: u64,
@@ -195,6 +196,32 @@ impl LatencyHistogram {
     }
 }
 
+impl From<LatencyHistogram> for HistogramSnapshot {
+    fn from(h: LatencyHistogram) -> Self {
+        h.to_snapshot()
+    }
+}
+
+impl From<HistogramSnapshot> for LatencyHistogram {
+    /// Rebuilds the histogram: every bucket value lands in its own bucket
+    /// again, and the exact moments are restored as stored.
+    fn from(s: HistogramSnapshot) -> Self {
+        let mut h = LatencyHistogram::new();
+        for (v, n) in &s.buckets {
+            h.record_bucket((*v).min(MAX_NS), *n);
+        }
+        let min = if s.count == 0 { u64::MAX } else { s.min };
+        h.set_moments(
+            s.count,
+            s.sum.parse().unwrap_or(0),
+            s.sum_sq.parse().unwrap_or(0),
+            min,
+            s.max,
+        );
+        h
+    }
+}
+
 /// A histogram in a form that serialises and merges back exactly.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct HistogramSnapshot {
@@ -227,6 +254,24 @@ mod tests {
         assert_eq!(h.max(), 5000);
         assert_eq!(h.mean(), 3000.0);
         assert!((h.stddev() - 1581.1388).abs() < 0.01);
+    }
+
+    #[test]
+    fn snapshot_round_trip_is_exact() {
+        let mut h = LatencyHistogram::new();
+        for v in [1u64, 999, 1_000_001, 77_777_777, MAX_NS] {
+            h.record(v);
+        }
+        let json = serde_json::to_string(&h).unwrap();
+        let back: LatencyHistogram = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.to_snapshot(), h.to_snapshot());
+        for p in [1.0, 50.0, 99.0, 100.0] {
+            assert_eq!(back.percentile(p), h.percentile(p));
+        }
+        let mut merged = back.clone();
+        merged.merge(&h);
+        assert_eq!(merged.count(), 10);
+        assert_eq!(merged.max(), MAX_NS);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! CPU use of the calling thread from `getrusage(RUSAGE_THREAD)`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// CPU figures of one thread over an interval.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct CpuUsage {
     /// User time in microseconds.
     pub user_us: u64,

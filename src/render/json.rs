@@ -295,7 +295,7 @@ fn job_cache(r: &RunResult, j: usize) -> Value {
     };
     let source = first.cache_before[j]
         .iter()
-        .find_map(|f| f.state.as_ref().map(|s| s.source))
+        .find_map(|f| f.state.as_ref().map(|s| s.source.as_ref()))
         .unwrap_or("cachestat");
     let files: Vec<Value> = first.cache_before[j]
         .iter()

@@ -4,14 +4,14 @@
 use crate::metrics::CacheState;
 use crate::metrics::cachestat::cache_state;
 use crate::spec::CachePolicy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// Cache state of one file's region at one moment.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileCache {
     /// The file.
     pub path: PathBuf,

@@ -6,10 +6,11 @@ use super::series::{self, Interval, IoLogEntry};
 use crate::counters::CounterDelta;
 use crate::metrics::{CpuUsage, LatencyHistogram};
 use crate::spec::JobSpec;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Latencies and bytes of one direction.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct OpStats {
     /// Total latency of every I/O (queued to completed; for synchronous
     /// engines this is also the completion latency).
@@ -50,7 +51,7 @@ impl OpStats {
 
 /// Everything measured for one direction set over some time: one clone, one
 /// group of clones, or several repetitions combined.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Totals {
     /// Reads.
     pub read: OpStats,
@@ -72,7 +73,8 @@ pub struct Totals {
     pub series: Vec<Interval>,
     /// Intervals of `log_hist_msec` when it differs from the series'.
     pub hist_series: Option<Vec<Interval>>,
-    /// Every I/O, when fio's per-I/O logs were asked for.
+    /// Every I/O, when fio's per-I/O logs were asked for (not stored).
+    #[serde(skip)]
     pub io_log: Vec<IoLogEntry>,
     /// I/Os issued at each depth bucket (fio's `iodepth_level`: 1, 2, 4,
     /// 8, 16, 32, >=64).
@@ -164,7 +166,7 @@ fn pct(part: u64, whole: u64) -> f64 {
 }
 
 /// One clone in one repetition.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CloneRun {
     /// Index of the job in [`RunResult::jobs`].
     pub job: usize,
@@ -177,7 +179,7 @@ pub struct CloneRun {
 }
 
 /// One repetition of all jobs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Repetition {
     /// 0-based index.
     pub index: u32,
@@ -192,7 +194,7 @@ pub struct Repetition {
 }
 
 /// The result of `iolab run`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
     /// The jobs as run.
     pub jobs: Vec<JobSpec>,

@@ -4,6 +4,7 @@
 
 use crate::metrics::Recorder;
 use crate::metrics::recorder::bucket_range;
+use serde::{Deserialize, Serialize};
 
 /// Recorders of one direction in the timed loop.
 pub struct DirRecorders {
@@ -48,7 +49,7 @@ impl DirRecorders {
 }
 
 /// One direction in one interval.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IntervalDir {
     /// I/Os completed.
     pub ios: u64,
@@ -105,7 +106,7 @@ impl IntervalDir {
 }
 
 /// One interval of the series.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// End of the interval in ms since the start of the clone's run.
     pub end_ms: u64,

@@ -5,10 +5,11 @@ use super::cmdline::CommandLine;
 use super::ini::{self, Entry};
 use super::options::{self, Kind};
 use super::units;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Order of the offsets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Pattern {
     /// Sequential from the start of the region.
     Sequential,
@@ -17,7 +18,7 @@ pub enum Pattern {
 }
 
 /// Which directions a job issues.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Mix {
     /// Reads only.
     Read,
@@ -28,7 +29,7 @@ pub enum Mix {
 }
 
 /// How I/O is issued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EngineKind {
     /// `pread`/`pwrite`.
     Psync,
@@ -64,7 +65,7 @@ impl EngineKind {
 }
 
 /// Page-cache state wanted before each repetition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CachePolicy {
     /// Evict the file's pages (and verify).
     Cold,
@@ -86,7 +87,7 @@ impl CachePolicy {
 }
 
 /// The `posix_fadvise` hint given once when a file is opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FadviseHint {
     /// No hint.
     None,
@@ -101,7 +102,7 @@ pub enum FadviseHint {
 }
 
 /// A validated job.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobSpec {
     /// Job name.
     pub name: String,
@@ -178,7 +179,7 @@ pub struct JobSpec {
 }
 
 /// fio's per-job log files (`write_bw_log` and friends).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogSpec {
     /// `write_bw_log` prefix.
     pub bw: Option<String>,
