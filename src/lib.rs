@@ -7,12 +7,17 @@
 
 pub mod counters;
 pub mod engine;
+pub mod environment;
 pub mod error;
+pub mod fio_import;
 pub mod metrics;
 pub mod plan;
 pub mod profile;
 pub mod render;
 pub mod runner;
 pub mod spec;
+pub mod stats;
+pub mod store;
+pub mod summary;
 
 pub use error::{Error, Result};

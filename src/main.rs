@@ -21,6 +21,11 @@ fn main() {
     let cli = Cli::parse_from(clap_argv);
     let code = match cli.command {
         Command::Run(args) => cli::run::execute(args, &job_args),
+        Command::History(a) => cli::history::history(a),
+        Command::Show(a) => cli::show::show(a),
+        Command::Export(a) => cli::show::export(a),
+        Command::Import(a) => cli::import::import(a),
+        Command::Rm(a) => cli::history::rm(a),
     };
     std::process::exit(code);
 }

@@ -1,9 +1,14 @@
 //! The command line: clap definitions, one file per subcommand. The only
 //! place that prints.
 
+pub mod db;
+pub mod history;
+pub mod import;
 pub mod run;
+pub mod show;
 
 use clap::{Parser, Subcommand};
+use std::io::Write;
 
 /// iolab: a laboratory for I/O effects.
 #[derive(Debug, Parser)]
@@ -19,10 +24,38 @@ pub struct Cli {
 pub enum Command {
     /// Run fio-compatible jobs (job files and/or --name=... options), every op timed.
     Run(run::RunArgs),
+    /// List stored runs: id, when, label, job, key figures.
+    History(history::HistoryArgs),
+    /// Show one stored run in full (normal, json or json+).
+    Show(show::ShowArgs),
+    /// Export stored runs as JSON, CSV or Markdown.
+    Export(show::ExportArgs),
+    /// Store fio JSON results as runs, to compare them with iolab's.
+    Import(import::ImportArgs),
+    /// Delete stored runs.
+    Rm(history::RmArgs),
 }
 
 /// Prints a one-line error and returns the exit code for bad input.
 pub fn fail(msg: impl std::fmt::Display, code: i32) -> i32 {
     eprintln!("iolab: error: {msg}");
     code
+}
+
+/// Writes `text` to stdout, or to `out` (atomically: a temporary file renamed).
+pub fn write_out(text: &str, out: Option<&std::path::Path>) -> Result<(), String> {
+    match out {
+        None => {
+            let mut so = std::io::stdout().lock();
+            so.write_all(text.as_bytes())
+                .and_then(|_| so.flush())
+                .map_err(|e| format!("cannot write to stdout: {e}"))
+        }
+        Some(path) => {
+            let tmp = path.with_extension("iolab-tmp");
+            std::fs::write(&tmp, text)
+                .and_then(|_| std::fs::rename(&tmp, path))
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+    }
 }

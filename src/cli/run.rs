@@ -1,10 +1,14 @@
 //! `iolab run`: fio's command line and job files, iolab's output.
 
+use iolab::environment::Environment;
 use iolab::profile::Profiler;
 use iolab::render::{OutputFormat, exporter};
+use iolab::runner::RunResult;
 use iolab::runner::{self, Observer, RunOptions, StopFlag};
+use iolab::store::{NewRun, Store, kind};
+use iolab::summary::Summary;
 use iolab::{Error, spec};
-use std::io::Write;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -48,14 +52,35 @@ pub struct RunArgs {
     /// Sample the timed part of the run with perf and write an SVG flamegraph to FILE.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
+    /// Label stored with the run (for `history --label`, `compare LABEL`).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Do not store the run in the results database.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Results database (default: $IOLAB_DB, else ~/.local/share/iolab/iolab.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
     /// Job files and fio job options (--name=..., --rw=..., ...).
     #[arg(value_name = "JOB", allow_hyphen_values = true)]
     pub jobs: Vec<String>,
 }
 
 /// iolab's own flags of `run` (those clap parses); everything else is a job option.
-const OWN_VALUED: &[&str] = &["--output-format", "--output", "--flamegraph"];
-const OWN_FLAGS: &[&str] = &["--allow-overwrite", "--drop-caches", "--help", "-h"];
+const OWN_VALUED: &[&str] = &[
+    "--output-format",
+    "--output",
+    "--flamegraph",
+    "--label",
+    "--db",
+];
+const OWN_FLAGS: &[&str] = &[
+    "--allow-overwrite",
+    "--drop-caches",
+    "--no-store",
+    "--help",
+    "-h",
+];
 
 /// Splits `run`'s arguments into iolab's own and the job's, keeping order.
 pub fn split_args(args: &[String]) -> (Vec<String>, Vec<String>) {
@@ -94,6 +119,14 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
     {
         return super::fail(m, 2);
     }
+    let mut store = if args.no_store {
+        None
+    } else {
+        match super::db::open(args.db.as_deref()) {
+            Ok(s) => Some(s),
+            Err(e) => return super::fail(format!("{e} (or use --no-store)"), 2),
+        }
+    };
     let stop = StopFlag::new();
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         if let Err(e) = signal_hook::flag::register(sig, stop.atomic()) {
@@ -127,8 +160,15 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
         eprintln!("iolab: warning: {w}");
     }
     let text = exporter(args.output_format).render(&result);
-    if let Err(e) = emit(&text, args.output.as_deref()) {
+    if let Err(e) = super::write_out(&text, args.output.as_deref()) {
         return super::fail(e, 1);
+    }
+    if let Some(st) = &mut store {
+        let command = format!("iolab run {}", job_args.join(" "));
+        match store_run(st, &result, &command, args.label.as_deref()) {
+            Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
+            Err(e) => eprintln!("iolab: warning: run not stored: {e}"),
+        }
     }
     if let (Some(p), Some(svg)) = (flame.profiler.take(), &args.flamegraph) {
         match p.finish(svg, &title) {
@@ -191,19 +231,38 @@ fn check_out_dir(opt: &str, out: &std::path::Path) -> Result<(), String> {
     }
 }
 
-fn emit(text: &str, out: Option<&std::path::Path>) -> Result<(), String> {
-    match out {
-        None => {
-            let mut so = std::io::stdout().lock();
-            so.write_all(text.as_bytes())
-                .and_then(|_| so.flush())
-                .map_err(|e| format!("cannot write to stdout: {e}"))
-        }
-        Some(path) => {
-            let tmp = path.with_extension("iolab-tmp");
-            std::fs::write(&tmp, text)
-                .and_then(|_| std::fs::rename(&tmp, path))
-                .map_err(|e| format!("cannot write --output {}: {e}", path.display()))
-        }
-    }
+/// Stores a finished run with its environment; returns its id.
+pub fn store_run(
+    store: &mut Store,
+    result: &RunResult,
+    command: &str,
+    label: Option<&str>,
+) -> Result<i64, String> {
+    store_point(store, result, command, label, None)
+}
+
+/// Stores a run, optionally as a point of a sweep.
+pub fn store_point(
+    store: &mut Store,
+    result: &RunResult,
+    command: &str,
+    label: Option<&str>,
+    sweep: Option<(i64, &BTreeMap<String, String>)>,
+) -> Result<i64, String> {
+    let files: Vec<PathBuf> = result.files.iter().flatten().flatten().cloned().collect();
+    let env = Environment::capture(&files);
+    let summary = Summary::of_run(result);
+    let names: Vec<&str> = result.jobs.iter().map(|j| j.name.as_str()).collect();
+    let run = NewRun {
+        kind: kind::RUN,
+        label,
+        name: names.join(","),
+        command: command.to_string(),
+        env: &env,
+        result_json: serde_json::to_string(result).map_err(|e| e.to_string())?,
+        summary: &summary,
+        sweep,
+        source_json: None,
+    };
+    store.insert(&run).map_err(|e| e.to_string())
 }

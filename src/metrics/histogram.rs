@@ -64,6 +64,18 @@ impl LatencyHistogram {
         self.max = self.max.max(v);
     }
 
+    /// Adds `n` samples of `ns` to the buckets only; pair with
+    /// [`Self::set_exact`] when the exact moments are known from elsewhere
+    /// (an imported fio result).
+    pub fn record_n(&mut self, ns: u64, n: u64) {
+        self.hist.saturating_record_n(ns.min(MAX_NS), n);
+    }
+
+    /// Sets count, sum, sum of squares, min and max to known exact values.
+    pub fn set_exact(&mut self, count: u64, sum: u128, sum_sq: u128, min: u64, max: u64) {
+        self.set_moments(count, sum, sum_sq, min, max);
+    }
+
     /// Adds `n` samples to the bucket of `value` without touching the exact
     /// moments (used by [`super::recorder::Recorder::finish`], which sets them).
     pub(crate) fn record_bucket(&mut self, value: u64, n: u64) {

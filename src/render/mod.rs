@@ -6,6 +6,8 @@ pub mod format;
 pub mod json;
 pub mod log2;
 pub mod normal;
+pub mod stored;
+pub mod table;
 
 use crate::runner::RunResult;
 

@@ -302,6 +302,30 @@ impl JobSpec {
         Ok(job)
     }
 
+    /// A job as another tool described it (fio's JSON "job options"):
+    /// options iolab knows are applied, the rest kept only as written; no
+    /// validation, since the files may live on another machine. Returns the
+    /// job and the options that were not understood.
+    pub fn from_foreign_options(name: &str, opts: &[(String, String)]) -> (JobSpec, Vec<String>) {
+        let mut job = JobSpec::defaults(name);
+        let mut ignored = Vec::new();
+        let (mut c, mut b) = (false, false);
+        for (k, v) in opts {
+            let applied = options::lookup(k).is_some_and(|def| {
+                let mut trial = job.clone();
+                trial.apply(def.name, v, &mut c, &mut b).is_ok() && {
+                    job = trial;
+                    true
+                }
+            });
+            if !applied {
+                ignored.push(k.clone());
+            }
+            job.options.push((k.clone(), v.clone()));
+        }
+        (job, ignored)
+    }
+
     fn apply(
         &mut self,
         key: &str,

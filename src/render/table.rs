@@ -1,0 +1,221 @@
+//! A table of strings shown as aligned text, Markdown or CSV: the one shape
+//! `history`, `sweep`, `compare` and `export` print.
+
+/// Rows under headings. Cells that look like numbers are right-aligned.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    /// Column headings.
+    pub headers: Vec<String>,
+    /// Rows, each as long as `headers`.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// How a table is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TableFormat {
+    /// Aligned columns for a terminal.
+    Table,
+    /// GitHub Markdown.
+    Markdown,
+    /// Comma-separated values with a header line.
+    Csv,
+    /// An array of objects keyed by heading.
+    Json,
+}
+
+impl Table {
+    /// A table with these headings.
+    pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Table {
+        Table {
+            headers: headers.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row.
+    pub fn push(&mut self, row: Vec<String>) {
+        debug_assert_eq!(row.len(), self.headers.len());
+        self.rows.push(row);
+    }
+
+    /// Renders in `f`.
+    pub fn render(&self, f: TableFormat) -> String {
+        match f {
+            TableFormat::Table => self.text(),
+            TableFormat::Markdown => self.markdown(),
+            TableFormat::Csv => self.csv(),
+            TableFormat::Json => self.json(),
+        }
+    }
+
+    fn widths(&self) -> Vec<usize> {
+        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        for r in &self.rows {
+            for (i, c) in r.iter().enumerate() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+        w
+    }
+
+    fn numeric_col(&self, i: usize) -> bool {
+        self.rows.iter().any(|r| !r[i].is_empty())
+            && self
+                .rows
+                .iter()
+                .all(|r| r[i].is_empty() || looks_numeric(&r[i]))
+    }
+
+    /// Aligned text.
+    pub fn text(&self) -> String {
+        let w = self.widths();
+        let num: Vec<bool> = (0..w.len()).map(|i| self.numeric_col(i)).collect();
+        let line = |cells: &[String]| {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                let pad = w[i] - c.chars().count();
+                if num[i] {
+                    s.push_str(&" ".repeat(pad));
+                    s.push_str(c);
+                } else {
+                    s.push_str(c);
+                    if i + 1 < cells.len() {
+                        s.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+            s.trim_end().to_string() + "\n"
+        };
+        let mut out = line(&self.headers);
+        let rule: Vec<String> = w.iter().map(|n| "-".repeat(*n)).collect();
+        out.push_str(&line(&rule));
+        for r in &self.rows {
+            out.push_str(&line(r));
+        }
+        out
+    }
+
+    /// GitHub Markdown.
+    pub fn markdown(&self) -> String {
+        let esc = |c: &str| c.replace('|', "\\|");
+        let mut out = format!(
+            "| {} |\n",
+            self.headers
+                .iter()
+                .map(|h| esc(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        out.push('|');
+        for i in 0..self.headers.len() {
+            out.push_str(if self.numeric_col(i) {
+                " ---: |"
+            } else {
+                " --- |"
+            });
+        }
+        out.push('\n');
+        for r in &self.rows {
+            out.push_str(&format!(
+                "| {} |\n",
+                r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+            ));
+        }
+        out
+    }
+
+    /// CSV (RFC 4180 quoting).
+    pub fn csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&self.headers).expect("write to memory");
+        for r in &self.rows {
+            w.write_record(r).expect("write to memory");
+        }
+        String::from_utf8(w.into_inner().expect("flush to memory")).expect("utf-8 cells")
+    }
+
+    /// JSON array of objects; numeric cells become numbers.
+    pub fn json(&self) -> String {
+        let rows: Vec<serde_json::Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let mut o = serde_json::Map::new();
+                for (h, c) in self.headers.iter().zip(r) {
+                    let v = c
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite())
+                        .and_then(serde_json::Number::from_f64)
+                        .map_or_else(|| serde_json::Value::String(c.clone()), Into::into);
+                    o.insert(h.clone(), v);
+                }
+                serde_json::Value::Object(o)
+            })
+            .collect();
+        serde_json::to_string_pretty(&rows).expect("serialise") + "\n"
+    }
+}
+
+fn looks_numeric(s: &str) -> bool {
+    let t = s.trim_start_matches(['+', '-']).trim_end_matches('%');
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+}
+
+/// A figure with as many decimals as its size needs: 123456, 12.3, 1.23, 0.0123.
+pub fn fig(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() {
+        "-".into()
+    } else if a >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t() -> Table {
+        let mut t = Table::new(["job", "IOPS"]);
+        t.push(vec!["a,b".into(), "1200".into()]);
+        t.push(vec!["c".into(), "7.5".into()]);
+        t
+    }
+
+    #[test]
+    fn text_aligns_numbers_right() {
+        assert_eq!(t().text(), "job  IOPS\n---  ----\na,b  1200\nc     7.5\n");
+    }
+
+    #[test]
+    fn markdown_and_csv() {
+        assert_eq!(
+            t().markdown(),
+            "| job | IOPS |\n| --- | ---: |\n| a,b | 1200 |\n| c | 7.5 |\n"
+        );
+        assert_eq!(t().csv(), "job,IOPS\n\"a,b\",1200\nc,7.5\n");
+        let j: serde_json::Value = serde_json::from_str(&t().json()).unwrap();
+        assert_eq!(j[0]["IOPS"], 1200.0);
+        assert_eq!(j[0]["job"], "a,b");
+    }
+
+    #[test]
+    fn figures() {
+        assert_eq!(fig(123456.7), "123457");
+        assert_eq!(fig(12.34), "12.3");
+        assert_eq!(fig(1.234), "1.23");
+        assert_eq!(fig(0.01234), "0.012");
+    }
+}

@@ -1,0 +1,131 @@
+//! Statistics over repetitions: mean, spread, and Welch's t-test for "is
+//! A different from B". Welch's test does not assume equal variances, which
+//! suits I/O runs (a cold side is usually noisier than a warm one). The
+//! p-value comes from statrs' Student t distribution; the tests below check
+//! it against values computed with SciPy's `ttest_ind(equal_var=False)`.
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// Arithmetic mean (NaN for no samples).
+pub fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// Sample standard deviation (n - 1); 0 for fewer than two samples.
+pub fn stddev(x: &[f64]) -> f64 {
+    if x.len() < 2 {
+        return 0.0;
+    }
+    let m = mean(x);
+    (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() - 1) as f64).sqrt()
+}
+
+/// Result of Welch's two-sample t-test.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Welch {
+    /// t statistic (positive when A's mean is larger).
+    pub t: f64,
+    /// Welch–Satterthwaite degrees of freedom.
+    pub df: f64,
+    /// Two-sided p-value.
+    pub p: f64,
+}
+
+/// Welch's t-test of `a` against `b`; `None` when either side has fewer
+/// than two samples (no spread to test against).
+pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (va, vb) = (stddev(a).powi(2) / na, stddev(b).powi(2) / nb);
+    let diff = mean(a) - mean(b);
+    let se2 = va + vb;
+    if se2 == 0.0 {
+        // No spread on either side: identical means are the same, any
+        // difference is certain.
+        let p = if diff == 0.0 { 1.0 } else { 0.0 };
+        return Some(Welch {
+            t: if diff == 0.0 {
+                0.0
+            } else {
+                diff.signum() * f64::INFINITY
+            },
+            df: na + nb - 2.0,
+            p,
+        });
+    }
+    let t = diff / se2.sqrt();
+    let df = se2 * se2 / (va * va / (na - 1.0) + vb * vb / (nb - 1.0));
+    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
+    let p = 2.0 * (1.0 - dist.cdf(t.abs()));
+    Some(Welch { t, df, p })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * b.abs().max(1e-300)
+    }
+
+    /// Reference values: scipy.stats.ttest_ind(a, b, equal_var=False),
+    /// SciPy 1.17.1.
+    #[test]
+    fn welch_matches_scipy() {
+        let cases: [(&[f64], &[f64], f64, f64, f64); 3] = [
+            (
+                &[
+                    27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0,
+                    21.7, 21.4,
+                ],
+                &[
+                    27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9,
+                    20.5, 24.4,
+                ],
+                -2.455356398286006,
+                24.988529290231416,
+                0.021378001462866992,
+            ),
+            (
+                &[101.2, 99.8, 100.5, 100.9, 99.6],
+                &[104.1, 103.2, 105.0, 103.8, 104.4],
+                -8.602325267042573,
+                7.994160583941605,
+                2.591776620156101e-05,
+            ),
+            (
+                &[1.0, 2.0, 3.0],
+                &[1.5, 2.5, 10.0],
+                -0.9719307827692594,
+                2.1849312011900333,
+                0.4260789987721006,
+            ),
+        ];
+        for (a, b, t, df, p) in cases {
+            let w = welch(a, b).unwrap();
+            assert!(close(w.t, t, 1e-9), "t {} vs {t}", w.t);
+            assert!(close(w.df, df, 1e-9), "df {} vs {df}", w.df);
+            assert!(close(w.p, p, 1e-6), "p {} vs {p}", w.p);
+        }
+    }
+
+    #[test]
+    fn too_few_samples_or_no_spread() {
+        assert!(welch(&[1.0], &[2.0, 3.0]).is_none());
+        assert_eq!(welch(&[2.0, 2.0], &[2.0, 2.0]).unwrap().p, 1.0);
+        assert_eq!(welch(&[2.0, 2.0], &[3.0, 3.0]).unwrap().p, 0.0);
+    }
+
+    #[test]
+    fn spread() {
+        assert_eq!(mean(&[1.0, 2.0, 3.0]), 2.0);
+        assert!(close(
+            stddev(&[1.0, 2.0, 3.0, 4.0]),
+            1.2909944487358056,
+            1e-12
+        ));
+        assert_eq!(stddev(&[5.0]), 0.0);
+    }
+}
