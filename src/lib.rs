@@ -5,6 +5,7 @@
 //! `spec` (job input) → `plan` (offsets) → `runner` (threads, cache, repeats)
 //! → `engine` (syscalls), measured by `metrics`, and shown by `render`.
 
+pub mod compare;
 pub mod counters;
 pub mod engine;
 pub mod environment;
@@ -12,6 +13,7 @@ pub mod error;
 pub mod fio_import;
 pub mod metrics;
 pub mod plan;
+pub mod plot;
 pub mod profile;
 pub mod render;
 pub mod runner;
@@ -19,5 +21,6 @@ pub mod spec;
 pub mod stats;
 pub mod store;
 pub mod summary;
+pub mod sweep;
 
 pub use error::{Error, Result};

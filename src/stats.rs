@@ -74,7 +74,9 @@ mod tests {
     /// SciPy 1.17.1.
     #[test]
     fn welch_matches_scipy() {
-        let cases: [(&[f64], &[f64], f64, f64, f64); 3] = [
+        // (a, b, t, df, p)
+        type Case<'a> = (&'a [f64], &'a [f64], f64, f64, f64);
+        let cases: [Case; 3] = [
             (
                 &[
                     27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0,

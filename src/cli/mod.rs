@@ -1,11 +1,15 @@
 //! The command line: clap definitions, one file per subcommand. The only
 //! place that prints.
 
+pub mod compare;
 pub mod db;
+pub mod exec;
 pub mod history;
 pub mod import;
+pub mod report;
 pub mod run;
 pub mod show;
+pub mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -24,6 +28,10 @@ pub struct Cli {
 pub enum Command {
     /// Run fio-compatible jobs (job files and/or --name=... options), every op timed.
     Run(run::RunArgs),
+    /// Run a job over the cross product of --vary values; table and plot.
+    Sweep(sweep::SweepArgs),
+    /// Compare two runs, labels, or job files run now (interleaved), with statistics.
+    Compare(compare::CompareArgs),
     /// List stored runs: id, when, label, job, key figures.
     History(history::HistoryArgs),
     /// Show one stored run in full (normal, json or json+).
@@ -32,6 +40,8 @@ pub enum Command {
     Export(show::ExportArgs),
     /// Store fio JSON results as runs, to compare them with iolab's.
     Import(import::ImportArgs),
+    /// Write stored runs as one self-contained HTML page with plots.
+    Report(report::ReportArgs),
     /// Delete stored runs.
     Rm(history::RmArgs),
 }

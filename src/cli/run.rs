@@ -67,14 +67,14 @@ pub struct RunArgs {
 }
 
 /// iolab's own flags of `run` (those clap parses); everything else is a job option.
-const OWN_VALUED: &[&str] = &[
+pub const OWN_VALUED: &[&str] = &[
     "--output-format",
     "--output",
     "--flamegraph",
     "--label",
     "--db",
 ];
-const OWN_FLAGS: &[&str] = &[
+pub const OWN_FLAGS: &[&str] = &[
     "--allow-overwrite",
     "--drop-caches",
     "--no-store",
@@ -82,17 +82,18 @@ const OWN_FLAGS: &[&str] = &[
     "-h",
 ];
 
-/// Splits `run`'s arguments into iolab's own and the job's, keeping order.
-pub fn split_args(args: &[String]) -> (Vec<String>, Vec<String>) {
+/// Splits a subcommand's arguments into iolab's own (`valued` options and
+/// `flags`) and the job's, keeping order.
+pub fn split_args(args: &[String], valued: &[&str], flags: &[&str]) -> (Vec<String>, Vec<String>) {
     let mut own = Vec::new();
     let mut job = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
         let key = a.split_once('=').map_or(a.as_str(), |(k, _)| k);
-        if OWN_FLAGS.contains(&a.as_str()) {
+        if flags.contains(&a.as_str()) {
             own.push(a.clone());
-        } else if OWN_VALUED.contains(&key) {
+        } else if valued.contains(&key) {
             own.push(a.clone());
             if !a.contains('=')
                 && let Some(v) = args.get(i + 1)

@@ -6,6 +6,7 @@ pub mod format;
 pub mod json;
 pub mod log2;
 pub mod normal;
+pub mod report;
 pub mod stored;
 pub mod table;
 

@@ -3,6 +3,7 @@
 //! inline after whitespace), `include FILE`, `${ENV}` and fio's `$pagesize`,
 //! `$mb_memory`, `$ncpus`.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -137,8 +138,30 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
-/// Expands `${VAR}` from the environment and fio's keywords `$pagesize`,
-/// `$mb_memory`, `$ncpus`. An unset variable is an error naming it.
+/// Variables that take precedence over the environment (a sweep's point).
+static VARS: std::sync::Mutex<BTreeMap<String, String>> = std::sync::Mutex::new(BTreeMap::new());
+
+/// Runs `f` with `vars` visible to `${VAR}` expansion ahead of the
+/// environment (how `iolab sweep` hands a point to job files).
+pub fn with_vars<T>(vars: &BTreeMap<String, String>, f: impl FnOnce() -> T) -> T {
+    *VARS.lock().unwrap_or_else(|e| e.into_inner()) = vars.clone();
+    let out = f();
+    VARS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    out
+}
+
+fn lookup_var(var: &str) -> Option<String> {
+    let over = VARS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(var)
+        .cloned();
+    over.or_else(|| std::env::var(var).ok())
+}
+
+/// Expands `${VAR}` from a sweep point or the environment, and fio's
+/// keywords `$pagesize`, `$mb_memory`, `$ncpus`. An unset variable is an
+/// error naming it.
 pub fn expand_vars(text: &str) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -150,7 +173,7 @@ pub fn expand_vars(text: &str) -> Result<String, String> {
                 return Err(format!("unterminated '${{' in '{text}'"));
             };
             let var = &body[..end];
-            let val = std::env::var(var).map_err(|_| {
+            let val = lookup_var(var).ok_or_else(|| {
                 format!("environment variable '{var}' is not set (used as ${{{var}}})")
             })?;
             out.push_str(&val);

@@ -302,6 +302,27 @@ impl JobSpec {
         Ok(job)
     }
 
+    /// This job with `key=value` set on top of its options (a sweep
+    /// point), validated again. The error names the option.
+    pub fn with_option(&self, key: &str, value: &str) -> Result<JobSpec, String> {
+        let origin = ini::Origin::CommandLine(0);
+        let mut entries: Vec<Entry> = self
+            .options
+            .iter()
+            .map(|(k, v)| Entry {
+                key: k.clone(),
+                value: (!v.is_empty()).then(|| v.clone()),
+                origin: origin.clone(),
+            })
+            .collect();
+        entries.push(Entry {
+            key: key.to_string(),
+            value: Some(value.to_string()),
+            origin,
+        });
+        JobSpec::from_entries(&self.name, &entries)
+    }
+
     /// A job as another tool described it (fio's JSON "job options"):
     /// options iolab knows are applied, the rest kept only as written; no
     /// validation, since the files may live on another machine. Returns the
