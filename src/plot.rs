@@ -160,8 +160,12 @@ impl Chart {
                     None if int_x && v.fract().abs() > 1e-9 => String::new(),
                     None => tick(*v),
                 };
-                let yfmt = |v: &f64| {
-                    if *log_y {
+                // Over two decades or more, label whole powers of ten only.
+                let decades = *log_y && y1 - y0 >= 2.0;
+                let yfmt = move |v: &f64| {
+                    if decades && (v - v.round()).abs() > 1e-9 {
+                        String::new()
+                    } else if *log_y {
                         tick(10f64.powf(*v))
                     } else {
                         tick(*v)
@@ -248,6 +252,7 @@ impl Chart {
                     .label_style((f, 13))
                     .axis_desc_style((f, 16))
                     .disable_x_mesh()
+                    .light_line_style(WHITE.mix(0.0))
                     .draw()
                     .map_err(|e| e.to_string())?;
                 let k = series.len().max(1) as f64;

@@ -122,8 +122,14 @@ fn every_engine_prefetches_the_same_reads() {
         let log = d.path().join(format!("{engine}.strace"));
         let mut cmd = std::process::Command::new("strace");
         cmd.args(["-f", "-qq", "-e", "trace=fadvise64", "-o", s(&log)])
+            .env("IOLAB_DB", test_db())
             .arg(assert_cmd::cargo::cargo_bin("iolab"))
-            .args(["run", "--name=p", &format!("--filename={}", s(&f))])
+            .args([
+                "run",
+                "--no-store",
+                "--name=p",
+                &format!("--filename={}", s(&f)),
+            ])
             .arg(format!("--ioengine={engine}"))
             .args(extra)
             .args([

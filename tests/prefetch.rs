@@ -16,8 +16,11 @@ fn trace(args: &[&str]) -> Vec<Ev> {
     let bin = assert_cmd::cargo::cargo_bin("iolab");
     let st = std::process::Command::new("strace")
         .args(["-f", "-qq", "-e", "trace=fadvise64,pread64", "-o", s(&log)])
+        .env("IOLAB_DB", test_db())
         .arg(&bin)
         .arg("run")
+        // Only the job's I/O: no results-database reads in the trace.
+        .arg("--no-store")
         .args(args)
         .output()
         .unwrap();

@@ -8,17 +8,15 @@ use std::fs;
 fn randread_json_is_fio_shaped_and_consistent() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("F");
-    let stdout = succeed(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab")).args([
-            "run",
-            "--name=t",
-            &format!("--filename={}", s(&f)),
-            "--size=64M",
-            "--rw=randread",
-            "--bs=4k",
-            "--output-format=json",
-        ]),
-    );
+    let stdout = succeed(common::bin().args([
+        "run",
+        "--name=t",
+        &format!("--filename={}", s(&f)),
+        "--size=64M",
+        "--rw=randread",
+        "--bs=4k",
+        "--output-format=json",
+    ]));
     // python3 -m json.tool accepts it: stdout is pure JSON.
     let mut py = std::process::Command::new("python3")
         .args(["-m", "json.tool"])

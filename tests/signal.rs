@@ -20,6 +20,7 @@ fn interrupt(engine: &[&str]) {
     let f = d.path().join("f");
     let bin = assert_cmd::cargo::cargo_bin("iolab");
     let child = Command::new(bin)
+        .env("IOLAB_DB", test_db())
         .args([
             "run",
             "--name=long",

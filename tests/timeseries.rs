@@ -90,22 +90,14 @@ fn fio_logs_have_fios_names_and_format() {
     let iolab_dir = d.path().join("iolab");
     std::fs::create_dir_all(&fio_dir).unwrap();
     std::fs::create_dir_all(&iolab_dir).unwrap();
-    succeed(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab")).args([
-            "run",
-            "--name=l",
-            &fa,
-            "--size=8M",
-            "--number_ios=1",
-        ]),
-    );
+    succeed(common::bin().args(["run", "--name=l", &fa, "--size=8M", "--number_ios=1"]));
     succeed(
         std::process::Command::new("fio")
             .current_dir(&fio_dir)
             .args(job),
     );
     let out = succeed(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        common::bin()
             .current_dir(&iolab_dir)
             .arg("run")
             .args(job)
@@ -168,7 +160,7 @@ fn per_io_logs_have_one_line_per_io() {
     let d = scratch();
     let f = d.path().join("f");
     let out = succeed(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        common::bin()
             .current_dir(d.path())
             .args(["run", "--name=p", &format!("--filename={}", s(&f))])
             .args(["--size=4M", "--rw=randread", "--bs=8k", "--number_ios=500"])

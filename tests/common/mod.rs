@@ -5,9 +5,23 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
 
-/// The iolab binary.
+/// The results database the tests' runs go to (never the user's).
+pub fn test_db() -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("tests-results.db")
+}
+
+/// The iolab binary, storing into [`test_db`].
 pub fn iolab() -> Command {
-    Command::cargo_bin("iolab").expect("iolab binary")
+    let mut c = Command::cargo_bin("iolab").expect("iolab binary");
+    c.env("IOLAB_DB", test_db());
+    c
+}
+
+/// The iolab binary as a std Command, storing into [`test_db`].
+pub fn bin() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+    c.env("IOLAB_DB", test_db());
+    c
 }
 
 /// Runs `cmd`, asserts it succeeded (showing its stderr if not), returns stdout.
@@ -24,7 +38,7 @@ pub fn succeed(cmd: &mut std::process::Command) -> Vec<u8> {
 
 /// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
 pub fn run_json(args: &[&str]) -> Value {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+    let mut cmd = bin();
     cmd.arg("run").args(args).arg("--output-format=json");
     let out = succeed(&mut cmd);
     serde_json::from_slice(&out).unwrap_or_else(|e| {
@@ -37,7 +51,7 @@ pub fn run_json(args: &[&str]) -> Value {
 
 /// Runs `iolab run ARGS` (normal output), asserts success, returns stdout.
 pub fn run_text(args: &[&str]) -> String {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+    let mut cmd = bin();
     cmd.arg("run").args(args);
     String::from_utf8_lossy(&succeed(&mut cmd)).into_owned()
 }

@@ -1,0 +1,389 @@
+//! The results database: runs stored and listed, shown and exported again,
+//! fio results imported, runs removed; migration from schema 1, SIGKILL in
+//! the middle of a write, two writers at once, bad database paths.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// iolab with its own database.
+fn with_db(db: &Path) -> Command {
+    let mut c = bin();
+    c.env("IOLAB_DB", db);
+    c
+}
+
+fn text(c: &mut Command) -> String {
+    String::from_utf8(succeed(c)).unwrap()
+}
+
+fn stderr_of_failure(c: &mut Command) -> (i32, String) {
+    let out = c.output().unwrap();
+    assert!(!out.status.success(), "expected failure: {c:?}");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn small_run(db: &Path, file: &Path, label: &str, extra: &[&str]) {
+    let mut c = with_db(db);
+    c.args(["run", "--name=st", &format!("--filename={}", s(file))])
+        .args(["--size=1M", "--rw=randread", "--bs=4k", "--number_ios=200"])
+        .args(["--label", label])
+        .args(extra);
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stored as run"), "{err}");
+}
+
+fn count_runs(db: &Path) -> i64 {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn runs_are_stored_listed_shown_exported_and_removed() {
+    let d = scratch();
+    let db = d.path().join("r.db");
+    let f = d.path().join("f");
+    small_run(&db, &f, "before", &[]);
+    small_run(&db, &f, "after", &["--repeat=3"]);
+
+    let h = text(with_db(&db).arg("history"));
+    let lines: Vec<&str> = h.lines().collect();
+    assert_eq!(lines.len(), 4, "{h}");
+    assert!(lines[0].starts_with("id") && lines[0].contains("IOPS") && lines[0].contains("p99"));
+    assert!(
+        lines[2].trim_start().starts_with("2 ") && lines[2].contains("after"),
+        "{h}"
+    );
+    assert!(
+        lines[3].trim_start().starts_with("1 ") && lines[3].contains("before"),
+        "{h}"
+    );
+    // Filters.
+    let h = text(with_db(&db).args(["history", "--label", "before"]));
+    assert_eq!(h.lines().count(), 3, "{h}");
+    let h = text(with_db(&db).args(["history", "--since", "1h", "--job", "st"]));
+    assert_eq!(h.lines().count(), 4, "{h}");
+    let h = text(with_db(&db).args(["history", "--until", "2000-01-01", "--format", "csv"]));
+    assert_eq!(h.lines().count(), 1, "only the CSV header: {h}");
+
+    // show: the full result with the stored environment, and fio's JSON.
+    let show = text(with_db(&db).args(["show", "2"]));
+    assert!(
+        show.contains("run 2") && show.contains("label after"),
+        "{show}"
+    );
+    assert!(
+        show.contains("ext4") || show.contains("tmpfs") || show.contains("xfs"),
+        "{show}"
+    );
+    assert!(show.contains("read: IOPS="), "{show}");
+    let j: Value = serde_json::from_slice(&succeed(with_db(&db).args([
+        "show",
+        "2",
+        "--output-format",
+        "json",
+    ])))
+    .unwrap();
+    assert_eq!(j["jobs"][0]["read"]["total_ios"], 600);
+    assert_eq!(j["iolab_run"]["label"], "after");
+    assert_eq!(
+        j["iolab_run"]["summary"]["reps"].as_array().unwrap().len(),
+        3
+    );
+    assert!(j["iolab_run"]["environment"]["cpus"].as_u64().unwrap() >= 1);
+
+    // export: CSV and Markdown rows, JSON documents.
+    let csv = text(with_db(&db).args(["export", "1", "2", "--format", "csv"]));
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert!(rows[0].starts_with("id,when,label,kind,job"), "{csv}");
+    assert!(rows[1].starts_with("1,") && rows[2].starts_with("2,"));
+    let md = text(with_db(&db).args(["export", "1", "--format", "markdown"]));
+    assert!(md.starts_with("| id |") && md.lines().nth(1).unwrap().contains("---"));
+    let all: Value =
+        serde_json::from_slice(&succeed(with_db(&db).args(["export", "1", "2"]))).unwrap();
+    assert_eq!(all.as_array().unwrap().len(), 2);
+    assert_eq!(all[0]["jobs"][0]["read"]["total_ios"], 200);
+
+    // rm: unknown id deletes nothing; a known one goes.
+    let (code, err) = stderr_of_failure(with_db(&db).args(["rm", "1", "99"]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no run 99") && err.contains("nothing deleted"),
+        "{err}"
+    );
+    assert_eq!(count_runs(&db), 2);
+    succeed(with_db(&db).args(["rm", "1"]));
+    assert_eq!(count_runs(&db), 1);
+    let (_, err) = stderr_of_failure(with_db(&db).args(["show", "1"]));
+    assert!(err.contains("no run 1"), "{err}");
+}
+
+#[test]
+fn no_store_leaves_the_database_alone() {
+    let d = scratch();
+    let db = d.path().join("n.db");
+    let f = d.path().join("f");
+    small_run(&db, &f, "x", &[]);
+    let out = with_db(&db)
+        .args([
+            "run",
+            "--no-store",
+            "--name=n",
+            &format!("--filename={}", s(&f)),
+        ])
+        .args(["--size=1M", "--rw=read", "--number_ios=10"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("stored"));
+    assert_eq!(count_runs(&db), 1);
+}
+
+/// fio's own results, as json and json+, become runs whose latency
+/// percentiles are fio's and which compare with iolab's.
+#[test]
+fn fio_results_are_imported() {
+    if !have("fio", "fio_results_are_imported") {
+        return;
+    }
+    let d = scratch();
+    let db = d.path().join("i.db");
+    let f = d.path().join("f");
+    small_run(&db, &f, "iolab", &[]);
+    for fmt in ["json", "json+"] {
+        let out = Command::new("fio")
+            .args(["--name=fj", &format!("--filename={}", s(&f))])
+            .args(["--size=1M", "--rw=randread", "--bs=4k", "--number_ios=200"])
+            .arg(format!("--output-format={fmt}"))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let path = d.path().join(format!("{fmt}.out"));
+        std::fs::write(&path, &out.stdout).unwrap();
+        let fio: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let imp = with_db(&db)
+            .args(["import", s(&path), "--label", "fio"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&imp.stderr);
+        assert!(imp.status.success(), "{err}");
+        let id: i64 = err
+            .split("as run ")
+            .nth(1)
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{err}"));
+        if fmt == "json" {
+            assert!(err.contains("rebuilt from fio's percentile list"), "{err}");
+        }
+        let shown: Value = serde_json::from_slice(&succeed(with_db(&db).args([
+            "show",
+            &id.to_string(),
+            "--output-format",
+            "json",
+        ])))
+        .unwrap();
+        let (ours, theirs) = (&shown["jobs"][0]["read"], &fio["jobs"][0]["read"]);
+        assert_eq!(ours["total_ios"], theirs["total_ios"]);
+        assert_eq!(ours["io_bytes"], theirs["io_bytes"]);
+        for p in ["50.000000", "99.000000"] {
+            let a = ours["clat_ns"]["percentile"][p].as_f64().unwrap();
+            let b = theirs["clat_ns"]["percentile"][p].as_f64().unwrap();
+            assert!((a - b).abs() <= b * 0.002, "{fmt} p{p}: {a} vs fio {b}");
+        }
+        let mean = ours["clat_ns"]["mean"].as_f64().unwrap();
+        let fmean = theirs["clat_ns"]["mean"].as_f64().unwrap();
+        assert!((mean - fmean).abs() <= 1.0, "mean {mean} vs {fmean}");
+        // The original document is kept.
+        let src: Value = serde_json::from_slice(&succeed(with_db(&db).args([
+            "show",
+            &id.to_string(),
+            "--source",
+        ])))
+        .unwrap();
+        assert_eq!(src["fio version"], fio["fio version"]);
+    }
+    let cmp = text(with_db(&db).args(["compare", "iolab", "fio"]));
+    assert!(cmp.contains("IOPS") && cmp.contains('%'), "{cmp}");
+    let (code, err) = stderr_of_failure(with_db(&db).args(["import", s(&f)]));
+    assert_eq!(code, 2);
+    assert!(err.contains(s(&f)), "{err}");
+}
+
+#[test]
+fn bad_database_paths_are_clear_errors() {
+    let d = scratch();
+    let f = d.path().join("f");
+    let missing = d.path().join("no/such/dir/r.db");
+    let (code, err) = stderr_of_failure(
+        bin()
+            .args([
+                "run",
+                "--db",
+                s(&missing),
+                "--name=b",
+                &format!("--filename={}", s(&f)),
+            ])
+            .args(["--size=1M", "--rw=read"]),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(s(&missing)) && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(!f.exists(), "nothing ran before the database check");
+
+    let (code, err) = stderr_of_failure(bin().args(["history", "--db", s(d.path())]));
+    assert_eq!(code, 2);
+    assert!(err.contains("is a directory"), "{err}");
+
+    let junk = d.path().join("junk.db");
+    std::fs::write(&junk, vec![b'x'; 8192]).unwrap();
+    let (code, err) = stderr_of_failure(bin().args(["history", "--db", s(&junk)]));
+    assert_eq!(code, 2);
+    assert!(err.contains("not an iolab database"), "{err}");
+    assert_eq!(
+        std::fs::read(&junk).unwrap(),
+        vec![b'x'; 8192],
+        "left untouched"
+    );
+}
+
+/// A database written by schema version 1 (tests/fixtures/store-v1.sql) is
+/// migrated on open and its run is still readable.
+#[test]
+fn old_schema_is_migrated() {
+    let d = scratch();
+    let db = d.path().join("v1.db");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(include_str!("fixtures/store-v1.sql"))
+            .unwrap();
+        let v: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 1);
+    }
+    let h = text(with_db(&db).arg("history"));
+    assert!(h.contains("old-schema") && h.contains("v1"), "{h}");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let v: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, 2);
+    let cols: Vec<String> = c
+        .prepare("SELECT name FROM pragma_table_info('runs')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(cols.contains(&"sweep_id".to_string()), "{cols:?}");
+    let show = text(with_db(&db).args(["show", "1"]));
+    assert!(
+        show.contains("label old-schema") && show.contains("read: IOPS="),
+        "{show}"
+    );
+    // New runs go in beside it.
+    small_run(&db, &d.path().join("f"), "new", &[]);
+    assert_eq!(count_runs(&db), 2);
+}
+
+/// SIGKILL while a run is being written (the process is inside the insert
+/// transaction): the database stays sound, the half-written run is absent,
+/// and the next run is stored normally.
+#[test]
+fn sigkill_mid_write_never_corrupts() {
+    let d = scratch();
+    let db = d.path().join("k.db");
+    let f = d.path().join("f");
+    small_run(&db, &f, "first", &[]);
+    let marker = d.path().join("in-transaction");
+    let mut child = with_db(&db)
+        .env("IOLAB_TEST_STORE_PAUSE", &marker)
+        .args(["run", "--name=k", &format!("--filename={}", s(&f))])
+        .args([
+            "--size=1M",
+            "--rw=randread",
+            "--number_ios=100",
+            "--label",
+            "killed",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !marker.exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "never reached the write"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let ok: String = c
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    drop(c);
+    assert_eq!(count_runs(&db), 1, "the killed run left nothing behind");
+    let h = text(with_db(&db).arg("history"));
+    assert!(!h.contains("killed"), "{h}");
+    small_run(&db, &f, "after-kill", &[]);
+    assert_eq!(count_runs(&db), 2);
+}
+
+/// Two processes storing at the same time lose nothing.
+#[test]
+fn concurrent_writers_lose_nothing() {
+    let d = scratch();
+    let db = d.path().join("c.db");
+    let fio_json = d.path().join("r.json");
+    // A minimal fio result document, imported many times by each writer.
+    std::fs::write(
+        &fio_json,
+        r#"{"fio version":"fio-3.33","timestamp":1,"jobs":[{"jobname":"c","job options":{"rw":"read"},
+        "job_runtime":10,"usr_cpu":1.0,"sys_cpu":2.0,"read":{"io_bytes":4096,"total_ios":1,
+        "clat_ns":{"N":1,"min":1000,"max":1000,"mean":1000.0,"stddev":0.0,"percentile":{"50.000000":1000}},
+        "lat_ns":{"N":1,"min":1100,"max":1100,"mean":1100.0,"stddev":0.0}},
+        "write":{"io_bytes":0,"total_ios":0}}]}"#,
+    )
+    .unwrap();
+    let per = 30;
+    let kids: Vec<_> = (0..2)
+        .map(|_| {
+            with_db(&db)
+                .arg("import")
+                .args(std::iter::repeat_n(s(&fio_json), per))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for k in kids {
+        let out = k.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(count_runs(&db), 2 * per as i64);
+}
