@@ -32,6 +32,7 @@ fn main() {
         Command::Show(a) => cli::show::show(a),
         Command::Export(a) => cli::show::export(a),
         Command::Import(a) => cli::import::import(a),
+        Command::Plot(a) => cli::plot::execute(a),
         Command::Report(a) => cli::report::execute(a),
         Command::Rm(a) => cli::history::rm(a),
     };

@@ -431,3 +431,62 @@ fn chromium_check_catches_console_errors() {
         l.console
     );
 }
+
+/// `iolab plot` draws each picture of a stored run as PNG and SVG.
+#[test]
+fn plot_pictures_of_a_stored_run() {
+    let d = scratch();
+    let db = d.path().join("p.db");
+    let f = d.path().join("f");
+    run_ok(with_db(&db).args([
+        "run",
+        "--name=pl",
+        &format!("--filename={}", s(&f)),
+        "--size=16M",
+        "--rw=randread",
+        "--bs=4k",
+        "--runtime=600ms",
+        "--time_based",
+        "--log_avg_msec=100",
+        "--prefetch=4",
+    ]));
+    for what in ["log2", "percentiles", "timeseries"] {
+        let png = d.path().join(format!("{what}.png"));
+        run_ok(with_db(&db).args(["plot", "1", "--what", what, "-o", s(&png)]));
+        assert_eq!(png_size(&png), (900, 520));
+        let svg = d.path().join(format!("{what}.svg"));
+        run_ok(with_db(&db).args(["plot", "1", "--what", what, "-o", s(&svg)]));
+        let body = std::fs::read_to_string(&svg).unwrap();
+        assert!(body.starts_with("<svg"), "{what}");
+        let want = match what {
+            "log2" => ["operations", "fadvise"],
+            "percentiles" => ["latency (us)", "percentile"],
+            _ => ["IOPS", "time (s)"],
+        };
+        for w in want {
+            assert!(body.contains(&format!(">\n{w}\n<")), "{what} lacks {w}");
+        }
+    }
+    // A run shorter than one interval has no time series to draw.
+    run_ok(with_db(&db).args([
+        "run",
+        "--name=short",
+        &format!("--filename={}", s(&f)),
+        "--size=16M",
+        "--rw=randread",
+        "--number_ios=10",
+    ]));
+    let out = with_db(&db)
+        .args([
+            "plot",
+            "2",
+            "--what",
+            "timeseries",
+            "-o",
+            s(&d.path().join("t.png")),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fewer than two"));
+}

@@ -6,6 +6,7 @@ pub mod db;
 pub mod exec;
 pub mod history;
 pub mod import;
+pub mod plot;
 pub mod report;
 pub mod run;
 pub mod show;
@@ -40,6 +41,8 @@ pub enum Command {
     Export(show::ExportArgs),
     /// Store fio JSON results as runs, to compare them with iolab's.
     Import(import::ImportArgs),
+    /// Draw one picture of a stored run (latency histogram, percentiles, time series).
+    Plot(plot::PlotArgs),
     /// Write stored runs as one self-contained HTML page with plots.
     Report(report::ReportArgs),
     /// Delete stored runs.

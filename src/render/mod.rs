@@ -7,6 +7,7 @@ pub mod json;
 pub mod log2;
 pub mod normal;
 pub mod report;
+pub mod run_charts;
 pub mod stored;
 pub mod table;
 

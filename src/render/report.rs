@@ -2,11 +2,11 @@
 //! a few lines of script, nothing fetched) with the job, environment, key
 //! figures and plots of stored runs.
 
-use crate::metrics::LatencyHistogram;
-use crate::plot::{self, Chart, Series};
+use crate::plot::Chart;
+use crate::render::run_charts::{self, latencies, whole};
 use crate::render::stored::{environment, summary_table};
 use crate::render::table::Table;
-use crate::runner::{RunResult, Totals};
+use crate::runner::RunResult;
 use crate::store::StoredRun;
 
 /// Escapes text for HTML.
@@ -42,19 +42,6 @@ fn figure(chart: &Chart, caption: &str) -> Result<String, String> {
     ))
 }
 
-/// All clones and repetitions of a run added up.
-fn whole(r: &RunResult) -> Totals {
-    let mut total = Totals::default();
-    for rep in &r.repetitions {
-        let mut t = Totals::default();
-        for c in &rep.clones {
-            t.add_parallel(&c.totals);
-        }
-        total.add_sequential(&t);
-    }
-    total
-}
-
 fn run_section(run: &StoredRun, r: &RunResult, when: &str) -> Result<String, String> {
     let mut s = format!(
         "<section class=\"run\" id=\"run-{id}\"><h2>Run {id}: {name}{label}</h2>\n<p class=\"meta\">stored {when} by iolab {ver} &middot; {kind} &middot; <code>{cmd}</code></p>\n",
@@ -88,60 +75,19 @@ fn run_section(run: &StoredRun, r: &RunResult, when: &str) -> Result<String, Str
         esc(&environment(&run.env))
     ));
     let t = whole(r);
-    let mut hists: Vec<(&str, &LatencyHistogram)> = Vec::new();
-    for (name, h) in [
-        ("read", t.read.clat_or_lat()),
-        ("write", t.write.clat_or_lat()),
-        ("fadvise", &t.advise),
-        ("fsync", &t.fsync),
-    ] {
-        if h.count() > 0 {
-            hists.push((name, h));
-        }
-    }
-    if !hists.is_empty() {
+    if !latencies(&t).is_empty() {
         s.push_str("<h3>Latency</h3>\n<div class=\"plots\">");
         s.push_str(&figure(
-            &plot::log2_histogram(&format!("run {}: latency, log2 buckets", run.id), &hists),
+            &run_charts::log2(&format!("run {}: latency, log2 buckets", run.id), &t),
             "Operations per power-of-two latency bucket (dtrace's quantize).",
         )?);
         s.push_str(&figure(
-            &plot::percentile_curve(&format!("run {}: latency percentiles", run.id), &hists),
+            &run_charts::percentiles(&format!("run {}: latency percentiles", run.id), &t),
             "Latency at fio's percentiles (log scale).",
         )?);
         s.push_str("</div>\n");
     }
-    if t.series.len() >= 2 {
-        let pts = |d: usize| -> Vec<(f64, f64)> {
-            t.series
-                .iter()
-                .filter(|iv| iv.len_ms > 0)
-                .map(|iv| {
-                    (
-                        iv.end_ms as f64 / 1000.0,
-                        iv.dirs[d].ios as f64 * 1000.0 / iv.len_ms as f64,
-                    )
-                })
-                .collect()
-        };
-        let mut series = Vec::new();
-        for (d, name) in [(0, "read IOPS"), (1, "write IOPS")] {
-            if t.series.iter().any(|iv| iv.dirs[d].ios > 0) {
-                series.push(Series {
-                    name: name.into(),
-                    points: pts(d),
-                });
-            }
-        }
-        let chart = Chart::Lines {
-            title: format!("run {}: IOPS over time", run.id),
-            x_label: "time (s)".into(),
-            y_label: "IOPS".into(),
-            series,
-            x_names: None,
-            log_x: false,
-            log_y: false,
-        };
+    if let Some(chart) = run_charts::timeseries(&format!("run {}: IOPS over time", run.id), &t) {
         s.push_str("<h3>Over time</h3>\n");
         s.push_str(&figure(
             &chart,

@@ -1,0 +1,83 @@
+//! `iolab plot`: one picture of a stored run, as SVG or PNG.
+
+use super::db;
+use iolab::render::run_charts;
+use std::path::PathBuf;
+
+/// What to draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum What {
+    /// Operations per power-of-two latency bucket, per operation type.
+    Log2,
+    /// Latency at fio's percentiles, per operation type.
+    Percentiles,
+    /// IOPS per interval over the run.
+    Timeseries,
+}
+
+/// Options of `iolab plot`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  iolab plot 12 --what log2 -o lat.png\n  iolab plot 12 --what percentiles -o p.svg\n  iolab plot 12 --what timeseries -o iops.png"
+)]
+pub struct PlotArgs {
+    /// Run id.
+    #[arg(value_name = "ID")]
+    pub id: String,
+    /// The picture.
+    #[arg(long, value_enum, default_value = "log2")]
+    pub what: What,
+    /// Output file (.svg or .png).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Results database.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+/// Runs `iolab plot`.
+pub fn execute(a: PlotArgs) -> i32 {
+    let ext = a.output.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !matches!(ext, "svg" | "png") {
+        return super::fail(
+            format!("-o {}: name must end in .svg or .png", a.output.display()),
+            2,
+        );
+    }
+    let id = match db::parse_id(&a.id) {
+        Ok(i) => i,
+        Err(e) => return super::fail(e, 2),
+    };
+    let run = match db::open(a.db.as_deref()).and_then(|s| db::get(&s, id)) {
+        Ok(r) => r,
+        Err(e) => return super::fail(e, 2),
+    };
+    let result = match run.result() {
+        Ok(r) => r,
+        Err(e) => return super::fail(e, 1),
+    };
+    let t = run_charts::whole(&result);
+    let name = format!("run {} ({})", run.id, run.name);
+    let chart = match a.what {
+        What::Log2 => run_charts::log2(&format!("{name}: latency, log2 buckets"), &t),
+        What::Percentiles => run_charts::percentiles(&format!("{name}: latency percentiles"), &t),
+        What::Timeseries => match run_charts::timeseries(&format!("{name}: IOPS over time"), &t) {
+            Some(c) => c,
+            None => {
+                return super::fail(
+                    format!(
+                        "run {id} has fewer than two time intervals (it ran under one log_avg_msec)"
+                    ),
+                    2,
+                );
+            }
+        },
+    };
+    match chart.save(&a.output) {
+        Ok(()) => {
+            eprintln!("iolab: wrote {}", a.output.display());
+            0
+        }
+        Err(e) => super::fail(e, 1),
+    }
+}
