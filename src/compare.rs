@@ -72,8 +72,9 @@ fn row(m: &'static MetricDef, a: &[f64], b: &[f64]) -> Row {
     let (am, bm) = (stats::mean(a), stats::mean(b));
     let change = (am != 0.0).then(|| (bm - am) / am.abs() * 100.0);
     let welch = stats::welch(a, b);
+    let identical = a.iter().chain(b).all(|v| *v == a[0]);
     let verdict = match welch {
-        None if am == bm => "same".to_string(),
+        _ if identical => "same".to_string(),
         None => "no test (needs 2+ repetitions per side)".to_string(),
         Some(w) if w.p < ALPHA => {
             let dir = match (m.better, bm > am) {
@@ -82,9 +83,9 @@ fn row(m: &'static MetricDef, a: &[f64], b: &[f64]) -> Row {
                 (Better::Neutral, true) => "B higher",
                 (Better::Neutral, false) => "B lower",
             };
-            format!("{dir}, significant (p={})", pfmt(w.p))
+            format!("{dir}, significant ({})", pfmt(w.p))
         }
-        Some(w) => format!("not significant (p={})", pfmt(w.p)),
+        Some(w) => format!("not significant ({})", pfmt(w.p)),
     };
     Row {
         metric: m.key,
@@ -101,11 +102,12 @@ fn row(m: &'static MetricDef, a: &[f64], b: &[f64]) -> Row {
     }
 }
 
+/// `p=0.012`, `p<0.001`.
 fn pfmt(p: f64) -> String {
     if p < 0.001 {
-        "<0.001".into()
+        "p<0.001".into()
     } else {
-        format!("{p:.3}")
+        format!("p={p:.3}")
     }
 }
 
@@ -163,7 +165,7 @@ mod tests {
         );
         assert!((iops.change_pct.unwrap() - 3.7 / 100.4 * 100.0).abs() < 1e-9);
         let time = rows.iter().find(|r| r.metric == "time_s").unwrap();
-        assert_eq!(time.verdict, "not significant (p=1.000)");
+        assert_eq!(time.verdict, "same");
         let one = compare(&side("a", &[1.0]), &side("b", &[2.0]));
         let iops = one.iter().find(|r| r.metric == "iops").unwrap();
         assert!(iops.verdict.starts_with("no test"), "{}", iops.verdict);
