@@ -200,13 +200,7 @@ impl Chart {
                         .map_err(|e| e.to_string())?;
                 }
                 if series.len() > 1 || series.iter().any(|s| !s.name.is_empty()) {
-                    chart
-                        .configure_series_labels()
-                        .label_font((f, 14))
-                        .background_style(WHITE.mix(0.85))
-                        .border_style(BLACK.mix(0.3))
-                        .draw()
-                        .map_err(|e| e.to_string())?;
+                    legend(&mut chart, f)?;
                 }
             }
             Chart::Bars {
@@ -282,18 +276,29 @@ impl Chart {
                     }
                 }
                 if series.len() > 1 {
-                    chart
-                        .configure_series_labels()
-                        .label_font((f, 14))
-                        .background_style(WHITE.mix(0.85))
-                        .border_style(BLACK.mix(0.3))
-                        .draw()
-                        .map_err(|e| e.to_string())?;
+                    legend(&mut chart, f)?;
                 }
             }
         }
         Ok(())
     }
+}
+
+type Xy =
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>;
+
+/// The legend box, top right.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Xy>,
+    f: &str,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .label_font((f, 14))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
 fn range(v: impl Iterator<Item = f64>) -> (f64, f64) {

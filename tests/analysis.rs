@@ -8,12 +8,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-fn with_db(db: &Path) -> Command {
-    let mut c = bin();
-    c.env("IOLAB_DB", db);
-    c
-}
-
 fn run_ok(c: &mut Command) -> (String, String) {
     let out = c.output().unwrap();
     assert!(

@@ -9,13 +9,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// iolab with its own database.
-fn with_db(db: &Path) -> Command {
-    let mut c = bin();
-    c.env("IOLAB_DB", db);
-    c
-}
-
 fn text(c: &mut Command) -> String {
     String::from_utf8(succeed(c)).unwrap()
 }

@@ -13,6 +13,17 @@ pub fn open(db: Option<&Path>) -> Result<Store, String> {
     Store::open(&path, !named).map_err(|e| e.to_string())
 }
 
+/// The database to store into, or `None` with `--no-store`; the error
+/// suggests `--no-store`.
+pub fn open_unless(no_store: bool, db: Option<&Path>) -> Result<Option<Store>, String> {
+    if no_store {
+        return Ok(None);
+    }
+    open(db)
+        .map(Some)
+        .map_err(|e| format!("{e} (or use --no-store)"))
+}
+
 /// A run by id; the error says which id is missing.
 pub fn get(store: &Store, id: i64) -> Result<StoredRun, String> {
     store

@@ -33,14 +33,8 @@ pub fn run_jobs(jobs: Vec<spec::JobSpec>, stop: &StopFlag) -> Result<RunResult, 
     if r.interrupted {
         return Err(("interrupted".into(), 130));
     }
-    let errors: Vec<String> = r
-        .repetitions
-        .iter()
-        .flat_map(|x| x.clones.iter())
-        .flat_map(|c| c.totals.errors.iter().cloned())
-        .collect();
-    if let Some(e) = errors.first() {
-        return Err((e.clone(), 1));
+    if let Some(e) = r.errors().into_iter().next() {
+        return Err((e, 1));
     }
     Ok(r)
 }

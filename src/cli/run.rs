@@ -120,13 +120,9 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
     {
         return super::fail(m, 2);
     }
-    let mut store = if args.no_store {
-        None
-    } else {
-        match super::db::open(args.db.as_deref()) {
-            Ok(s) => Some(s),
-            Err(e) => return super::fail(format!("{e} (or use --no-store)"), 2),
-        }
+    let mut store = match super::db::open_unless(args.no_store, args.db.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return super::fail(e, 2),
     };
     let stop = StopFlag::new();
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -186,12 +182,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
             Err(e) => return super::fail(format!("cannot write log {}: {e}", path.display()), 1),
         }
     }
-    let errors: Vec<String> = result
-        .repetitions
-        .iter()
-        .flat_map(|r| r.clones.iter())
-        .flat_map(|c| c.totals.errors.iter().cloned())
-        .collect();
+    let errors = result.errors();
     if result.interrupted {
         eprintln!("iolab: interrupted: partial results printed");
         return 130;

@@ -153,13 +153,9 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> i32 {
         Ok(v) => v,
         Err(e) => return super::fail(e, 2),
     };
-    let mut store = if a.no_store {
-        None
-    } else {
-        match db::open(a.db.as_deref()) {
-            Ok(s) => Some(s),
-            Err(e) => return super::fail(format!("{e} (or use --no-store)"), 2),
-        }
+    let mut store = match db::open_unless(a.no_store, a.db.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return super::fail(e, 2),
     };
     let stop = match stop_on_signals() {
         Ok(s) => s,

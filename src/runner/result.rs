@@ -271,6 +271,15 @@ impl FirstRunEffect {
 }
 
 impl RunResult {
+    /// Errors that stopped any clone, in order.
+    pub fn errors(&self) -> Vec<String> {
+        self.repetitions
+            .iter()
+            .flat_map(|r| r.clones.iter())
+            .flat_map(|c| c.totals.errors.iter().cloned())
+            .collect()
+    }
+
     /// The entries to report, in job order.
     pub fn entries(&self) -> Vec<ReportEntry> {
         let mut out = Vec::new();

@@ -24,6 +24,13 @@ pub fn bin() -> std::process::Command {
     c
 }
 
+/// The iolab binary storing into its own database `db`.
+pub fn with_db(db: &Path) -> std::process::Command {
+    let mut c = bin();
+    c.env("IOLAB_DB", db);
+    c
+}
+
 /// Runs `cmd`, asserts it succeeded (showing its stderr if not), returns stdout.
 pub fn succeed(cmd: &mut std::process::Command) -> Vec<u8> {
     let out = cmd.output().expect("start command");
