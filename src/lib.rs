@@ -12,6 +12,7 @@ pub mod environment;
 pub mod error;
 pub mod fio_import;
 pub mod metrics;
+pub mod pagecache;
 pub mod plan;
 pub mod plot;
 pub mod profile;
@@ -22,5 +23,7 @@ pub mod stats;
 pub mod store;
 pub mod summary;
 pub mod sweep;
+pub mod tree;
+pub mod xattr;
 
 pub use error::{Error, Result};

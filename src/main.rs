@@ -28,6 +28,8 @@ fn main() {
         Command::Run(args) => cli::run::execute(args, &job_args),
         Command::Sweep(a) => cli::sweep::execute(a, &job_args),
         Command::Compare(a) => cli::compare::execute(a),
+        Command::Tree(a) => cli::tree::execute(a),
+        Command::Cache(a) => cli::cache::execute(a),
         Command::History(a) => cli::history::history(a),
         Command::Show(a) => cli::show::show(a),
         Command::Export(a) => cli::show::export(a),

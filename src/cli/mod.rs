@@ -1,6 +1,7 @@
 //! The command line: clap definitions, one file per subcommand. The only
 //! place that prints.
 
+pub mod cache;
 pub mod compare;
 pub mod db;
 pub mod exec;
@@ -11,6 +12,7 @@ pub mod report;
 pub mod run;
 pub mod show;
 pub mod sweep;
+pub mod tree;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -33,6 +35,10 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Compare two runs, labels, or job files run now (interleaved), with statistics.
     Compare(compare::CompareArgs),
+    /// Metadata trees, fdtree-style: create, walk, read, copy (rsync -a), remove.
+    Tree(tree::TreeArgs),
+    /// Page cache, vmtouch-style: status, warm, evict, lock.
+    Cache(cache::CacheArgs),
     /// List stored runs: id, when, label, job, key figures.
     History(history::HistoryArgs),
     /// Show one stored run in full (normal, json or json+).

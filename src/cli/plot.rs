@@ -52,6 +52,9 @@ pub fn execute(a: PlotArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return super::fail(e, 2),
     };
+    if run.kind == iolab::store::kind::TREE {
+        return plot_tree(&run, a.what, &a.output);
+    }
     let result = match run.result() {
         Ok(r) => r,
         Err(e) => return super::fail(e, 1),
@@ -76,6 +79,45 @@ pub fn execute(a: PlotArgs) -> i32 {
     match chart.save(&a.output) {
         Ok(()) => {
             eprintln!("iolab: wrote {}", a.output.display());
+            0
+        }
+        Err(e) => super::fail(e, 1),
+    }
+}
+
+/// A tree result: each operation type's latency over all phases.
+fn plot_tree(run: &iolab::store::StoredRun, what: What, out: &std::path::Path) -> i32 {
+    let t = match run.tree_result() {
+        Ok(t) => t,
+        Err(e) => return super::fail(e, 1),
+    };
+    let mut ops: std::collections::BTreeMap<String, iolab::metrics::LatencyHistogram> =
+        Default::default();
+    for p in &t.phases {
+        for (k, h) in &p.ops {
+            ops.entry(k.clone()).or_default().merge(h);
+        }
+    }
+    let hists: Vec<(&str, &iolab::metrics::LatencyHistogram)> =
+        ops.iter().map(|(k, h)| (k.as_str(), h)).collect();
+    let name = format!("run {} ({})", run.id, run.name);
+    let chart = match what {
+        What::Log2 => {
+            iolab::plot::log2_histogram(&format!("{name}: latency, log2 buckets"), &hists)
+        }
+        What::Percentiles => {
+            iolab::plot::percentile_curve(&format!("{name}: latency percentiles"), &hists)
+        }
+        What::Timeseries => {
+            return super::fail(
+                format!("run {} is a tree result: it has no time series", run.id),
+                2,
+            );
+        }
+    };
+    match chart.save(out) {
+        Ok(()) => {
+            eprintln!("iolab: wrote {}", out.display());
             0
         }
         Err(e) => super::fail(e, 1),

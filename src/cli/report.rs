@@ -1,7 +1,8 @@
 //! `iolab report`: stored runs as one self-contained HTML page.
 
 use super::db;
-use iolab::render::report;
+use iolab::render::report::{self, Body};
+use iolab::store::kind;
 use std::path::PathBuf;
 
 /// Options of `iolab report`.
@@ -55,8 +56,13 @@ pub fn execute(a: ReportArgs) -> i32 {
             Ok(r) => r,
             Err(e) => return super::fail(e, 2),
         };
-        match run.result() {
-            Ok(res) => runs.push((run, res)),
+        let body = if run.kind == kind::TREE {
+            run.tree_result().map(Body::Tree)
+        } else {
+            run.result().map(Body::Run)
+        };
+        match body {
+            Ok(b) => runs.push((run, b)),
             Err(e) => return super::fail(e, 1),
         }
     }

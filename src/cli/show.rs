@@ -4,7 +4,7 @@ use super::db;
 use iolab::render::stored::{header, summary_table};
 use iolab::render::table::TableFormat;
 use iolab::render::{OutputFormat, exporter};
-use iolab::store::{Store, StoredRun};
+use iolab::store::{Store, StoredRun, kind};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -43,6 +43,12 @@ fn load(
 
 /// The stored run as fio-schema JSON plus an `iolab_run` object.
 pub fn run_json(r: &StoredRun, bins: bool) -> Result<Value, String> {
+    if r.kind == kind::TREE {
+        let t = r.tree_result().map_err(|e| e.to_string())?;
+        let mut v = iolab::render::tree::json(&t, bins);
+        v["iolab_run"] = meta(r);
+        return Ok(v);
+    }
     let result = r.result().map_err(|e| e.to_string())?;
     let text = exporter(if bins {
         OutputFormat::JsonPlus
@@ -94,6 +100,16 @@ pub fn show(a: ShowArgs) -> i32 {
         };
     }
     let out = match a.output_format {
+        OutputFormat::Normal if r.kind == kind::TREE => r
+            .tree_result()
+            .map(|t| {
+                format!(
+                    "{}\n{}",
+                    header(r, &db::when(r.created_unix)),
+                    iolab::render::tree::text(&t)
+                )
+            })
+            .map_err(|e| e.to_string()),
         OutputFormat::Normal => r
             .result()
             .map(|res| {

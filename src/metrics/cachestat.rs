@@ -103,27 +103,19 @@ pub fn cachestat(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<Cach
     })
 }
 
-/// Cache state through `mmap` + `mincore(2)`.
-pub fn mincore_state(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<CacheState> {
+/// Residency of each page of `[off, off+len)` through `mmap` + `mincore(2)`
+/// (the first entry is the page holding `off`).
+pub fn mincore_pages(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<Vec<bool>> {
     let ps = page_size();
     let start = off / ps * ps;
-    let end = off + len;
-    let map_len = (end - start) as usize;
-    let pages = (end - start).div_ceil(ps);
-    if map_len == 0 {
-        return Ok(CacheState {
-            pages: 0,
-            cached: 0,
-            dirty: None,
-            writeback: None,
-            evicted: None,
-            recently_evicted: None,
-            source: Cow::Borrowed("mincore"),
-        });
+    let map_len = (off + len - start) as usize;
+    if len == 0 {
+        return Ok(Vec::new());
     }
+    let pages = map_len.div_ceil(ps as usize);
     // SAFETY: a fresh shared read-only mapping of the file, unmapped below;
     // mincore writes one byte per page into `vec`, which has `pages` bytes.
-    let cached = unsafe {
+    unsafe {
         let addr = libc::mmap(
             std::ptr::null_mut(),
             map_len,
@@ -135,15 +127,22 @@ pub fn mincore_state(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<
         if addr == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
-        let mut vec = vec![0u8; pages as usize];
+        let mut vec = vec![0u8; pages];
         let rc = libc::mincore(addr, map_len, vec.as_mut_ptr());
         let err = std::io::Error::last_os_error();
         libc::munmap(addr, map_len);
         if rc != 0 {
             return Err(err);
         }
-        vec.iter().filter(|&&b| b & 1 == 1).count() as u64
-    };
+        Ok(vec.into_iter().map(|b| b & 1 == 1).collect())
+    }
+}
+
+/// Cache state through `mmap` + `mincore(2)`.
+pub fn mincore_state(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<CacheState> {
+    let map = mincore_pages(fd, off, len)?;
+    let pages = map.len() as u64;
+    let cached = map.iter().filter(|&&b| b).count() as u64;
     Ok(CacheState {
         pages,
         cached,

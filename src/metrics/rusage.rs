@@ -1,4 +1,5 @@
-//! CPU use of the calling thread from `getrusage(RUSAGE_THREAD)`.
+//! CPU use of the calling thread (`getrusage(RUSAGE_THREAD)`) or the
+//! process (`RUSAGE_SELF`).
 
 use serde::{Deserialize, Serialize};
 
@@ -20,10 +21,19 @@ pub struct CpuUsage {
 impl CpuUsage {
     /// The calling thread's totals so far.
     pub fn thread_now() -> CpuUsage {
+        Self::of(libc::RUSAGE_THREAD)
+    }
+
+    /// The whole process's totals so far (all threads, finished ones too).
+    pub fn process_now() -> CpuUsage {
+        Self::of(libc::RUSAGE_SELF)
+    }
+
+    fn of(who: libc::c_int) -> CpuUsage {
         // SAFETY: getrusage writes into the zeroed struct we pass.
         let ru = unsafe {
             let mut ru: libc::rusage = std::mem::zeroed();
-            libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
+            libc::getrusage(who, &mut ru);
             ru
         };
         let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;

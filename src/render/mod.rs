@@ -10,6 +10,7 @@ pub mod report;
 pub mod run_charts;
 pub mod stored;
 pub mod table;
+pub mod tree;
 
 use crate::runner::RunResult;
 

@@ -8,6 +8,7 @@ use crate::render::stored::{environment, summary_table};
 use crate::render::table::Table;
 use crate::runner::RunResult;
 use crate::store::StoredRun;
+use crate::tree::TreeResult;
 
 /// Escapes text for HTML.
 pub fn esc(s: &str) -> String {
@@ -42,7 +43,15 @@ fn figure(chart: &Chart, caption: &str) -> Result<String, String> {
     ))
 }
 
-fn run_section(run: &StoredRun, r: &RunResult, when: &str) -> Result<String, String> {
+/// A stored run's decoded result.
+pub enum Body {
+    /// `iolab run` or an imported fio result.
+    Run(RunResult),
+    /// `iolab tree`.
+    Tree(TreeResult),
+}
+
+fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String, String> {
     let mut s = format!(
         "<section class=\"run\" id=\"run-{id}\"><h2>Run {id}: {name}{label}</h2>\n<p class=\"meta\">stored {when} by iolab {ver} &middot; {kind} &middot; <code>{cmd}</code></p>\n",
         id = run.id,
@@ -62,6 +71,10 @@ fn run_section(run: &StoredRun, r: &RunResult, when: &str) -> Result<String, Str
         std::slice::from_ref(run),
         |_| when.to_string(),
     )));
+    let r = match body {
+        Body::Run(r) => r,
+        Body::Tree(t) => return Ok(s + &tree_section(run, t)?),
+    };
     s.push_str("<h3>Job</h3>\n");
     for j in &r.jobs {
         let mut t = Table::new(["option", "value"]);
@@ -98,6 +111,46 @@ fn run_section(run: &StoredRun, r: &RunResult, when: &str) -> Result<String, Str
     Ok(s)
 }
 
+/// The tree part of a section: phases, environment, per-phase latency.
+fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String, String> {
+    let mut s = String::from("<h3>Phases</h3>\n");
+    let head = crate::render::tree::text(t);
+    s.push_str(&format!(
+        "<p>{}</p>\n",
+        esc(head.lines().next().unwrap_or(""))
+    ));
+    s.push_str(&html_table(&crate::render::tree::phases_table(t)));
+    if let Some(st) = t.stopped() {
+        s.push_str(&format!(
+            "<p><b>stopped early:</b> {}</p>\n",
+            esc(&st.to_string())
+        ));
+    }
+    s.push_str(&format!(
+        "<h3>Environment</h3>\n<pre>{}</pre>\n<h3>Latency</h3>\n",
+        esc(&environment(&run.env))
+    ));
+    for p in &t.phases {
+        let hists: Vec<(&str, &crate::metrics::LatencyHistogram)> =
+            p.ops.iter().map(|(k, h)| (k.as_str(), h)).collect();
+        if hists.is_empty() {
+            continue;
+        }
+        s.push_str(&figure(
+            &crate::plot::log2_histogram(
+                &format!("run {}: {}, log2 buckets", run.id, p.name),
+                &hists,
+            ),
+            &format!(
+                "{}: operations per power-of-two latency bucket, per operation type.",
+                p.name
+            ),
+        )?);
+    }
+    s.push_str("</section>\n");
+    Ok(s)
+}
+
 const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
 h1{margin-bottom:.2em}h2{border-bottom:2px solid #1f77b4;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;margin:.5em 0;font-size:90%}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
@@ -115,10 +168,7 @@ a.href='#'+h.parentElement.id;a.textContent=h.textContent;li.appendChild(a);list
 nav.appendChild(list);document.body.setAttribute('data-ready','1');});";
 
 /// The whole page for `runs` (each with its decoded result).
-pub fn html(
-    runs: &[(StoredRun, RunResult)],
-    when: impl Fn(i64) -> String,
-) -> Result<String, String> {
+pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<String, String> {
     let mut body = String::new();
     if runs.len() > 1 {
         let stored: Vec<StoredRun> = runs.iter().map(|(s, _)| s.clone()).collect();

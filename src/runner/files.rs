@@ -11,7 +11,6 @@ use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
@@ -41,21 +40,7 @@ pub fn clone_paths(job: &JobSpec, clone: u32) -> Vec<PathBuf> {
 
 /// True when iolab's mark is on the file at `path`.
 pub fn has_mark(path: &Path) -> bool {
-    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    let name = CString::new(MARK_XATTR).expect("no NUL in constant");
-    let mut buf = [0u8; 8];
-    // SAFETY: valid NUL-terminated strings and a buffer of the given length.
-    let rc = unsafe {
-        libc::getxattr(
-            c.as_ptr(),
-            name.as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    rc > 0
+    crate::xattr::has(path, MARK_XATTR)
 }
 
 fn set_mark(file: &File) -> std::io::Result<()> {

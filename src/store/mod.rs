@@ -30,6 +30,8 @@ pub mod kind {
     pub const RUN: &str = "run";
     /// A fio JSON result brought in by `iolab import`.
     pub const FIO: &str = "fio";
+    /// `iolab tree` (a [`crate::tree::TreeResult`]).
+    pub const TREE: &str = "tree";
 }
 
 /// A run to be stored.
@@ -89,8 +91,24 @@ pub struct StoredRun {
 }
 
 impl StoredRun {
+    /// The result of a tree command.
+    pub fn tree_result(&self) -> StoreResult<crate::tree::TreeResult> {
+        serde_json::from_str(&self.result_json).map_err(|e| {
+            StoreError(format!(
+                "run {}: stored tree result unreadable: {e}",
+                self.id
+            ))
+        })
+    }
+
     /// The full result of a run or import.
     pub fn result(&self) -> StoreResult<RunResult> {
+        if self.kind == kind::TREE {
+            return Err(StoreError(format!(
+                "run {} is a tree result, not an I/O run",
+                self.id
+            )));
+        }
         serde_json::from_str(&self.result_json)
             .map_err(|e| StoreError(format!("run {}: stored result unreadable: {e}", self.id)))
     }
