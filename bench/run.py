@@ -48,7 +48,7 @@ def build(out):
 
 
 def iolab_iops(iolab, args):
-    r = run_pinned([iolab, "run", *args, "--output-format=json"])
+    r = run_pinned([iolab, "run", "--no-store", *args, "--output-format=json"])
     return json.loads(r.stdout)["jobs"][0]["read"]["iops"]
 
 

@@ -32,7 +32,7 @@ pub struct Common {
     #[arg(long, value_name = "TIME", global = true)]
     pub time_limit: Option<String>,
     /// Output format: normal or json.
-    #[arg(long, value_enum, default_value = "normal", global = true)]
+    #[arg(short = 'o', long, value_enum, default_value = "normal", global = true)]
     pub output_format: Format,
     /// Label stored with the result.
     #[arg(long, global = true)]
