@@ -11,6 +11,7 @@ pub mod engine;
 pub mod environment;
 pub mod error;
 pub mod fio_import;
+pub mod lab;
 pub mod metrics;
 pub mod pagecache;
 pub mod plan;

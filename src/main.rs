@@ -26,6 +26,7 @@ fn main() {
     let cli = Cli::parse_from(clap_argv);
     let code = match cli.command {
         Command::Run(args) => cli::run::execute(args, &job_args),
+        Command::Lab(a) => cli::lab::execute(a),
         Command::Sweep(a) => cli::sweep::execute(a, &job_args),
         Command::Compare(a) => cli::compare::execute(a),
         Command::Tree(a) => cli::tree::execute(a),

@@ -191,7 +191,7 @@ pub fn execute(a: CompareArgs) -> i32 {
                 if let (Some(st), false) = (&mut store, a.no_store) {
                     let label = format!("{prefix}:{which}");
                     let cmd = format!("iolab compare ({which}) {}", args.join(" "));
-                    match super::run::store_run(st, &result, &cmd, Some(&label)) {
+                    match st.insert_run(&result, &cmd, Some(&label), None) {
                         Ok(id) => sides[i].runs.push(id),
                         Err(e) => eprintln!("iolab: warning: run not stored: {e}"),
                     }

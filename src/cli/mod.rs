@@ -7,6 +7,7 @@ pub mod db;
 pub mod exec;
 pub mod history;
 pub mod import;
+pub mod lab;
 pub mod plot;
 pub mod report;
 pub mod run;
@@ -29,6 +30,8 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The classic I/O experiments, one command each (`iolab lab list`).
+    Lab(lab::LabArgs),
     /// Run fio-compatible jobs (job files and/or --name=... options), every op timed.
     Run(run::RunArgs),
     /// Run a job over the cross product of --vary values; table and plot.

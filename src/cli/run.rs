@@ -1,14 +1,9 @@
 //! `iolab run`: fio's command line and job files, iolab's output.
 
-use iolab::environment::Environment;
 use iolab::profile::Profiler;
 use iolab::render::{OutputFormat, exporter};
-use iolab::runner::RunResult;
 use iolab::runner::{self, Observer, RunOptions, StopFlag};
-use iolab::store::{NewRun, Store, kind};
-use iolab::summary::Summary;
 use iolab::{Error, spec};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -162,7 +157,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
     }
     if let Some(st) = &mut store {
         let command = format!("iolab run {}", job_args.join(" "));
-        match store_run(st, &result, &command, args.label.as_deref()) {
+        match st.insert_run(&result, &command, args.label.as_deref(), None) {
             Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
             Err(e) => eprintln!("iolab: warning: run not stored: {e}"),
         }
@@ -221,40 +216,4 @@ fn check_out_dir(opt: &str, out: &std::path::Path) -> Result<(), String> {
         )),
         _ => Ok(()),
     }
-}
-
-/// Stores a finished run with its environment; returns its id.
-pub fn store_run(
-    store: &mut Store,
-    result: &RunResult,
-    command: &str,
-    label: Option<&str>,
-) -> Result<i64, String> {
-    store_point(store, result, command, label, None)
-}
-
-/// Stores a run, optionally as a point of a sweep.
-pub fn store_point(
-    store: &mut Store,
-    result: &RunResult,
-    command: &str,
-    label: Option<&str>,
-    sweep: Option<(i64, &BTreeMap<String, String>)>,
-) -> Result<i64, String> {
-    let files: Vec<PathBuf> = result.files.iter().flatten().flatten().cloned().collect();
-    let env = Environment::capture(&files);
-    let summary = Summary::of_run(result);
-    let names: Vec<&str> = result.jobs.iter().map(|j| j.name.as_str()).collect();
-    let run = NewRun {
-        kind: kind::RUN,
-        label,
-        name: names.join(","),
-        command: command.to_string(),
-        env: &env,
-        result_json: serde_json::to_string(result).map_err(|e| e.to_string())?,
-        summary: &summary,
-        sweep,
-        source_json: None,
-    };
-    store.insert(&run).map_err(|e| e.to_string())
 }

@@ -199,13 +199,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> i32 {
         let summary = Summary::of_run(&result);
         let id = match (&mut store, sweep_id) {
             (Some(s), Some(sid)) => {
-                match super::run::store_point(
-                    s,
-                    &result,
-                    &command,
-                    a.label.as_deref(),
-                    Some((sid, p)),
-                ) {
+                match s.insert_run(&result, &command, a.label.as_deref(), Some((sid, p))) {
                     Ok(id) => Some(id),
                     Err(e) => {
                         eprintln!("iolab: warning: point not stored: {e}");

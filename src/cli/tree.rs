@@ -3,10 +3,8 @@
 
 use super::db;
 use super::exec::stop_on_signals;
-use iolab::environment::Environment;
 use iolab::render::tree as render;
 use iolab::spec::{ini, units};
-use iolab::store::{NewRun, Store, kind};
 use iolab::tree::{self, Shape, Stopped, TreeResult, create::CreateOptions};
 use iolab::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -303,7 +301,11 @@ pub fn execute(a: TreeArgs) -> i32 {
         return super::fail(e, 1);
     }
     if let Some(st) = &mut store {
-        match store_tree(st, &t, c.label.as_deref()) {
+        match st.insert_tree(
+            &t,
+            &std::env::args().collect::<Vec<_>>().join(" "),
+            c.label.as_deref(),
+        ) {
             Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
             Err(e) => eprintln!("iolab: warning: result not stored: {e}"),
         }
@@ -325,28 +327,4 @@ pub fn execute(a: TreeArgs) -> i32 {
         }
         None => 0,
     }
-}
-
-/// Stores a tree result as a run of kind "tree".
-pub fn store_tree(
-    store: &mut Store,
-    t: &TreeResult,
-    label: Option<&str>,
-) -> std::result::Result<i64, String> {
-    let mut paths = vec![t.dir.clone()];
-    paths.extend(t.dest.clone());
-    let env = Environment::capture(&paths);
-    let summary = tree::summary(t);
-    let run = NewRun {
-        kind: kind::TREE,
-        label,
-        name: format!("tree {}", t.command),
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-        env: &env,
-        result_json: serde_json::to_string(t).map_err(|e| e.to_string())?,
-        summary: &summary,
-        sweep: None,
-        source_json: None,
-    };
-    store.insert(&run).map_err(|e| e.to_string())
 }

@@ -4,6 +4,7 @@
 pub mod fio_logs;
 pub mod format;
 pub mod json;
+pub mod lab;
 pub mod log2;
 pub mod normal;
 pub mod report;

@@ -5,6 +5,7 @@
 //! Where: `--db PATH`, else `$IOLAB_DB`, else `$XDG_DATA_HOME/iolab/iolab.db`
 //! (`~/.local/share/iolab/iolab.db`).
 
+pub mod record;
 pub mod schema;
 
 use crate::environment::Environment;

@@ -1,0 +1,63 @@
+//! Turning results into stored runs: the environment captured for their
+//! files, the key figures computed, the result serialised.
+
+use super::{NewRun, Store, StoreError, StoreResult, kind};
+use crate::environment::Environment;
+use crate::runner::RunResult;
+use crate::summary::Summary;
+use crate::tree::TreeResult;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+impl Store {
+    /// Stores an `iolab run` result (optionally as a sweep point); returns its id.
+    pub fn insert_run(
+        &mut self,
+        result: &RunResult,
+        command: &str,
+        label: Option<&str>,
+        sweep: Option<(i64, &BTreeMap<String, String>)>,
+    ) -> StoreResult<i64> {
+        let files: Vec<PathBuf> = result.files.iter().flatten().flatten().cloned().collect();
+        let env = Environment::capture(&files);
+        let summary = Summary::of_run(result);
+        let names: Vec<&str> = result.jobs.iter().map(|j| j.name.as_str()).collect();
+        let json = serde_json::to_string(result).map_err(|e| StoreError(e.to_string()))?;
+        self.insert(&NewRun {
+            kind: kind::RUN,
+            label,
+            name: names.join(","),
+            command: command.to_string(),
+            env: &env,
+            result_json: json,
+            summary: &summary,
+            sweep,
+            source_json: None,
+        })
+    }
+
+    /// Stores an `iolab tree` result; returns its id.
+    pub fn insert_tree(
+        &mut self,
+        t: &TreeResult,
+        command: &str,
+        label: Option<&str>,
+    ) -> StoreResult<i64> {
+        let mut paths = vec![t.dir.clone()];
+        paths.extend(t.dest.clone());
+        let env = Environment::capture(&paths);
+        let summary = crate::tree::summary(t);
+        let json = serde_json::to_string(t).map_err(|e| StoreError(e.to_string()))?;
+        self.insert(&NewRun {
+            kind: kind::TREE,
+            label,
+            name: format!("tree {}", t.command),
+            command: command.to_string(),
+            env: &env,
+            result_json: json,
+            summary: &summary,
+            sweep: None,
+            source_json: None,
+        })
+    }
+}

@@ -1,0 +1,263 @@
+//! Every lab runs with --quick on small sizes; the shape of its result is
+//! checked (rows, columns, plots, stored runs) and the direction of the
+//! effect where physics guarantees it. `lab all` writes a report that loads
+//! in headless Chromium.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `iolab lab ARGS --quick` in `d` with its own database; returns stdout.
+fn lab(d: &Path, args: &[&str]) -> String {
+    let out = with_db(&d.join("lab.db"))
+        .current_dir(d)
+        .arg("lab")
+        .args(args)
+        .arg("--quick")
+        .args(["--out", s(&d.join("out"))])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {err}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The rows of the first table in the output (after the rule line).
+fn rows(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("--"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .collect()
+}
+
+fn num(s: &str) -> f64 {
+    s.trim_end_matches('x')
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {s}"))
+}
+
+fn no_scratch_left(d: &Path) {
+    let left: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("iolab-scratch-")
+        })
+        .collect();
+    assert!(left.is_empty(), "scratch directory left behind");
+}
+
+#[test]
+fn list_and_help() {
+    let out = String::from_utf8(succeed(bin().args(["lab", "list"]))).unwrap();
+    for name in [
+        "prefetch",
+        "cached-reads",
+        "small-reads",
+        "metadata",
+        "log-scan",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(name)),
+            "{name} missing: {out}"
+        );
+    }
+    let help = String::from_utf8(succeed(bin().args(["lab", "prefetch", "--help"]))).unwrap();
+    assert!(
+        help.contains("--quick") && help.contains("prefetch distance 0"),
+        "{help}"
+    );
+}
+
+#[test]
+fn prefetch_lab_speeds_up_cold_reads() {
+    let d = scratch();
+    let out = lab(d.path(), &["prefetch", "--size", "64M", "--ops", "1500"]);
+    let r = rows(&out);
+    assert_eq!(
+        r.iter().map(|x| x[0].as_str()).collect::<Vec<_>>(),
+        ["0", "4", "16", "64"],
+        "{out}"
+    );
+    assert_eq!(r[0][2], "1.00x");
+    // Reads issued ahead overlap on the device: the best distance beats none.
+    let best = r.iter().map(|x| num(&x[2])).fold(0.0, f64::max);
+    assert!(best > 1.2, "no speed-up:\n{out}");
+    assert!(
+        out.contains("Prefetching") && out.contains("faster"),
+        "{out}"
+    );
+    assert!(
+        out.contains("pread latency (ns), prefetch=0") && out.contains("fadvise latency"),
+        "{out}"
+    );
+    for f in [
+        "prefetch-iops.svg",
+        "prefetch-iops.png",
+        "prefetch-latency.svg",
+    ] {
+        assert!(d.path().join("out").join(f).exists(), "{f}");
+    }
+    no_scratch_left(d.path());
+    let h = String::from_utf8(succeed(with_db(&d.path().join("lab.db")).args([
+        "history",
+        "--label",
+        "lab:prefetch",
+        "--format",
+        "csv",
+    ])))
+    .unwrap();
+    assert_eq!(h.lines().count(), 1 + 4, "{h}");
+}
+
+#[test]
+fn cached_reads_later_runs_beat_the_cold_first() {
+    let d = scratch();
+    let out = lab(d.path(), &["cached-reads", "--size", "64M"]);
+    let r = rows(&out);
+    assert_eq!(r.len(), 5, "{out}");
+    let first = num(&r[0][1]);
+    for later in &r[1..] {
+        assert!(
+            num(&later[1]) > first,
+            "cached run not faster than the cold one:\n{out}"
+        );
+    }
+    assert!(out.contains("The first run read at"), "{out}");
+}
+
+#[test]
+fn small_reads_sweeps_threads_and_names_the_knee() {
+    let d = scratch();
+    let out = lab(d.path(), &["small-reads", "--ops", "5000"]);
+    let r = rows(&out);
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(r.len(), (2 * cpus + 1).max(4), "{out}");
+    for (i, row) in r.iter().enumerate() {
+        assert_eq!(row[0], (i + 1).to_string());
+        assert!(num(&row[1]) > 0.0);
+    }
+    assert!(out.contains("the knee"), "{out}");
+    assert!(d.path().join("out/small-reads-threads.png").exists());
+}
+
+#[test]
+fn metadata_lab_warm_walk_beats_cold() {
+    let d = scratch();
+    let out = lab(d.path(), &["metadata"]);
+    let r = rows(&out);
+    let steps: Vec<(&str, &str)> = r.iter().map(|x| (x[0].as_str(), x[1].as_str())).collect();
+    assert_eq!(
+        steps,
+        [
+            ("create", "-"),
+            ("walk", "cold"),
+            ("copy", "cold"),
+            ("walk", "warm"),
+            ("copy", "warm")
+        ],
+        "{out}"
+    );
+    assert!(
+        r.iter().all(|x| x[6] == r[0][6] || x[0] != "copy"),
+        "copies make as many inodes"
+    );
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        assert!(
+            num(&r[1][2]) > num(&r[3][2]),
+            "cold walk not slower than warm:\n{out}"
+        );
+        assert!(
+            num(&r[1][4]) > num(&r[3][4]),
+            "cold walk read no more than warm:\n{out}"
+        );
+    } else {
+        eprintln!(
+            "SKIP direction check of metadata lab: not root, cannot drop dentries and inodes"
+        );
+    }
+}
+
+#[test]
+fn log_scan_lab_shows_the_cache_for_buffered_reads() {
+    let d = scratch();
+    let out = lab(d.path(), &["log-scan", "--size", "32M"]);
+    let r = rows(&out);
+    assert_eq!(r.len(), 6, "3 sizes x 2 modes:\n{out}");
+    for row in &r {
+        let (cold, warm) = (num(&row[2]), num(&row[3]));
+        if row[1] == "buffered" {
+            assert!(warm > cold, "{row:?}: warm buffered pass not faster");
+        }
+        assert!(row[4] != "-", "iostat r/s present: {row:?}");
+    }
+}
+
+#[test]
+fn lab_all_writes_a_report_that_loads_in_chromium() {
+    if !have("chromium", "lab_all_writes_a_report_that_loads_in_chromium") {
+        return;
+    }
+    let d = scratch();
+    let out = lab(d.path(), &["all", "--size", "16M", "--ops", "800"]);
+    let page = d.path().join("out/report.html");
+    assert!(
+        out.contains(&format!("report of all labs: {}", s(&page))),
+        "{out}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    for lab in [
+        "prefetch",
+        "cached-reads",
+        "small-reads",
+        "metadata",
+        "log-scan",
+    ] {
+        assert!(html.contains(&format!("id=\"lab-{lab}\"")), "{lab} missing");
+    }
+    let shot = d.path().join("labs.png");
+    let o = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", s(&page)))
+        .output()
+        .unwrap();
+    let console: Vec<String> = String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(String::from)
+        .collect();
+    assert!(console.is_empty(), "{console:?}");
+    let dom = String::from_utf8_lossy(&o.stdout);
+    assert!(dom.contains("data-ready=\"1\""));
+    assert!(dom.matches("<svg").count() >= 6, "plots in the page");
+    let st = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1200,3000",
+        ])
+        .arg(format!("--screenshot={}", s(&shot)))
+        .arg(format!("file://{}", s(&page)))
+        .output()
+        .unwrap();
+    assert!(st.status.success());
+    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("labs-screenshot.png");
+    std::fs::copy(&shot, &keep).unwrap();
+    eprintln!("screenshot: {}", keep.display());
+    no_scratch_left(d.path());
+}
