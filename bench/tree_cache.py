@@ -139,6 +139,9 @@ def main():
         print("|---:|---:|---:|---:|---:|")
         print(f"| {i:,.0f} | {c:,.0f} | {s:,.0f} | {i / c:.3f} | {i / s:.1f} |")
         print()
+        pairs = [x / y for x, y in zip(res["iolab"], res["c"])]
+        print(f"median of the per-round ratios iolab/C (each round ran both back to back): "
+              f"{statistics.median(pairs):.3f}")
         print("rounds iolab:", ", ".join(f"{x:,.0f}" for x in res["iolab"]))
         print("rounds C:    ", ", ".join(f"{x:,.0f}" for x in res["c"]))
 
