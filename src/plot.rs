@@ -329,11 +329,7 @@ fn pad((lo, hi): (f64, f64), frac: f64, from_zero: bool) -> (f64, f64) {
 fn tick(v: f64) -> String {
     let a = v.abs();
     if a >= 1e9 {
-        format!("{:.3}G", v / 1e9)
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
-            .replace(".G", "G")
+        trim(format!("{:.3}", v / 1e9)) + "G"
     } else if a >= 1e6 {
         trim(format!("{:.2}", v / 1e6)) + "M"
     } else if a >= 1e4 {
@@ -341,7 +337,9 @@ fn tick(v: f64) -> String {
     } else if a >= 10.0 || a == 0.0 {
         format!("{v:.0}")
     } else {
-        trim(format!("{v:.2}"))
+        // Three significant digits, so close small ticks stay distinct.
+        let decimals = (2 - a.log10().floor() as i32).max(0) as usize;
+        trim(format!("{v:.decimals$}"))
     }
 }
 
@@ -477,6 +475,9 @@ mod tests {
         assert_eq!(tick(25000.0), "25k");
         assert_eq!(tick(2_500_000.0), "2.5M");
         assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(0.035), "0.035");
+        assert_eq!(tick(0.0125), "0.0125");
+        assert_eq!(tick(2.5e9), "2.5G");
         assert_eq!(ns_name(1536), "1.5us");
         assert_eq!(ns_name(2_097_152), "2.1ms");
     }

@@ -115,19 +115,29 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
     let d = scratch();
     let db = d.path().join("c.db");
     let top = d.path().join("src");
-    succeed(with_db(&db).args([
-        "tree",
-        "create",
-        s(&top),
-        "-d",
-        "3",
-        "-l",
-        "2",
-        "-f",
-        "4",
-        "-s",
-        "10000",
-    ]));
+    let (code, v, err) = tree_json(
+        &db,
+        &[
+            "create",
+            s(&top),
+            "-d",
+            "3",
+            "-l",
+            "2",
+            "-f",
+            "4",
+            "-s",
+            "10000",
+            "--sync",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // --sync: a timed syncfs phase that carries the device writes.
+    let sync = phase(&v, "sync");
+    assert_eq!(sync["latency_ns"]["fsync"]["N"], 1);
+    if let Some(d) = sync["counters"]["disks"].as_array().and_then(|d| d.first()) {
+        assert!(d["write_ios"].as_u64().unwrap() > 0, "{sync}");
+    }
     // Odd modes, a symlink and an old mtime, to see them kept.
     std::fs::set_permissions(top.join("d1/f2"), std::fs::Permissions::from_mode(0o640)).unwrap();
     std::fs::set_permissions(top.join("d2"), std::fs::Permissions::from_mode(0o750)).unwrap();

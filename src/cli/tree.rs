@@ -92,6 +92,9 @@ pub enum TreeCmd {
         /// fsync each file before closing it.
         #[arg(long)]
         fsync: bool,
+        /// End with a timed syncfs, so the device writes are counted.
+        #[arg(long)]
+        sync: bool,
         /// Read the shape from a job file section: FILE or FILE:SECTION
         /// (keys dirs, levels, files, size, bs, threads, fsync, time_limit).
         #[arg(long, value_name = "FILE[:SECTION]")]
@@ -214,6 +217,7 @@ pub fn execute(a: TreeArgs) -> i32 {
             bs,
             threads,
             fsync,
+            sync,
             job,
         } => (|| {
             let mut o = CreateOptions {
@@ -227,6 +231,7 @@ pub fn execute(a: TreeArgs) -> i32 {
                 threads: 1,
                 fsync: *fsync,
                 time_limit_ns: None,
+                sync: *sync,
             };
             let mut bs_set = None;
             if let Some(j) = job {

@@ -11,7 +11,7 @@ use crate::tree::{self, Shape, TreeResult, create::CreateOptions};
 pub const ABOUT: &str = "seed 003: tree create, walk and copy (rsync -a) of small files, cold vs warm cache: time, reads, writes, inodes";
 
 /// What the lab does, for `lab metadata --help`.
-pub const DETAILS: &str = "Makes an fdtree-shaped tree of 4 KiB files (D=10 L=3 F=10: 1,111 directories and \
+pub const DETAILS: &str = "Makes (and syncs, timed) an fdtree-shaped tree of 4 KiB files (D=10 L=3 F=10: 1,111 directories and \
          11,110 files; quick D=5 L=2 F=20: 31 and 620; --ops sets F), syncs, then walks it \
          and copies it with a cold cache (drop_caches as root, else the files' pages \
          evicted) and again warm. Reports time, ops/s, device reads and writes and inodes \
@@ -71,6 +71,7 @@ impl Lab for Metadata {
             threads: 1,
             fsync: false,
             time_limit_ns: None,
+            sync: true,
         };
         ctx.say(&format!(
             "metadata: creating {} directories and {} files",

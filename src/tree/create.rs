@@ -27,6 +27,9 @@ pub struct CreateOptions {
     pub fsync: bool,
     /// Stop after this long (ns), reporting what was made.
     pub time_limit_ns: Option<u64>,
+    /// End with a timed `syncfs` phase, so the device writes of the
+    /// create are counted.
+    pub sync: bool,
 }
 
 /// What one worker did.
@@ -188,6 +191,26 @@ pub fn create(top: &Path, o: &CreateOptions, stop: &StopFlag) -> Result<TreeResu
             )
         })?;
         phases.push(files);
+    }
+    if o.sync && phases.iter().all(|p| p.stopped.is_none()) {
+        let synced = measured("sync", &disks, |p| {
+            let mut t = super::ops::Timer::default();
+            let f = std::fs::File::open(top)
+                .map_err(|e| Error::io(format!("open {}", top.display()), e))?;
+            // SAFETY: syncfs on a valid descriptor.
+            let rc = t.time(Op::Fsync, || unsafe {
+                libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&f))
+            });
+            if rc != 0 {
+                return Err(Error::io(
+                    format!("syncfs {}", top.display()),
+                    std::io::Error::last_os_error(),
+                ));
+            }
+            t.merge_into(&mut p.ops);
+            Ok(())
+        })?;
+        phases.push(synced);
     }
     Ok(TreeResult {
         command: "create".into(),
