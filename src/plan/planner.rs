@@ -73,6 +73,8 @@ pub struct Planner {
     batch: [IoUnit; BATCH],
     batch_pos: usize,
     batch_len: usize,
+    /// Use [`Planner::refill_one_random_read`] where it applies.
+    fast: bool,
 }
 
 impl Planner {
@@ -114,7 +116,12 @@ impl Planner {
             }; BATCH],
             batch_pos: 0,
             batch_len: 0,
+            fast: false,
         };
+        pl.fast = pl.files.len() == 1
+            && pl.p.pattern == Pattern::Random
+            && pl.p.mix == Mix::Read
+            && pl.p.number_ios.is_none();
         pl.start_loop();
         pl
     }
@@ -190,6 +197,9 @@ impl Planner {
     fn refill(&mut self) {
         self.batch_pos = 0;
         self.batch_len = 0;
+        if self.fast {
+            self.refill_one_random_read();
+        }
         while self.batch_len < BATCH {
             match self.generate() {
                 Some(io) => {
@@ -200,6 +210,65 @@ impl Planner {
                 None => break,
             }
         }
+    }
+
+    /// The common case (one file, random reads, a shuffle table, no I/O
+    /// limit) without the general path's per-I/O decisions. It makes the
+    /// same random draws in the same order as [`Self::generate`], so the
+    /// sequence is identical; it stops at the end of a loop and leaves the
+    /// rollover to the general path.
+    fn refill_one_random_read(&mut self) {
+        let (lo, hi) = (self.p.bs_min, self.p.bs_max);
+        let span = hi - lo + 1;
+        let mask = if lo.is_power_of_two() {
+            !(lo - 1)
+        } else {
+            u64::MAX
+        };
+        let f = &mut self.files[0];
+        if f.finished {
+            return;
+        }
+        let Some(Order::Table { slots, pos }) = f.order.as_mut() else {
+            return;
+        };
+        let n = slots.len();
+        let (start, rlen, target) = (f.region.start, f.region.len, f.target);
+        let mut done = f.done;
+        let mut len_out = self.batch_len;
+        while len_out < BATCH {
+            // Drawn before the end-of-slots check, as the general path does.
+            let r = self.rng.next_u64();
+            if *pos >= n {
+                f.finished = true;
+                break;
+            }
+            let want = if lo == hi {
+                lo
+            } else {
+                (lo + below32(r as u32, span)) & mask
+            };
+            let j = *pos + below32((r >> 32) as u32, (n - *pos) as u64) as usize;
+            slots.swap(*pos, j);
+            let rel = slots[*pos] as u64 * lo;
+            *pos += 1;
+            let len = want.min(rlen - rel).min(target - done);
+            done += len;
+            self.batch[len_out % BATCH] = IoUnit {
+                file: 0,
+                offset: start + rel,
+                len: len as u32,
+                write: false,
+            };
+            len_out += 1;
+            if done >= target {
+                f.finished = true;
+                break;
+            }
+        }
+        self.issued += (len_out - self.batch_len) as u64;
+        self.batch_len = len_out;
+        f.done = done;
     }
 
     #[inline(always)]
@@ -297,6 +366,26 @@ mod tests {
             loops: Some(loops),
             number_ios: None,
             seed: 1,
+        }
+    }
+
+    #[test]
+    fn fast_path_makes_the_same_sequence() {
+        // The last case runs out of slots before reaching the target.
+        for (size, bs) in [
+            (3_500_000, (50, 300)),
+            (64 * 4096 + 100, (4096, 4096)),
+            (1 << 20, (512, 8192)),
+            (1000, (300, 700)),
+        ] {
+            let p = params(Pattern::Random, size, bs, 3);
+            let fast = Planner::new(p.clone());
+            assert!(fast.fast);
+            let mut slow = Planner::new(p);
+            slow.fast = false;
+            let (a, b): (Vec<_>, Vec<_>) = (fast.collect(), slow.collect());
+            assert!(!a.is_empty());
+            assert_eq!(a, b, "size {size} bs {bs:?}");
         }
     }
 
