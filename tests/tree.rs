@@ -108,6 +108,22 @@ fn create_makes_exactly_the_fdtree_shape() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
+    // A missing parent is bad input, named.
+    let missing = d.path().join("no/such/t");
+    let out = with_db(&db)
+        .args([
+            "tree",
+            "create",
+            s(&missing),
+            "--dirs",
+            "1",
+            "--levels",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
 }
 
 #[test]

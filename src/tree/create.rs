@@ -56,6 +56,15 @@ pub fn prepare_top(dir: &Path) -> Result<()> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty())
+                && !parent.is_dir()
+            {
+                return Err(Error::Input(format!(
+                    "cannot create {}: directory {} does not exist",
+                    dir.display(),
+                    parent.display()
+                )));
+            }
             std::fs::create_dir(dir)
                 .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
         }
