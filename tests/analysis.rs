@@ -159,9 +159,8 @@ fn sweep_input_errors_name_what_is_wrong() {
     assert!(!f.exists(), "nothing ran");
 }
 
-/// Two job files run 5 times each, interleaved; the difference in
-/// bandwidth between 512 B and 1 MiB reads from the page cache (more than
-/// tenfold here) is reported as significant.
+/// Two job files run 5 times each, interleaved; the difference between
+/// 512 B and 1 MiB reads from the page cache is reported as significant.
 #[test]
 fn compare_job_files_interleaved_with_significance() {
     let d = scratch();
@@ -216,15 +215,23 @@ fn compare_job_files_interleaved_with_significance() {
             .unwrap_or_else(|| panic!("no {k} row"))
             .clone()
     };
+    // Bandwidth differs tenfold but its spread under a loaded test machine
+    // is wide; the per-read latency median (0.5 us against ~100 us, robust
+    // to stalls) is the difference a t-test must call significant.
     let bw = row("bw_mib_s");
     assert!(bw["b_mean"].as_f64() > bw["a_mean"].as_f64(), "{bw}");
-    assert!(bw["welch"]["p"].as_f64().unwrap() < 0.05, "{bw}");
+    let p50 = row("p50_us");
     assert!(
-        bw["verdict"]
+        p50["b_mean"].as_f64().unwrap() > 10.0 * p50["a_mean"].as_f64().unwrap(),
+        "{p50}"
+    );
+    assert!(p50["welch"]["p"].as_f64().unwrap() < 0.05, "{p50}");
+    assert!(
+        p50["verdict"]
             .as_str()
             .unwrap()
-            .starts_with("B better, significant"),
-        "{bw}"
+            .starts_with("B worse, significant"),
+        "{p50}"
     );
     let ops = row("ops");
     assert_eq!(ops["a_mean"], 32768.0);
@@ -288,50 +295,6 @@ fn compare_two_stored_runs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("'nope'"));
 }
 
-/// What headless Chromium saw: console lines, the DOM, a screenshot.
-struct Loaded {
-    console: Vec<String>,
-    dom: String,
-}
-
-fn chromium(page: &Path, shot: &Path) -> Loaded {
-    let url = format!("file://{}", s(page));
-    let base = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--enable-logging=stderr",
-        "--v=0",
-    ];
-    let out = Command::new("chromium")
-        .args(base)
-        .arg("--dump-dom")
-        .arg(&url)
-        .output()
-        .unwrap();
-    let console = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(String::from)
-        .collect();
-    let st = Command::new("chromium")
-        .args(base)
-        .args(["--hide-scrollbars", "--window-size=1200,2400"])
-        .arg(format!("--screenshot={}", s(shot)))
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-    Loaded {
-        console,
-        dom: String::from_utf8_lossy(&out.stdout).into_owned(),
-    }
-}
-
 #[test]
 fn report_loads_in_headless_chromium() {
     if !have("chromium", "report_loads_in_headless_chromium") {
@@ -377,7 +340,7 @@ fn report_loads_in_headless_chromium() {
     assert_eq!(out.status.code(), Some(2));
 
     let shot = d.path().join("report.png");
-    let l = chromium(&page, &shot);
+    let l = chromium(&page, &shot, (1200, 2400));
     assert!(l.console.is_empty(), "console messages: {:?}", l.console);
     assert!(l.dom.contains("data-ready=\"1\""), "the page's script ran");
     assert!(l.dom.contains("href=\"#run-1\""), "table of contents built");
@@ -413,7 +376,7 @@ fn chromium_check_catches_console_errors() {
         "<html><body><script>console.error('boom'); nope();</script></body></html>",
     )
     .unwrap();
-    let l = chromium(&page, &d.path().join("bad.png"));
+    let l = chromium(&page, &d.path().join("bad.png"), (800, 600));
     assert!(
         l.console.iter().any(|c| c.contains("boom")),
         "{:?}",

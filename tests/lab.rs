@@ -6,7 +6,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 /// Runs `iolab lab ARGS --quick` in `d` with its own database; returns stdout.
 fn lab(d: &Path, args: &[&str]) -> String {
@@ -222,40 +221,10 @@ fn lab_all_writes_a_report_that_loads_in_chromium() {
         assert!(html.contains(&format!("id=\"lab-{lab}\"")), "{lab} missing");
     }
     let shot = d.path().join("labs.png");
-    let o = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", s(&page)))
-        .output()
-        .unwrap();
-    let console: Vec<String> = String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(String::from)
-        .collect();
-    assert!(console.is_empty(), "{console:?}");
-    let dom = String::from_utf8_lossy(&o.stdout);
-    assert!(dom.contains("data-ready=\"1\""));
-    assert!(dom.matches("<svg").count() >= 6, "plots in the page");
-    let st = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--window-size=1200,3000",
-        ])
-        .arg(format!("--screenshot={}", s(&shot)))
-        .arg(format!("file://{}", s(&page)))
-        .output()
-        .unwrap();
-    assert!(st.status.success());
+    let l = chromium(&page, &shot, (1200, 3000));
+    assert!(l.console.is_empty(), "{:?}", l.console);
+    assert!(l.dom.contains("data-ready=\"1\""));
+    assert!(l.dom.matches("<svg").count() >= 6, "plots in the page");
     let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("labs-screenshot.png");
     std::fs::copy(&shot, &keep).unwrap();
     eprintln!("screenshot: {}", keep.display());

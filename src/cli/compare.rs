@@ -43,15 +43,9 @@ pub struct CompareArgs {
     /// Bar chart of B relative to A (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Label prefix for runs made now (stored as LABEL:A and LABEL:B).
-    #[arg(long)]
-    pub label: Option<String>,
-    /// Do not store runs made now.
-    #[arg(long)]
-    pub no_store: bool,
-    /// Results database.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where runs made now go; a --label L stores them as L:A and L:B.
+    #[command(flatten)]
+    pub store: super::db::StoreOpts,
 }
 
 /// What a side argument names.
@@ -113,9 +107,9 @@ pub fn execute(a: CompareArgs) -> i32 {
         }
     }
     // A database is needed to read stored sides and to store new runs.
-    let mut store = match db::open(a.db.as_deref()) {
+    let mut store = match db::open(a.store.db.as_deref()) {
         Ok(s) => Some(s),
-        Err(e) if a.no_store => {
+        Err(e) if a.store.no_store => {
             eprintln!("iolab: note: {e}: only job sides can be compared");
             None
         }
@@ -168,10 +162,10 @@ pub fn execute(a: CompareArgs) -> i32 {
             Ok(s) => s,
             Err(e) => return super::fail(e, 1),
         };
-        let prefix = a
-            .label
-            .clone()
-            .unwrap_or_else(|| format!("compare-{}", chrono::Local::now().format("%Y%m%d-%H%M%S")));
+        let prefix =
+            a.store.label.clone().unwrap_or_else(|| {
+                format!("compare-{}", chrono::Local::now().format("%Y%m%d-%H%M%S"))
+            });
         for round in 0..a.repeat {
             for i in 0..2 {
                 let Some(args) = &job_args[i] else { continue };
@@ -188,7 +182,7 @@ pub fn execute(a: CompareArgs) -> i32 {
                     Err((e, c)) => return super::fail(format!("{which}: {e}"), c),
                 };
                 sides[i].samples.extend(Summary::of_run(&result).reps);
-                if let (Some(st), false) = (&mut store, a.no_store) {
+                if let (Some(st), false) = (&mut store, a.store.no_store) {
                     let label = format!("{prefix}:{which}");
                     let cmd = format!("iolab compare ({which}) {}", args.join(" "));
                     match st.insert_run(&result, &cmd, Some(&label), None) {
@@ -198,7 +192,7 @@ pub fn execute(a: CompareArgs) -> i32 {
                 }
             }
         }
-        if store.is_some() && !a.no_store {
+        if store.is_some() && !a.store.no_store {
             eprintln!("iolab: runs stored with labels {prefix}:A and {prefix}:B");
         }
     }

@@ -3,7 +3,7 @@
 
 use chrono::{Local, NaiveDate, NaiveDateTime, TimeZone};
 use iolab::store::{Store, StoredRun};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Opens the database from `--db`, `$IOLAB_DB` or the default location
 /// (whose directory is created; a named path's directory must exist).
@@ -11,6 +11,32 @@ pub fn open(db: Option<&Path>) -> Result<Store, String> {
     let named = db.is_some() || std::env::var_os("IOLAB_DB").is_some_and(|v| !v.is_empty());
     let path = Store::default_path(db).map_err(|e| e.to_string())?;
     Store::open(&path, !named).map_err(|e| e.to_string())
+}
+
+/// Where results go, for the commands that store them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreOpts {
+    /// Label stored with the results (for `history --label`, `compare LABEL`).
+    #[arg(long, global = true)]
+    pub label: Option<String>,
+    /// Do not store the results.
+    #[arg(long, global = true)]
+    pub no_store: bool,
+    /// Results database (default: $IOLAB_DB, else ~/.local/share/iolab/iolab.db).
+    #[arg(long, value_name = "PATH", global = true)]
+    pub db: Option<PathBuf>,
+}
+
+impl StoreOpts {
+    /// The database to store into, or `None` with `--no-store`.
+    pub fn open(&self) -> Result<Option<Store>, String> {
+        open_unless(self.no_store, self.db.as_deref())
+    }
+
+    /// The label, if given.
+    pub fn label(&self) -> Option<&str> {
+        self.label.as_deref()
+    }
 }
 
 /// The database to store into, or `None` with `--no-store`; the error

@@ -47,15 +47,9 @@ pub struct RunArgs {
     /// Sample the timed part of the run with perf and write an SVG flamegraph to FILE.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
-    /// Label stored with the run (for `history --label`, `compare LABEL`).
-    #[arg(long)]
-    pub label: Option<String>,
-    /// Do not store the run in the results database.
-    #[arg(long)]
-    pub no_store: bool,
-    /// Results database (default: $IOLAB_DB, else ~/.local/share/iolab/iolab.db).
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the results go.
+    #[command(flatten)]
+    pub store: super::db::StoreOpts,
     /// Job files and fio job options (--name=..., --rw=..., ...).
     #[arg(value_name = "JOB", allow_hyphen_values = true)]
     pub jobs: Vec<String>,
@@ -115,7 +109,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
     {
         return super::fail(m, 2);
     }
-    let mut store = match super::db::open_unless(args.no_store, args.db.as_deref()) {
+    let mut store = match args.store.open() {
         Ok(s) => s,
         Err(e) => return super::fail(e, 2),
     };
@@ -157,7 +151,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
     }
     if let Some(st) = &mut store {
         let command = format!("iolab run {}", job_args.join(" "));
-        match st.insert_run(&result, &command, args.label.as_deref(), None) {
+        match st.insert_run(&result, &command, args.store.label(), None) {
             Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
             Err(e) => eprintln!("iolab: warning: run not stored: {e}"),
         }

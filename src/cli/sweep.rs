@@ -1,7 +1,6 @@
 //! `iolab sweep`: one job run over the cross product of `--vary` values,
 //! every point stored, a table like seed 002's and a plot.
 
-use super::db;
 use super::exec::{run_jobs, stop_on_signals};
 use iolab::plot::{Chart, Series};
 use iolab::render::table::{Table, TableFormat, fig};
@@ -41,18 +40,12 @@ pub struct SweepArgs {
     /// Draw the metric against the first swept key (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Label stored with every point.
-    #[arg(long)]
-    pub label: Option<String>,
     /// Table format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: TableFormat,
-    /// Do not store the points.
-    #[arg(long)]
-    pub no_store: bool,
-    /// Results database.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the results go.
+    #[command(flatten)]
+    pub store: super::db::StoreOpts,
     /// Job files and fio job options.
     #[arg(value_name = "JOB", allow_hyphen_values = true)]
     pub jobs: Vec<String>,
@@ -153,7 +146,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> i32 {
         Ok(v) => v,
         Err(e) => return super::fail(e, 2),
     };
-    let mut store = match db::open_unless(a.no_store, a.db.as_deref()) {
+    let mut store = match a.store.open() {
         Ok(s) => s,
         Err(e) => return super::fail(e, 2),
     };
@@ -172,7 +165,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> i32 {
                     .map(|v| (v.key.clone(), v.values.clone()))
                     .collect::<BTreeMap<_, _>>()
             );
-            match s.new_sweep(a.label.as_deref(), &command, &v) {
+            match s.new_sweep(a.store.label(), &command, &v) {
                 Ok(id) => Some(id),
                 Err(e) => return super::fail(e, 1),
             }
@@ -199,7 +192,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> i32 {
         let summary = Summary::of_run(&result);
         let id = match (&mut store, sweep_id) {
             (Some(s), Some(sid)) => {
-                match s.insert_run(&result, &command, a.label.as_deref(), Some((sid, p))) {
+                match s.insert_run(&result, &command, a.store.label(), Some((sid, p))) {
                     Ok(id) => Some(id),
                     Err(e) => {
                         eprintln!("iolab: warning: point not stored: {e}");

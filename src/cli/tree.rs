@@ -1,7 +1,6 @@
 //! `iolab tree create|walk|read|copy|remove`: metadata workloads, stored
 //! like runs.
 
-use super::db;
 use super::exec::stop_on_signals;
 use iolab::render::tree as render;
 use iolab::spec::{ini, units};
@@ -32,15 +31,9 @@ pub struct Common {
     /// Output format: normal or json.
     #[arg(short = 'o', long, value_enum, default_value = "normal", global = true)]
     pub output_format: Format,
-    /// Label stored with the result.
-    #[arg(long, global = true)]
-    pub label: Option<String>,
-    /// Do not store the result.
-    #[arg(long, global = true)]
-    pub no_store: bool,
-    /// Results database.
-    #[arg(long, value_name = "PATH", global = true)]
-    pub db: Option<PathBuf>,
+    /// Where the results go.
+    #[command(flatten)]
+    pub store: super::db::StoreOpts,
 }
 
 /// Output formats of tree commands.
@@ -198,7 +191,7 @@ pub fn execute(a: TreeArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return super::fail(e, 2),
     };
-    let mut store = match db::open_unless(c.no_store, c.db.as_deref()) {
+    let mut store = match c.store.open() {
         Ok(s) => s,
         Err(e) => return super::fail(e, 2),
     };
@@ -309,7 +302,7 @@ pub fn execute(a: TreeArgs) -> i32 {
         match st.insert_tree(
             &t,
             &std::env::args().collect::<Vec<_>>().join(" "),
-            c.label.as_deref(),
+            c.store.label(),
         ) {
             Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
             Err(e) => eprintln!("iolab: warning: result not stored: {e}"),

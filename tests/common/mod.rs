@@ -119,3 +119,50 @@ pub fn scratch() -> tempfile::TempDir {
 pub fn counters(v: &Value) -> &Value {
     &v["jobs"][0]["iolab"]["counters"]
 }
+
+/// What headless Chromium saw: console lines, the DOM, a screenshot.
+pub struct Loaded {
+    /// Console messages (one line each).
+    pub console: Vec<String>,
+    /// The DOM after scripts ran.
+    pub dom: String,
+}
+
+pub fn chromium(page: &Path, shot: &Path, (w, h): (u32, u32)) -> Loaded {
+    let url = format!("file://{}", s(page));
+    let base = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--enable-logging=stderr",
+        "--v=0",
+    ];
+    let out = std::process::Command::new("chromium")
+        .args(base)
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(String::from)
+        .collect();
+    let st = std::process::Command::new("chromium")
+        .args(base)
+        .arg("--hide-scrollbars")
+        .arg(format!("--window-size={w},{h}"))
+        .arg(format!("--screenshot={}", s(shot)))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    Loaded {
+        console,
+        dom: String::from_utf8_lossy(&out.stdout).into_owned(),
+    }
+}
