@@ -46,7 +46,7 @@ fn sweep_over_threads_prints_rows_and_plots() {
         &job,
         format!(
             "[global]\nfilename={}\nsize=3500000B\nbsrange=50-300\nrw=randread\nthread\ngroup_reporting\n\
-             [irmin]\nnumjobs=${{threads}}\nnumber_ios=5000\n",
+             [irmin]\nnumber_ios=5000\n",
             s(&d.path().join("pack.dat"))
         ),
     )
@@ -56,14 +56,14 @@ fn sweep_over_threads_prints_rows_and_plots() {
         "sweep",
         s(&job),
         "--vary",
-        "threads=1..4",
+        "numjobs=1..4",
         "--plot",
         s(&png),
     ]));
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 6, "header, rule, 4 rows:\n{out}");
     assert!(
-        lines[0].starts_with("threads") && lines[0].contains("IOPS") && lines[0].contains("p99")
+        lines[0].starts_with("numjobs") && lines[0].contains("IOPS") && lines[0].contains("p99")
     );
     for (i, l) in lines[2..].iter().enumerate() {
         let cells: Vec<&str> = l.split_whitespace().collect();
@@ -90,18 +90,19 @@ fn sweep_over_threads_prints_rows_and_plots() {
     assert_eq!(
         ops,
         (1..=4)
-            .map(|t| (format!("threads={t}"), 5000.0 * t as f64))
+            .map(|t| (format!("numjobs={t}"), 5000.0 * t as f64))
             .collect::<Vec<_>>()
     );
     let (w, h) = png_size(&png);
     assert!(w >= 600 && h >= 300, "{w}x{h}");
 
-    // The same sweep on an option directly, SVG plot of p99.
+    // A sweep variable used as ${threads} in the job options, crossed
+    // with a second key; SVG plot of p99.
     let svg = d.path().join("p99.svg");
     let (out, _) = run_ok(with_db(&db).args([
         "sweep",
         "--vary",
-        "numjobs=1..2",
+        "threads=1..2",
         "--vary",
         "bs=64,256",
         "--metric",
@@ -113,17 +114,30 @@ fn sweep_over_threads_prints_rows_and_plots() {
         "--size=3500000B",
         "--rw=randread",
         "--number_ios=2000",
+        "--numjobs=${threads}",
         "--thread",
         "--format",
         "csv",
     ]));
     let csv: Vec<&str> = out.lines().collect();
     assert_eq!(csv.len(), 5, "{out}");
-    assert!(csv[0].starts_with("numjobs,bs,IOPS"), "{out}");
+    assert!(csv[0].starts_with("threads,bs,IOPS"), "{out}");
+    // Each point ran its thread count: 2000 I/Os per thread.
+    let ops: Vec<f64> = String::from_utf8(succeed(
+        with_db(&db).args(["history", "--sweep", "2", "--format", "json"]),
+    ))
+    .map(|t| serde_json::from_str::<Value>(&t).unwrap())
+    .unwrap()
+    .as_array()
+    .unwrap()
+    .iter()
+    .map(|r| r["ops"].as_f64().unwrap())
+    .collect();
+    assert_eq!(ops, [4000.0, 4000.0, 2000.0, 2000.0], "newest first");
     let body = std::fs::read_to_string(&svg).unwrap();
     for want in [
-        "p99 (us) vs numjobs",
-        ">\nnumjobs\n<",
+        "p99 (us) vs threads",
+        ">\nthreads\n<",
         ">\np99 (us)\n<",
         "bs=64",
         "bs=256",
