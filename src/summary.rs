@@ -112,11 +112,8 @@ impl Summary {
         let mut reps = Vec::new();
         let mut total = Totals::default();
         let mut counters = CounterDelta::default();
-        for rep in &r.repetitions {
-            let mut t = Totals::default();
-            for c in &rep.clones {
-                t.add_parallel(&c.totals);
-            }
+        for (i, rep) in r.repetitions.iter().enumerate() {
+            let t = r.rep_totals(i);
             reps.push(figures(&t, Some(&rep.counters)));
             total.add_sequential(&t);
             counters.add(&rep.counters);

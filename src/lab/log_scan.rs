@@ -22,10 +22,7 @@ pub const DETAILS: &str = "Lays out 4 log files (--size each, default 128 MiB, q
 pub struct LogScan;
 
 fn bw(r: &RunResult, rep: usize) -> f64 {
-    let mut t = crate::runner::Totals::default();
-    for c in &r.repetitions[rep].clones {
-        t.add_parallel(&c.totals);
-    }
+    let t = r.rep_totals(rep);
     t.bw_bytes(&t.read) / (1 << 20) as f64
 }
 

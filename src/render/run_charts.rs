@@ -7,15 +7,7 @@ use crate::runner::{RunResult, Totals};
 
 /// All clones and repetitions of a run added up.
 pub fn whole(r: &RunResult) -> Totals {
-    let mut total = Totals::default();
-    for rep in &r.repetitions {
-        let mut t = Totals::default();
-        for c in &rep.clones {
-            t.add_parallel(&c.totals);
-        }
-        total.add_sequential(&t);
-    }
-    total
+    r.combined()
 }
 
 /// The latency histograms worth drawing: read, write, fadvise, fsync.

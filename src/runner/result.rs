@@ -271,6 +271,24 @@ impl FirstRunEffect {
 }
 
 impl RunResult {
+    /// All clones and jobs of repetition `i` added up (they ran side by side).
+    pub fn rep_totals(&self, i: usize) -> Totals {
+        let mut t = Totals::default();
+        for c in &self.repetitions[i].clones {
+            t.add_parallel(&c.totals);
+        }
+        t
+    }
+
+    /// Every repetition added up, one after the other.
+    pub fn combined(&self) -> Totals {
+        let mut total = Totals::default();
+        for i in 0..self.repetitions.len() {
+            total.add_sequential(&self.rep_totals(i));
+        }
+        total
+    }
+
     /// Errors that stopped any clone, in order.
     pub fn errors(&self) -> Vec<String> {
         self.repetitions
