@@ -105,26 +105,35 @@ def main():
                f"--loops={loops}", "--ioengine=psync", "--invalidate=0"]
         iolab_iops(iolab, job + ["--cache=warm"])  # lay out and warm
         res = {"iolab": [], "fio": [], "C": []}
+        runs = {
+            "iolab": lambda: iolab_iops(iolab, job),
+            "fio": lambda: fio_iops(job),
+            "C": lambda: c_iops(ref, path, size, bmin, bmax, loops, 0, 0, 0),
+        }
+        tools = [t for t in runs if t != "fio" or have_fio]
         for r in range(a.rounds):
             progress(f"[{key}] round {r + 1}/{a.rounds}")
-            res["iolab"].append(iolab_iops(iolab, job))
-            if have_fio:
-                res["fio"].append(fio_iops(job))
-            res["C"].append(c_iops(ref, path, size, bmin, bmax, loops, 0, 0, 0))
+            # The order rotates so no tool always runs right after another.
+            for t in tools[r % len(tools):] + tools[:r % len(tools)]:
+                res[t].append(runs[t]())
         rows.append((key, title, res))
 
     if rows:
         print()
-        print(f"medians of {a.rounds} alternating rounds (best round in parentheses)")
+        print(f"medians of {a.rounds} alternating rounds; ratios: of the medians, "
+              "median of the per-round ratios (paired), of the best rounds")
         print()
-        print("| workload | iolab IOPS | fio IOPS | C IOPS | iolab/C | iolab/fio |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| workload | iolab IOPS | fio IOPS | C IOPS | iolab/C | paired | best | iolab/fio | paired | best |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key, title, res in rows:
         i, c = med(res["iolab"]), med(res["C"])
         f = med(res["fio"]) if res["fio"] else float("nan")
         bi, bc = max(res["iolab"]), max(res["C"])
         bf = max(res["fio"]) if res["fio"] else float("nan")
-        print(f"| ({key}) {title} | {i:,.0f} | {f:,.0f} | {c:,.0f} | {i / c:.3f} ({bi / bc:.3f}) | {i / f:.3f} ({bi / bf:.3f}) |")
+        pc = med([x / y for x, y in zip(res["iolab"], res["C"])])
+        pf = med([x / y for x, y in zip(res["iolab"], res["fio"])]) if res["fio"] else float("nan")
+        print(f"| ({key}) {title} | {i:,.0f} | {f:,.0f} | {c:,.0f} | {i / c:.3f} | {pc:.3f} | {bi / bc:.3f} "
+              f"| {i / f:.3f} | {pf:.3f} | {bi / bf:.3f} |")
 
     if "c" in only:
         path = os.path.join(a.dir, "c.dat")

@@ -172,6 +172,33 @@ impl Planner {
     }
 }
 
+/// Asks the CPU to bring in the table entries the next batch will swap
+/// with, so they arrive while this batch's I/Os run instead of stalling the
+/// next refill on one cache miss per I/O (the kernel's copies between
+/// refills evict a large table from the caches). `rng` is a copy of the
+/// planner's: the draws are repeated, not consumed.
+#[inline]
+fn prefetch_next_swaps(slots: &[u32], pos: usize, mut rng: Xoshiro256PlusPlus) {
+    let n = slots.len();
+    for p in pos..n.min(pos + BATCH) {
+        let r = rng.next_u64();
+        let j = p + below32((r >> 32) as u32, (n - p) as u64) as usize;
+        prefetch(slots.as_ptr().wrapping_add(j));
+    }
+}
+
+/// A hint to load the cache line of `p`; no effect on the program's meaning.
+#[inline(always)]
+fn prefetch(p: *const u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing into the program.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// I/Os generated ahead in one go: the table lookups of a batch overlap
 /// their cache misses instead of paying them one by one between syscalls.
 const BATCH: usize = 64;
@@ -269,6 +296,9 @@ impl Planner {
         self.issued += (len_out - self.batch_len) as u64;
         self.batch_len = len_out;
         f.done = done;
+        if !f.finished {
+            prefetch_next_swaps(slots, *pos, self.rng.clone());
+        }
     }
 
     #[inline(always)]
