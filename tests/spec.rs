@@ -251,6 +251,17 @@ fn job_file_errors_carry_file_and_line() {
         e.contains("bad5.fio:2") && e.contains("IOLAB_SURELY_UNSET_VAR"),
         "{e}"
     );
+    let many = vec!["f"; 65_537].join(":");
+    let f = write(
+        d.path(),
+        "many.fio",
+        &format!("[j]\nsize=1M\nfilename={many}\n"),
+    );
+    let e = err(&[&f]);
+    assert!(
+        e.contains("many.fio:3") && e.contains("65537 files in one filename list (at most 65536)"),
+        "{e}"
+    );
     let e = err(&[d.path().join("missing.fio").to_str().unwrap()]);
     assert!(
         e.contains("cannot read job file") && e.contains("missing.fio"),

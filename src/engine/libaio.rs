@@ -82,7 +82,7 @@ impl Engine for LibaioEngine {
         &mut self,
         tag: u32,
         fd: RawFd,
-        io: &IoUnit,
+        io: IoUnit,
         buf: &mut [u8],
     ) -> std::io::Result<Queued> {
         let cb = &mut self.iocbs[tag as usize];

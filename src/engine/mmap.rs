@@ -43,7 +43,7 @@ impl Engine for MmapEngine {
         &mut self,
         _tag: u32,
         _fd: RawFd,
-        io: &IoUnit,
+        io: IoUnit,
         buf: &mut [u8],
     ) -> std::io::Result<Queued> {
         let (base, len) = self.maps[io.file as usize];

@@ -74,13 +74,8 @@ pub trait Engine: Send {
 
     /// Starts `io` on descriptor `fd` (file index `io.file`) with `buf`
     /// (`io.len` bytes), remembering `tag` for its completion.
-    fn queue(
-        &mut self,
-        tag: u32,
-        fd: RawFd,
-        io: &IoUnit,
-        buf: &mut [u8],
-    ) -> std::io::Result<Queued>;
+    fn queue(&mut self, tag: u32, fd: RawFd, io: IoUnit, buf: &mut [u8])
+    -> std::io::Result<Queued>;
 
     /// Sends the queued I/Os to the kernel; returns how many were sent.
     fn commit(&mut self) -> std::io::Result<usize> {

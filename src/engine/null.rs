@@ -18,7 +18,7 @@ impl Engine for NullEngine {
         &mut self,
         _tag: u32,
         _fd: RawFd,
-        io: &IoUnit,
+        io: IoUnit,
         _buf: &mut [u8],
     ) -> std::io::Result<Queued> {
         Ok(Queued::Done(io.len as usize))

@@ -18,7 +18,7 @@ impl Engine for PsyncEngine {
         &mut self,
         _tag: u32,
         fd: RawFd,
-        io: &IoUnit,
+        io: IoUnit,
         buf: &mut [u8],
     ) -> std::io::Result<Queued> {
         let len = io.len as usize;

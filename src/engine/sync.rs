@@ -17,7 +17,7 @@ impl Engine for SyncEngine {
         &mut self,
         _tag: u32,
         fd: RawFd,
-        io: &IoUnit,
+        io: IoUnit,
         buf: &mut [u8],
     ) -> std::io::Result<Queued> {
         let len = io.len as usize;

@@ -4,4 +4,4 @@ pub mod permutation;
 pub mod planner;
 pub mod shuffle;
 
-pub use planner::{IoUnit, PlanParams, Planner, Region};
+pub use planner::{IoUnit, MAX_FILES, PlanParams, Planner, Region};

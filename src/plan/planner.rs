@@ -6,18 +6,23 @@ use crate::spec::{Mix, Pattern};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// One I/O to issue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One I/O to issue, in 16 bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IoUnit {
-    /// Index of the file in the clone's file list.
-    pub file: u32,
     /// Byte offset in the file.
     pub offset: u64,
     /// Length in bytes.
     pub len: u32,
+    /// Index of the file in the clone's file list (at most [`MAX_FILES`]).
+    pub file: u16,
     /// True for a write.
     pub write: bool,
 }
+
+/// Most files one job clone can work on.
+pub const MAX_FILES: usize = u16::MAX as usize + 1;
+
+const _: () = assert!(std::mem::size_of::<Option<IoUnit>>() == 16);
 
 /// The part of a file a clone works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,15 +213,27 @@ impl Iterator for Planner {
 
     #[inline]
     fn next(&mut self) -> Option<IoUnit> {
+        let mut io = IoUnit::default();
+        self.next_into(&mut io).then_some(io)
+    }
+}
+
+impl Planner {
+    /// Writes the next I/O into `out`; false at the end of the sequence.
+    /// The hot loops use this form: an `Option<IoUnit>` (its `None` hidden
+    /// in `write`) was moved through the stack as two overlapping 8-byte
+    /// halves, and reading it back stalled on store forwarding every I/O.
+    #[inline(always)]
+    pub fn next_into(&mut self, out: &mut IoUnit) -> bool {
         if self.batch_pos == self.batch_len {
             self.refill();
             if self.batch_len == 0 {
-                return None;
+                return false;
             }
         }
-        let io = self.batch[self.batch_pos % BATCH];
+        *out = self.batch[self.batch_pos % BATCH];
         self.batch_pos += 1;
-        Some(io)
+        true
     }
 }
 
@@ -369,7 +386,7 @@ impl Planner {
             }
             self.issued += 1;
             return Some(IoUnit {
-                file: i as u32,
+                file: i as u16,
                 offset: f.region.start + rel,
                 len: len as u32,
                 write,

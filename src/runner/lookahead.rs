@@ -15,7 +15,7 @@ pub struct Lookahead {
 }
 
 #[inline]
-fn advise(fd: RawFd, io: &IoUnit, rec: &mut Recorder) {
+fn advise(fd: RawFd, io: IoUnit, rec: &mut Recorder) {
     let t0 = now_ns();
     // SAFETY: advice on an open descriptor; no memory is passed.
     unsafe {
@@ -43,24 +43,31 @@ impl Lookahead {
     pub fn prime(&mut self, fds: &[RawFd], rec: &mut Recorder) {
         for io in self.planner.by_ref().take(self.prefetch) {
             if !io.write {
-                advise(fds[io.file as usize], &io, rec);
+                advise(fds[io.file as usize], io, rec);
             }
             self.window.push_back(io);
         }
     }
 
-    /// The next I/O to issue, after advising the one `prefetch` ahead.
+    /// Writes the next I/O to issue into `out`, after advising the one
+    /// `prefetch` ahead; false at the end (see [`Planner::next_into`]).
     #[inline(always)]
-    pub fn next(&mut self, fds: &[RawFd], rec: &mut Recorder) -> Option<IoUnit> {
+    pub fn next_into(&mut self, fds: &[RawFd], rec: &mut Recorder, out: &mut IoUnit) -> bool {
         if self.prefetch == 0 {
-            return self.planner.next();
+            return self.planner.next_into(out);
         }
         if let Some(ahead) = self.planner.next() {
             if !ahead.write {
-                advise(fds[ahead.file as usize], &ahead, rec);
+                advise(fds[ahead.file as usize], ahead, rec);
             }
             self.window.push_back(ahead);
         }
-        self.window.pop_front()
+        match self.window.pop_front() {
+            Some(io) => {
+                *out = io;
+                true
+            }
+            None => false,
+        }
     }
 }

@@ -57,10 +57,11 @@ pub(super) fn run<E: Engine>(
             filling = false;
         }
         while filling && !free.is_empty() {
-            let Some(io) = cx.look.next(&cx.fds, &mut cx.advise) else {
+            let mut io = IoUnit::default();
+            if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
                 filling = false;
                 break;
-            };
+            }
             let tag = free.pop().expect("a free slot");
             cx.depth_counts[depth_bucket(in_flight + unsubmitted.len() + 1)] += 1;
             let t_queue = now_ns();
@@ -70,7 +71,7 @@ pub(super) fn run<E: Engine>(
                 t_submit: t_queue,
             };
             let fd = cx.fds[io.file as usize];
-            match engine.queue(tag, fd, &io, bufs[tag as usize].as_mut_slice()) {
+            match engine.queue(tag, fd, io, bufs[tag as usize].as_mut_slice()) {
                 Ok(Queued::Pending) => unsubmitted.push(tag),
                 Ok(Queued::Done(n)) => {
                     let now = now_ns();
@@ -82,7 +83,7 @@ pub(super) fn run<E: Engine>(
                 }
                 Err(e) => {
                     free.push(tag);
-                    cx.io_error(engine.name(), &io, Err(e));
+                    cx.io_error(engine.name(), io, Err(e));
                     filling = false;
                     break;
                 }
@@ -177,7 +178,7 @@ fn complete(cx: &mut Ctx, engine: &str, s: &Slot, result: i64, now: u64) -> bool
         } else {
             Ok(result as usize)
         };
-        cx.io_error(engine, &io, r);
+        cx.io_error(engine, io, r);
         return false;
     }
     let (slat, clat, lat) = (s.t_submit - s.t_queue, now - s.t_submit, now - s.t_queue);
@@ -187,7 +188,7 @@ fn complete(cx: &mut Ctx, engine: &str, s: &Slot, result: i64, now: u64) -> bool
     d.slat.record(slat);
     d.bytes += io.len as u64;
     if cx.io_log.is_some() {
-        cx.log_io(&io, now, lat, clat, slat);
+        cx.log_io(io, now, lat, clat, slat);
     }
     !io.write || cx.after_write(io.file)
 }

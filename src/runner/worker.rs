@@ -93,7 +93,7 @@ impl Ctx<'_> {
 
     /// Records the per-I/O log entry.
     #[cold]
-    pub fn log_io(&mut self, io: &IoUnit, t_done: u64, lat: u64, clat: u64, slat: u64) {
+    pub fn log_io(&mut self, io: IoUnit, t_done: u64, lat: u64, clat: u64, slat: u64) {
         if let Some(l) = &mut self.io_log {
             l.push(IoLogEntry {
                 t_ns: t_done - self.t_start,
@@ -107,7 +107,7 @@ impl Ctx<'_> {
     }
 
     /// Issues the fsync due after a completed write; false on failure.
-    pub fn after_write(&mut self, file: u32) -> bool {
+    pub fn after_write(&mut self, file: u16) -> bool {
         if self.fsync_every == 0 {
             return true;
         }
@@ -132,7 +132,7 @@ impl Ctx<'_> {
     }
 
     /// The error text of a failed or short I/O.
-    pub fn io_error(&mut self, engine: &str, io: &IoUnit, result: std::io::Result<usize>) {
+    pub fn io_error(&mut self, engine: &str, io: IoUnit, result: std::io::Result<usize>) {
         if !self.errors.is_empty() {
             self.more_errors += 1;
             return;
@@ -346,23 +346,24 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
 ) -> bool {
     let mut poll = now_ns() + STOP_POLL_NS;
     let mut next = cx.next_event.min(poll);
+    let mut io = IoUnit::default();
     loop {
-        let Some(io) = cx.look.next(&cx.fds, &mut cx.advise) else {
+        if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
             return false;
-        };
+        }
         let fd = cx.fds[io.file as usize];
         let t0 = now_ns();
-        let res = engine.queue(0, fd, &io, buf);
+        let res = engine.queue(0, fd, io, buf);
         let t1 = now_ns();
         match res {
             Ok(Queued::Done(n)) if n == io.len as usize => {}
             Ok(Queued::Done(n)) => {
-                cx.io_error(engine.name(), &io, Ok(n));
+                cx.io_error(engine.name(), io, Ok(n));
                 return false;
             }
             Ok(Queued::Pending) => unreachable!("a synchronous engine queued an I/O"),
             Err(e) => {
-                cx.io_error(engine.name(), &io, Err(e));
+                cx.io_error(engine.name(), io, Err(e));
                 return false;
             }
         }
@@ -373,7 +374,7 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
             return false;
         }
         if LOG {
-            cx.log_io(&io, t1, t1 - t0, t1 - t0, 0);
+            cx.log_io(io, t1, t1 - t0, t1 - t0, 0);
         }
         if t1 >= next {
             if stop.is_set() {

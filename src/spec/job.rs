@@ -366,6 +366,13 @@ impl JobSpec {
                 if self.filenames.is_empty() {
                     return Err("empty filename".into());
                 }
+                if self.filenames.len() > crate::plan::MAX_FILES {
+                    return Err(format!(
+                        "{} files in one filename list (at most {})",
+                        self.filenames.len(),
+                        crate::plan::MAX_FILES
+                    ));
+                }
             }
             "directory" => self.directory = Some(PathBuf::from(v)),
             "size" => self.size = Some(size(v)?),
