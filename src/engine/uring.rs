@@ -117,7 +117,7 @@ impl Engine for UringEngine {
         &mut self,
         tag: u32,
         fd: RawFd,
-        io: &IoUnit,
+        io: IoUnit,
         buf: &mut [u8],
     ) -> std::io::Result<Queued> {
         let ptr = buf.as_mut_ptr();
@@ -138,17 +138,26 @@ impl Engine for UringEngine {
             };
         }
         let entry: squeue::Entry = if self.opts.registerfiles {
-            build!(types::Fixed(io.file))
+            build!(types::Fixed(io.file as u32))
         } else {
             build!(types::Fd(fd))
         };
         let entry = entry.user_data(tag as u64);
         // SAFETY: the buffer (registered or not) stays valid until the
         // completion with this tag is reaped; the runner guarantees it.
-        unsafe {
-            if self.ring.submission().push(&entry).is_err() {
-                // The ring is sized to iodepth, so it is never full here.
-                return Err(std::io::Error::from_raw_os_error(libc::EBUSY));
+        while unsafe { self.ring.submission().push(&entry) }.is_err() {
+            // The ring holds iodepth entries and at most iodepth I/Os are in
+            // flight, but with SQPOLL the kernel thread may post a completion
+            // before it moves the ring's head past that entry: wait for it.
+            if !self.opts.sqthread_poll {
+                return Err(std::io::Error::other(
+                    "io_uring submission ring full with no I/O in flight beyond iodepth",
+                ));
+            }
+            match self.ring.submitter().squeue_wait() {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
         self.queued += 1;
