@@ -267,8 +267,9 @@ fn compare_job_files_interleaved_with_significance() {
     assert!(std::fs::read_to_string(&svg).unwrap().contains("% of A"));
     // The stored runs compare again by label, as a table.
     let (t, _) = run_ok(with_db(&db).args(["compare", "ab:A", "ab:B"]));
+    let p50_line = t.lines().find(|l| l.starts_with("p50 (us)"));
     assert!(
-        t.contains("MiB/s") && t.contains("B better, significant"),
+        t.contains("MiB/s") && p50_line.is_some_and(|l| l.contains("B worse, significant")),
         "{t}"
     );
 }
