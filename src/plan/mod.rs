@@ -1,5 +1,6 @@
 //! Offset and size generation: what each clone will do, in order.
 
+pub mod draws;
 pub mod permutation;
 pub mod planner;
 pub mod shuffle;

@@ -1,10 +1,9 @@
 //! The sequence of I/Os of one job clone: which file, offset, length and
 //! direction, reproducible from the seed. Pure computation, no I/O.
 
-use super::shuffle::{Order, below, below32};
+use super::draws::Draws;
+use super::shuffle::{Order, below32};
 use crate::spec::{Mix, Pattern};
-use rand_core::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// One I/O to issue, in 16 bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -71,7 +70,7 @@ struct FileState {
 pub struct Planner {
     p: PlanParams,
     files: Vec<FileState>,
-    rng: Xoshiro256PlusPlus,
+    rng: Draws,
     loop_index: u64,
     issued: u64,
     next_file: usize,
@@ -85,7 +84,7 @@ pub struct Planner {
 impl Planner {
     /// A planner positioned before the first I/O.
     pub fn new(p: PlanParams) -> Planner {
-        let rng = Xoshiro256PlusPlus::seed_from_u64(p.seed);
+        let rng = Draws::new(p.seed);
         let files = p
             .regions
             .iter()
@@ -172,7 +171,7 @@ impl Planner {
         match self.p.mix {
             Mix::Read => false,
             Mix::Write => true,
-            Mix::Mixed => below(&mut self.rng, 100) as u32 >= self.p.rwmixread,
+            Mix::Mixed => self.rng.below(100) as u32 >= self.p.rwmixread,
         }
     }
 }
@@ -180,13 +179,12 @@ impl Planner {
 /// Asks the CPU to bring in the table entries the next batch will swap
 /// with, so they arrive while this batch's I/Os run instead of stalling the
 /// next refill on one cache miss per I/O (the kernel's copies between
-/// refills evict a large table from the caches). `rng` is a copy of the
-/// planner's: the draws are repeated, not consumed.
+/// refills evict a large table from the caches). The batch's random numbers
+/// are drawn now and used then, so the sequence does not change.
 #[inline]
-fn prefetch_next_swaps(slots: &[u32], pos: usize, mut rng: Xoshiro256PlusPlus) {
+fn prefetch_next_swaps(slots: &[u32], pos: usize, rng: &mut Draws) {
     let n = slots.len();
-    for p in pos..n.min(pos + BATCH) {
-        let r = rng.next_u64();
+    for (p, &r) in (pos..n).zip(rng.fill_ahead()) {
         let j = p + below32((r >> 32) as u32, (n - p) as u64) as usize;
         prefetch(slots.as_ptr().wrapping_add(j));
     }
@@ -314,7 +312,7 @@ impl Planner {
         self.batch_len = len_out;
         f.done = done;
         if !f.finished {
-            prefetch_next_swaps(slots, *pos, self.rng.clone());
+            prefetch_next_swaps(slots, *pos, &mut self.rng);
         }
     }
 

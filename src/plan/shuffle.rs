@@ -6,17 +6,9 @@
 //! [`Permutation`] in O(1) memory.
 
 use super::permutation::Permutation;
-use rand_core::Rng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Largest slot count served by the table (64 MiB of `u32`).
 pub const TABLE_MAX: u64 = 1 << 24;
-
-/// A draw in `0..n` by multiply-shift (Lemire), no division.
-#[inline]
-pub fn below(rng: &mut Xoshiro256PlusPlus, n: u64) -> u64 {
-    ((rng.next_u64() as u128 * n as u128) >> 64) as u64
-}
 
 /// Maps a 32-bit random number into `0..n` (n ≤ 2^32) by multiply-shift.
 #[inline(always)]
