@@ -276,13 +276,17 @@ impl Planner {
         };
         let n = slots.len();
         let (start, rlen, target) = (f.region.start, f.region.len, f.target);
+        // Locals, written back at the end, so the loop keeps them in registers.
+        let table = slots.as_mut_slice();
+        let mut p = *pos;
         let mut done = f.done;
+        let mut finished = false;
         let mut len_out = self.batch_len;
         while len_out < BATCH {
             // Drawn before the end-of-slots check, as the general path does.
             let r = self.rng.next_u64();
-            if *pos >= n {
-                f.finished = true;
+            if p >= n {
+                finished = true;
                 break;
             }
             let want = if lo == hi {
@@ -290,10 +294,11 @@ impl Planner {
             } else {
                 (lo + below32(r as u32, span)) & mask
             };
-            let j = *pos + below32((r >> 32) as u32, (n - *pos) as u64) as usize;
-            slots.swap(*pos, j);
-            let rel = slots[*pos] as u64 * lo;
-            *pos += 1;
+            // Fisher-Yates step: slot p takes slot j's value and hands it out.
+            let j = p + below32((r >> 32) as u32, (n - p) as u64) as usize;
+            table.swap(p, j);
+            let rel = table[p] as u64 * lo;
+            p += 1;
             let len = want.min(rlen - rel).min(target - done);
             done += len;
             self.batch[len_out % BATCH] = IoUnit {
@@ -304,15 +309,17 @@ impl Planner {
             };
             len_out += 1;
             if done >= target {
-                f.finished = true;
+                finished = true;
                 break;
             }
         }
+        *pos = p;
+        f.finished = finished;
         self.issued += (len_out - self.batch_len) as u64;
         self.batch_len = len_out;
         f.done = done;
-        if !f.finished {
-            prefetch_next_swaps(slots, *pos, &mut self.rng);
+        if !finished {
+            prefetch_next_swaps(table, p, &mut self.rng);
         }
     }
 
