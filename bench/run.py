@@ -170,16 +170,20 @@ def main():
                 job = ["--name=d", f"--filename={path}", "--size=1G", "--rw=randread", "--bs=4k",
                        "--ioengine=io_uring", f"--iodepth={qd}", "--direct=1",
                        f"--runtime={a.uring_secs}", "--time_based"]
-                res[("iolab", qd)].append(iolab_iops(iolab, job))
-                res[("fio", qd)].append(fio_iops(job))
+                # The order alternates so neither tool always finds the disk
+                # right after the other's burst.
+                pair = [("iolab", lambda: iolab_iops(iolab, job)), ("fio", lambda: fio_iops(job))]
+                for tool, run in pair if r % 2 == 0 else pair[::-1]:
+                    res[(tool, qd)].append(run())
         print()
         print(f"(d) io_uring, O_DIRECT 4 KiB random reads, 1 GiB file on the disk, {a.uring_secs} s runs, medians of {a.uring_rounds} alternating rounds")
         print()
-        print("| iodepth | iolab IOPS | fio IOPS | iolab/fio |")
-        print("|---:|---:|---:|---:|")
+        print("| iodepth | iolab IOPS | fio IOPS | iolab/fio | paired |")
+        print("|---:|---:|---:|---:|---:|")
         for qd in depths:
             i, f = med(res[("iolab", qd)]), med(res[("fio", qd)])
-            print(f"| {qd} | {i:,.0f} | {f:,.0f} | {i / f:.3f} |")
+            pr = med([x / y for x, y in zip(res[("iolab", qd)], res[("fio", qd)])])
+            print(f"| {qd} | {i:,.0f} | {f:,.0f} | {i / f:.3f} | {pr:.3f} |")
 
     if "e" in only:
         path = os.path.join(a.dir, "a.dat")
