@@ -156,8 +156,13 @@ def main():
             p0, p20 = med(res[(tool, 0)]), med(res[(tool, 20)])
             sp[tool] = p20 / p0
             print(f"| {tool} | {p0:,.0f} | {p20:,.0f} | {sp[tool]:.2f}x |")
+        per_round = [
+            (i20 / i0) / (c20 / c0)
+            for i0, i20, c0, c20 in zip(res[("iolab", 0)], res[("iolab", 20)], res[("C", 0)], res[("C", 20)])
+        ]
         print()
-        print(f"iolab speedup / C speedup = {sp['iolab'] / sp['C']:.3f}")
+        print(f"iolab speedup / C speedup = {sp['iolab'] / sp['C']:.3f} "
+              f"(median of the per-round ratios: {med(per_round):.3f})")
 
     if "d" in only and have_fio:
         path = os.path.join(a.dir, "d.dat")
