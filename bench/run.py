@@ -57,8 +57,9 @@ def fio_iops(args):
     return json.loads(r.stdout)["jobs"][0]["read"]["iops"]
 
 
-def c_iops(ref, path, size, bmin, bmax, loops, nreads, prefetch, cold):
-    r = run_pinned([ref, path, str(size), str(bmin), str(bmax), str(loops), str(nreads), str(prefetch), str(cold)])
+def c_iops(ref, path, size, bmin, bmax, loops, nreads, prefetch, cold, deal=0):
+    r = run_pinned([ref, path, str(size), str(bmin), str(bmax), str(loops), str(nreads), str(prefetch), str(cold),
+                    str(deal)])
     fields = dict(kv.split("=") for kv in r.stdout.split())
     return float(fields["iops"])
 
@@ -104,11 +105,13 @@ def main():
         job = [f"--name={key}", f"--filename={path}", f"--size={size}", "--rw=randread", bs,
                f"--loops={loops}", "--ioengine=psync", "--invalidate=0"]
         iolab_iops(iolab, job + ["--cache=warm"])  # lay out and warm
-        res = {"iolab": [], "fio": [], "C": []}
+        res = {"iolab": [], "fio": [], "C": [], "Cdeal": []}
         runs = {
             "iolab": lambda: iolab_iops(iolab, job),
             "fio": lambda: fio_iops(job),
             "C": lambda: c_iops(ref, path, size, bmin, bmax, loops, 0, 0, 0),
+            # The same loop dealing each block once per loop, as fio and iolab do.
+            "Cdeal": lambda: c_iops(ref, path, size, bmin, bmax, loops, 0, 0, 0, 1),
         }
         tools = [t for t in runs if t != "fio" or have_fio]
         for r in range(a.rounds):
@@ -120,20 +123,25 @@ def main():
 
     if rows:
         print()
-        print(f"medians of {a.rounds} alternating rounds; ratios: of the medians, "
-              "median of the per-round ratios (paired), of the best rounds")
+        print(f"medians of {a.rounds} alternating rounds; each ratio is given as the ratio of the medians "
+              "and (paired) the median of the per-round ratios")
+        print("C: offsets rnd() % blocks, with repeats (seed 000's way); C no-rep: each block once per "
+              "loop, as fio's random map and iolab deal them")
         print()
-        print("| workload | iolab IOPS | fio IOPS | C IOPS | iolab/C | paired | best | iolab/fio | paired | best |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("| workload | iolab IOPS | fio IOPS | C IOPS | C no-rep IOPS | iolab/C | paired "
+              "| iolab/C no-rep | paired | iolab/fio | paired |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key, title, res in rows:
-        i, c = med(res["iolab"]), med(res["C"])
+        def ratio(other):
+            if not res[other]:
+                return float("nan"), float("nan")
+            return (med(res["iolab"]) / med(res[other]),
+                    med([x / y for x, y in zip(res["iolab"], res[other])]))
+        i, c, cd = med(res["iolab"]), med(res["C"]), med(res["Cdeal"])
         f = med(res["fio"]) if res["fio"] else float("nan")
-        bi, bc = max(res["iolab"]), max(res["C"])
-        bf = max(res["fio"]) if res["fio"] else float("nan")
-        pc = med([x / y for x, y in zip(res["iolab"], res["C"])])
-        pf = med([x / y for x, y in zip(res["iolab"], res["fio"])]) if res["fio"] else float("nan")
-        print(f"| ({key}) {title} | {i:,.0f} | {f:,.0f} | {c:,.0f} | {i / c:.3f} | {pc:.3f} | {bi / bc:.3f} "
-              f"| {i / f:.3f} | {pf:.3f} | {bi / bf:.3f} |")
+        (rc, pc), (rd, pd), (rf, pf) = ratio("C"), ratio("Cdeal"), ratio("fio")
+        print(f"| ({key}) {title} | {i:,.0f} | {f:,.0f} | {c:,.0f} | {cd:,.0f} | {rc:.3f} | {pc:.3f} "
+              f"| {rd:.3f} | {pd:.3f} | {rf:.3f} | {pf:.3f} |")
 
     if "c" in only:
         path = os.path.join(a.dir, "c.dat")

@@ -3,13 +3,17 @@
  * workload, timed the same way iolab times it (CLOCK_MONOTONIC around every
  * pread, recorded into a log-linear histogram).
  *
- * usage: randread PATH SIZE BS_MIN BS_MAX LOOPS NREADS PREFETCH COLD
+ * usage: randread PATH SIZE BS_MIN BS_MAX LOOPS NREADS PREFETCH COLD [DEAL]
  *   SIZE bytes of the file used; I/O sizes uniform in [BS_MIN, BS_MAX]
  *   (aligned down to BS_MIN when it is a power of two, like fio), offsets
  *   aligned to BS_MIN. Stops after LOOPS*SIZE bytes, or NREADS reads if > 0.
  *   PREFETCH > 0: posix_fadvise(WILLNEED) for the read PREFETCH reads ahead
  *   (primed with the first PREFETCH), as iolab's prefetch=N.
  *   COLD=1: evict the file's pages first (not timed).
+ *   DEAL=1: offsets without repeats within a loop, as fio's random map and
+ *   iolab do (a Fisher-Yates shuffle dealt lazily; a loop ends after SIZE
+ *   bytes). DEAL=0 (default): rnd() % slots, with repeats, as seed 000's
+ *   random-read does; a re-read block is often still in the CPU caches.
  * prints: ios=N bytes=B runtime_ns=T iops=X
  */
 #define _GNU_SOURCE
@@ -45,22 +49,35 @@ static inline void record(uint64_t v) {
 struct io { uint64_t off; uint32_t len; };
 
 static uint64_t size, bs_min, bs_max;
+static uint32_t *table;          /* DEAL=1: the shuffle table */
+static uint64_t deal_pos, loop_bytes;
 static inline struct io next_io(void) {
 	struct io io;
 	uint64_t len = bs_min == bs_max ? bs_min : bs_min + rnd() % (bs_max - bs_min + 1);
 	if (bs_min != bs_max && (bs_min & (bs_min - 1)) == 0)
 		len &= ~(bs_min - 1);
 	uint64_t slots = size / bs_min;
-	io.off = (rnd() % slots) * bs_min;
+	if (table) {
+		if (deal_pos >= slots || loop_bytes >= size)
+			deal_pos = loop_bytes = 0; /* next loop: keep shuffling */
+		uint64_t j = deal_pos + rnd() % (slots - deal_pos);
+		uint32_t t = table[j];
+		table[j] = table[deal_pos];
+		table[deal_pos++] = t;
+		io.off = (uint64_t)t * bs_min;
+	} else {
+		io.off = (rnd() % slots) * bs_min;
+	}
 	if (io.off + len > size)
 		len = size - io.off;
 	io.len = (uint32_t)len;
+	loop_bytes += len;
 	return io;
 }
 
 int main(int argc, char **argv) {
-	if (argc != 9) {
-		fprintf(stderr, "usage: %s PATH SIZE BS_MIN BS_MAX LOOPS NREADS PREFETCH COLD\n", argv[0]);
+	if (argc != 9 && argc != 10) {
+		fprintf(stderr, "usage: %s PATH SIZE BS_MIN BS_MAX LOOPS NREADS PREFETCH COLD [DEAL]\n", argv[0]);
 		return 2;
 	}
 	size = strtoull(argv[2], 0, 10);
@@ -70,6 +87,12 @@ int main(int argc, char **argv) {
 	uint64_t nreads = strtoull(argv[6], 0, 10);
 	int prefetch = atoi(argv[7]);
 	int cold = atoi(argv[8]);
+	if (argc == 10 && atoi(argv[9])) {
+		uint64_t slots = size / bs_min;
+		table = malloc(slots * sizeof *table);
+		if (!table) return 1;
+		for (uint64_t i = 0; i < slots; i++) table[i] = (uint32_t)i;
+	}
 	int fd = open(argv[1], O_RDONLY);
 	if (fd < 0) { perror("open"); return 1; }
 	if (cold) {
