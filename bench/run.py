@@ -12,6 +12,10 @@ Workloads (issue 3):
      iolab vs fio with the identical command line
   e  the null engine (no I/O): iolab's own ceiling in ops/s, beside fio's
 
+For (a) and (b) there are two C loops: "C" draws offsets rnd() % blocks with repeats
+(seed 000's way; a re-read block is often still in the CPU caches) and "C no-rep"
+(randread.c DEAL=1) deals each block once per loop, the workload fio and iolab run.
+
 Prints medians and the ratios iolab/C, iolab/fio and the prefetch speedups.
 Only ratios measured side by side mean anything on a shared machine.
 
