@@ -151,7 +151,7 @@ impl Engine for UringEngine {
             // before it moves the ring's head past that entry: wait for it.
             if !self.opts.sqthread_poll {
                 return Err(std::io::Error::other(
-                    "io_uring submission ring full with no I/O in flight beyond iodepth",
+                    "io_uring submission ring is full: more I/Os queued than iodepth (an iolab bug)",
                 ));
             }
             match self.ring.submitter().squeue_wait() {
