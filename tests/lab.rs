@@ -6,9 +6,18 @@
 mod common;
 use common::*;
 use std::path::Path;
+use std::sync::Mutex;
+
+/// Labs measure the page cache and the disk's counters, and the metadata lab
+/// drops the whole cache as root: two at once spoil each other's result, so
+/// they run one at a time.
+static ONE_LAB_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Runs `iolab lab ARGS --quick` in `d` with its own database; returns stdout.
 fn lab(d: &Path, args: &[&str]) -> String {
+    let _turn = ONE_LAB_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let out = with_db(&d.join("lab.db"))
         .current_dir(d)
         .arg("lab")
