@@ -1,6 +1,6 @@
 //! docs/fio-compat.md lists exactly the options iolab accepts.
 
-use iolab::spec::options::{OPTIONS, lookup};
+use iolab::job::options::{OPTIONS, lookup};
 use std::collections::BTreeSet;
 
 #[test]
@@ -34,6 +34,6 @@ fn doc_table_matches_option_table() {
     let in_code: BTreeSet<String> = OPTIONS.iter().map(|o| o.name.to_string()).collect();
     assert_eq!(
         in_doc, in_code,
-        "docs/fio-compat.md and src/spec/options.rs differ"
+        "docs/fio-compat.md and src/job/options.rs differ"
     );
 }

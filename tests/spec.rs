@@ -1,6 +1,6 @@
 //! Job input, fio's way: job files on disk and command lines, every quirk.
 
-use iolab::spec::{self, CachePolicy, Mix, Pattern};
+use iolab::job::{self as spec, CachePolicy, Mix, Pattern};
 use std::fs;
 
 fn args(v: &[&str]) -> Vec<String> {

@@ -1,7 +1,7 @@
 //! `iolab cache status|warm|evict|lock`: vmtouch's jobs, with JSON.
 
 use super::exec::stop_on_signals;
-use iolab::pagecache::{self, Residency};
+use iolab::sys::pagecache::{self, Residency};
 use iolab::render::format::bytes_iec;
 use serde_json::json;
 use std::path::PathBuf;

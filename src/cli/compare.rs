@@ -4,12 +4,12 @@
 
 use super::db;
 use super::exec::{run_jobs, stop_on_signals};
-use iolab::compare::{self, Row, Side};
-use iolab::plot::Chart;
+use iolab::analysis::compare::{self, Row, Side};
+use iolab::render::chart::Chart;
 use iolab::render::table::TableFormat;
-use iolab::spec;
+use iolab::job;
 use iolab::store::Store;
-use iolab::summary::Summary;
+use iolab::analysis::summary::Summary;
 use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
@@ -149,7 +149,7 @@ pub fn execute(a: CompareArgs) -> i32 {
                 }
             }
             Spec::Jobs(args) => {
-                if let Err(e) = spec::jobs_from_args(args) {
+                if let Err(e) = job::jobs_from_args(args) {
                     return super::fail(format!("{}: {e}", ["A", "B"][i]), 2);
                 }
                 job_args[i] = Some(args.clone());
@@ -176,7 +176,7 @@ pub fn execute(a: CompareArgs) -> i32 {
                     a.repeat,
                     sides[i].name
                 );
-                let jobs = spec::jobs_from_args(args).expect("checked above");
+                let jobs = job::jobs_from_args(args).expect("checked above");
                 let result = match run_jobs(jobs, &stop) {
                     Ok(r) => r,
                     Err((e, c)) => return super::fail(format!("{which}: {e}"), c),

@@ -2,7 +2,7 @@
 //! a stop flag on Ctrl-C, and one quiet run of a job command line.
 
 use iolab::runner::{self, RunOptions, RunResult, StopFlag};
-use iolab::{Error, spec};
+use iolab::{Error, job};
 
 /// A stop flag raised by SIGINT and SIGTERM.
 pub fn stop_on_signals() -> Result<StopFlag, String> {
@@ -19,7 +19,7 @@ pub type Failure = (String, i32);
 
 /// Runs already-built jobs; warnings go to stderr. An interrupted run is a
 /// failure with exit code 130.
-pub fn run_jobs(jobs: Vec<spec::JobSpec>, stop: &StopFlag) -> Result<RunResult, Failure> {
+pub fn run_jobs(jobs: Vec<job::JobSpec>, stop: &StopFlag) -> Result<RunResult, Failure> {
     let opts = RunOptions::default();
     let r = match runner::run(jobs, &opts, stop) {
         Ok(r) => r,

@@ -1,10 +1,10 @@
 //! `iolab import`: fio JSON results stored as runs.
 
 use super::db;
-use iolab::environment::Environment;
-use iolab::fio_import::from_fio_json;
+use iolab::sys::environment::Environment;
+use iolab::store::import::from_fio_json;
 use iolab::store::{NewRun, kind};
-use iolab::summary::Summary;
+use iolab::analysis::summary::Summary;
 use std::path::PathBuf;
 
 /// Options of `iolab import`.

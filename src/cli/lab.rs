@@ -4,7 +4,7 @@ use super::db;
 use super::exec::stop_on_signals;
 use iolab::lab::{self, Lab, LabCtx, Outcome};
 use iolab::render::lab as render;
-use iolab::{Error, spec::units};
+use iolab::{Error, job::units};
 use std::path::{Path, PathBuf};
 
 /// Options every lab takes.
@@ -198,7 +198,7 @@ pub fn execute(a: LabArgs) -> i32 {
         let note = format!(
             "iolab {} on {}{}",
             env!("CARGO_PKG_VERSION"),
-            iolab::environment::Environment::capture(&[]).kernel,
+            iolab::sys::environment::Environment::capture(&[]).kernel,
             if opts.quick { ", --quick sizes" } else { "" }
         );
         let page = match render::html(&outcomes, &note) {

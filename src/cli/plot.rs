@@ -103,10 +103,10 @@ fn plot_tree(run: &iolab::store::StoredRun, what: What, out: &std::path::Path) -
     let name = format!("run {} ({})", run.id, run.name);
     let chart = match what {
         What::Log2 => {
-            iolab::plot::log2_histogram(&format!("{name}: latency, log2 buckets"), &hists)
+            iolab::render::chart::log2_histogram(&format!("{name}: latency, log2 buckets"), &hists)
         }
         What::Percentiles => {
-            iolab::plot::percentile_curve(&format!("{name}: latency percentiles"), &hists)
+            iolab::render::chart::percentile_curve(&format!("{name}: latency percentiles"), &hists)
         }
         What::Timeseries => {
             return super::fail(

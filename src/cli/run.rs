@@ -3,7 +3,7 @@
 use iolab::profile::Profiler;
 use iolab::render::{OutputFormat, exporter};
 use iolab::runner::{self, Observer, RunOptions, StopFlag};
-use iolab::{Error, spec};
+use iolab::{Error, job};
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -100,7 +100,7 @@ pub fn split_args(args: &[String], valued: &[&str], flags: &[&str]) -> (Vec<Stri
 
 /// Runs `iolab run` and returns the process exit code.
 pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
-    let jobs = match spec::jobs_from_args(job_args) {
+    let jobs = match job::jobs_from_args(job_args) {
         Ok(j) => j,
         Err(e) => return super::fail(e, 2),
     };

@@ -2,12 +2,12 @@
 //! every point stored, a table like seed 002's and a plot.
 
 use super::exec::{run_jobs, stop_on_signals};
-use iolab::plot::{Chart, Series};
+use iolab::render::chart::{Chart, Series};
 use iolab::render::table::{Table, TableFormat, fig};
-use iolab::spec::{self, JobSpec, options};
-use iolab::stats;
-use iolab::summary::{Summary, metric};
-use iolab::sweep::{Vary, parse_vary, points};
+use iolab::job::{self, JobSpec, options};
+use iolab::analysis::stats;
+use iolab::analysis::summary::{Summary, metric};
+use iolab::analysis::sweep::{Vary, parse_vary, points};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -91,7 +91,7 @@ fn point_jobs(
                 .fold(a.clone(), |s, (k, v)| s.replace(&format!("${{{k}}}"), v))
         })
         .collect();
-    let mut jobs = spec::ini::with_vars(point, || spec::jobs_from_args(&args))?;
+    let mut jobs = job::ini::with_vars(point, || job::jobs_from_args(&args))?;
     for job in &mut jobs {
         for (k, v) in point {
             if let Some(def) = options::lookup(k) {

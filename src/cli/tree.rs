@@ -3,7 +3,7 @@
 
 use super::exec::stop_on_signals;
 use iolab::render::tree as render;
-use iolab::spec::{ini, units};
+use iolab::job::{ini, units};
 use iolab::tree::{self, Shape, Stopped, TreeResult, create::CreateOptions};
 use iolab::{Error, Result};
 use std::path::{Path, PathBuf};

@@ -4,8 +4,8 @@
 
 use super::{Lab, LabCtx, Outcome, arg, free_ram};
 use crate::error::Result;
-use crate::pagecache;
-use crate::plot::{Chart, Series};
+use crate::sys::pagecache;
+use crate::render::chart::{Chart, Series};
 use crate::render::table::{Table, fig};
 use crate::runner::Totals;
 

@@ -4,7 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg};
 use crate::error::{Error, Result};
-use crate::plot::{Chart, Series};
+use crate::render::chart::{Chart, Series};
 use crate::render::table::{Table, fig};
 use crate::runner::RunResult;
 
@@ -87,7 +87,7 @@ impl Lab for LogScan {
                 let mode = if direct { "O_DIRECT" } else { "buffered" };
                 ctx.say(&format!("log-scan: {bs} {mode}"));
                 for f in &files {
-                    crate::pagecache::evict(std::path::Path::new(f))
+                    crate::sys::pagecache::evict(std::path::Path::new(f))
                         .map_err(|e| Error::io(format!("evict {f}"), e))?;
                 }
                 let args = vec![

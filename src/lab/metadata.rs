@@ -3,7 +3,7 @@
 
 use super::{Lab, LabCtx, Outcome};
 use crate::error::{Error, Result};
-use crate::plot::Chart;
+use crate::render::chart::Chart;
 use crate::render::table::{Table, fig};
 use crate::tree::{self, Shape, TreeResult, create::CreateOptions};
 
@@ -28,9 +28,9 @@ fn make_cold(dir: &std::path::Path) -> Result<&'static str> {
     if std::fs::write("/proc/sys/vm/drop_caches", "3\n").is_ok() {
         return Ok("dropped page cache, dentries and inodes (drop_caches=3)");
     }
-    let (files, _) = crate::pagecache::collect(&[dir.to_path_buf()]).map_err(Error::Tool)?;
+    let (files, _) = crate::sys::pagecache::collect(&[dir.to_path_buf()]).map_err(Error::Tool)?;
     for f in files {
-        let _ = crate::pagecache::evict(&f);
+        let _ = crate::sys::pagecache::evict(&f);
     }
     Ok("not root: evicted file data only (dentries and inodes stay cached)")
 }

@@ -11,7 +11,7 @@ pub mod prefetch;
 pub mod small_reads;
 
 use crate::error::{Error, Result};
-use crate::plot::Chart;
+use crate::render::chart::Chart;
 use crate::render::table::Table;
 use crate::runner::{self, RunOptions, RunResult, StopFlag};
 use crate::store::Store;
@@ -126,7 +126,7 @@ impl LabCtx<'_> {
         if self.stop.is_set() {
             return Err(Error::Interrupted);
         }
-        let jobs = crate::spec::jobs_from_args(args).map_err(Error::Input)?;
+        let jobs = crate::job::jobs_from_args(args).map_err(Error::Input)?;
         let r = runner::run(jobs, &RunOptions::default(), self.stop)?;
         if r.interrupted {
             return Err(Error::Interrupted);

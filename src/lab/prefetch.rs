@@ -4,7 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg, us};
 use crate::error::Result;
-use crate::plot::{self, Chart, Series};
+use crate::render::chart::{self, Chart, Series};
 use crate::render::log2;
 use crate::render::table::{Table, fig};
 use crate::runner::Totals;
@@ -185,7 +185,7 @@ impl Lab for Prefetch {
         }
         o.charts.push((
             "prefetch-latency".into(),
-            plot::log2_histogram("Latency before and after prefetch", &hists),
+            chart::log2_histogram("Latency before and after prefetch", &hists),
         ));
         o.runs = all_ids;
         Ok(o)

@@ -4,7 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg};
 use crate::error::Result;
-use crate::plot::{Chart, Series};
+use crate::render::chart::{Chart, Series};
 use crate::render::table::{Table, fig};
 
 /// One line for `lab list`.
@@ -75,7 +75,7 @@ impl Lab for SmallReads {
                 "--cache=warm".into(),
             ];
             let (r, id) = ctx.run_job(self.name(), &args)?;
-            let s = crate::summary::Summary::of_run(&r);
+            let s = crate::analysis::summary::Summary::of_run(&r);
             let bw = s.get("bw_mib_s");
             pts.push((n, bw));
             runs.extend(id);

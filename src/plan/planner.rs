@@ -3,7 +3,7 @@
 
 use super::draws::Draws;
 use super::shuffle::{Order, below32};
-use crate::spec::{Mix, Pattern};
+use crate::job::{Mix, Pattern};
 
 /// One I/O to issue, in 16 bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use crate::metrics::recorder::bucket_range;
 use crate::runner::series::{Interval, IoLogEntry};
 use crate::runner::{RunResult, Totals};
-use crate::spec::{JobSpec, Mix};
+use crate::job::{JobSpec, Mix};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

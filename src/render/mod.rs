@@ -2,6 +2,7 @@
 //! one trait. Exporters return strings; the CLI decides where they go.
 
 pub mod fio_logs;
+pub mod chart;
 pub mod format;
 pub mod json;
 pub mod lab;

@@ -2,7 +2,7 @@
 //! a few lines of script, nothing fetched) with the job, environment, key
 //! figures and plots of stored runs.
 
-use crate::plot::Chart;
+use crate::render::chart::Chart;
 use crate::render::run_charts::{self, latencies, whole};
 use crate::render::stored::{environment, summary_table};
 use crate::render::table::Table;
@@ -137,7 +137,7 @@ fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String, String> {
             continue;
         }
         s.push_str(&figure(
-            &crate::plot::log2_histogram(
+            &crate::render::chart::log2_histogram(
                 &format!("run {}: {}, log2 buckets", run.id, p.name),
                 &hists,
             ),

@@ -2,7 +2,7 @@
 //! log2 latency histogram, percentile curve, IOPS over time.
 
 use crate::metrics::LatencyHistogram;
-use crate::plot::{self, Chart, Series};
+use crate::render::chart::{self, Chart, Series};
 use crate::runner::{RunResult, Totals};
 
 /// All clones and repetitions of a run added up.
@@ -25,12 +25,12 @@ pub fn latencies(t: &Totals) -> Vec<(&'static str, &LatencyHistogram)> {
 
 /// Operations per power-of-two latency bucket.
 pub fn log2(title: &str, t: &Totals) -> Chart {
-    plot::log2_histogram(title, &latencies(t))
+    chart::log2_histogram(title, &latencies(t))
 }
 
 /// Latency at fio's percentiles.
 pub fn percentiles(title: &str, t: &Totals) -> Chart {
-    plot::percentile_curve(title, &latencies(t))
+    chart::percentile_curve(title, &latencies(t))
 }
 
 /// IOPS per interval; `None` with fewer than two intervals.

@@ -2,8 +2,8 @@
 //! keep) and measuring that state.
 
 use crate::metrics::CacheState;
-use crate::metrics::cachestat::cache_state;
-use crate::spec::CachePolicy;
+use crate::sys::cachestat::cache_state;
+use crate::job::CachePolicy;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::fd::{AsFd, AsRawFd};

@@ -4,7 +4,7 @@
 
 use super::stop::StopFlag;
 use crate::error::{Error, Result};
-use crate::spec::JobSpec;
+use crate::job::JobSpec;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::ffi::CString;
@@ -40,7 +40,7 @@ pub fn clone_paths(job: &JobSpec, clone: u32) -> Vec<PathBuf> {
 
 /// True when iolab's mark is on the file at `path`.
 pub fn has_mark(path: &Path) -> bool {
-    crate::xattr::has(path, MARK_XATTR)
+    crate::sys::xattr::has(path, MARK_XATTR)
 }
 
 fn set_mark(file: &File) -> std::io::Result<()> {

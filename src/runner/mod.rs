@@ -21,7 +21,7 @@ use crate::engine::{
 };
 use crate::error::{Error, Result};
 use crate::plan::{PlanParams, Planner, Region};
-use crate::spec::{EngineKind, JobSpec};
+use crate::job::{EngineKind, JobSpec};
 use buffer::AlignedBuf;
 use open::OpenSpec;
 use std::collections::BTreeMap;

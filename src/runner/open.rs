@@ -1,6 +1,6 @@
 //! Opening a job's files with the job's flags and `fadvise_hint`.
 
-use crate::spec::{FadviseHint, JobSpec, Pattern};
+use crate::job::{FadviseHint, JobSpec, Pattern};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;

@@ -5,7 +5,7 @@ use super::cache::FileCache;
 use super::series::{self, Interval, IoLogEntry};
 use crate::counters::CounterDelta;
 use crate::metrics::{CpuUsage, LatencyHistogram};
-use crate::spec::JobSpec;
+use crate::job::JobSpec;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

@@ -5,12 +5,13 @@
 //! Where: `--db PATH`, else `$IOLAB_DB`, else `$XDG_DATA_HOME/iolab/iolab.db`
 //! (`~/.local/share/iolab/iolab.db`).
 
+pub mod import;
 pub mod record;
 pub mod schema;
 
-use crate::environment::Environment;
+use crate::sys::environment::Environment;
 use crate::runner::RunResult;
-use crate::summary::Summary;
+use crate::analysis::summary::Summary;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

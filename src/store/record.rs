@@ -2,9 +2,9 @@
 //! files, the key figures computed, the result serialised.
 
 use super::{NewRun, Store, StoreError, StoreResult, kind};
-use crate::environment::Environment;
+use crate::sys::environment::Environment;
 use crate::runner::RunResult;
-use crate::summary::Summary;
+use crate::analysis::summary::Summary;
 use crate::tree::TreeResult;
 use std::collections::BTreeMap;
 use std::path::PathBuf;

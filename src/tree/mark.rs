@@ -8,10 +8,10 @@ pub const TREE_XATTR: &str = "user.iolab.tree";
 
 /// Marks `dir` as an iolab tree.
 pub fn set(dir: &Path) -> std::io::Result<()> {
-    crate::xattr::set(dir, TREE_XATTR, b"1")
+    crate::sys::xattr::set(dir, TREE_XATTR, b"1")
 }
 
 /// True when `dir` is the top of a tree iolab made.
 pub fn is_ours(dir: &Path) -> bool {
-    crate::xattr::has(dir, TREE_XATTR)
+    crate::sys::xattr::has(dir, TREE_XATTR)
 }

@@ -154,8 +154,8 @@ impl TreeResult {
 }
 
 /// The key figures of a tree command (one sample: the whole command).
-pub fn summary(t: &TreeResult) -> crate::summary::Summary {
-    let mut f = crate::summary::Figures::new();
+pub fn summary(t: &TreeResult) -> crate::analysis::summary::Summary {
+    let mut f = crate::analysis::summary::Figures::new();
     let ns: u64 = t.phases.iter().map(|p| p.elapsed_ns).sum();
     let ops: u64 = t.phases.iter().map(Phase::total_ops).sum();
     let bytes: u64 = t.phases.iter().map(|p| p.bytes).sum();
@@ -189,7 +189,7 @@ pub fn summary(t: &TreeResult) -> crate::summary::Summary {
         f.insert("dev_writes".into(), sum(|d| d.write_ios));
     }
     f.insert("inodes".into(), t.inodes() as f64);
-    crate::summary::Summary {
+    crate::analysis::summary::Summary {
         total: f.clone(),
         reps: vec![f],
     }

@@ -4,8 +4,8 @@
 //! tables, with the statistics the seed did not have).
 
 use crate::render::table::{Table, fig};
-use crate::stats::{self, Welch};
-use crate::summary::{Better, Figures, METRICS, MetricDef};
+use crate::analysis::stats::{self, Welch};
+use crate::analysis::summary::{Better, Figures, METRICS, MetricDef};
 use serde::Serialize;
 
 /// Significance level for "significant".

@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
 
-static FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 /// Registered under the generic name, so SVG text asks browsers for a
 /// sans-serif face too.
 const FAMILY: &str = "sans-serif";

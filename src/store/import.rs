@@ -10,7 +10,7 @@
 
 use crate::metrics::{CpuUsage, LatencyHistogram};
 use crate::runner::{CloneRun, OpStats, Repetition, RunResult, Totals};
-use crate::spec::JobSpec;
+use crate::job::JobSpec;
 use serde_json::Value;
 
 /// What was imported, and what could not be.

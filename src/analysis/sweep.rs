@@ -6,7 +6,7 @@
 //! 3) or `1..64:x2` (doubling); range ends may carry size suffixes
 //! (`4k..1m:x4`).
 
-use crate::spec::units::parse_size;
+use crate::job::units::parse_size;
 use std::collections::BTreeMap;
 
 /// One swept key and its values, in order.

@@ -8,7 +8,7 @@
 //! cannot see pages of files it cannot open.
 
 use crate::metrics::CacheState;
-use crate::metrics::cachestat::{cache_state, mincore_pages};
+use crate::sys::cachestat::{cache_state, mincore_pages};
 use serde::Serialize;
 use std::fs::File;
 use std::io::Read;

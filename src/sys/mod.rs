@@ -1,0 +1,10 @@
+//! The operating system, once: page cache (status, warm, evict, lock),
+//! CPU use (getrusage), extended attributes, the machine's environment.
+//! Every `unsafe` call into libc outside the engines and the hot loop lives
+//! here, each in a small function with a `# Safety` note.
+
+pub mod cachestat;
+pub mod environment;
+pub mod pagecache;
+pub mod rusage;
+pub mod xattr;
