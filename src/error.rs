@@ -1,39 +1,198 @@
-//! The library's error type: every message names what failed.
+//! One error type for the library and one table of exit codes for the
+//! binary. Every variant carries what failed (the job file and line, the
+//! option, the path, the operation, the OS error); [`Error::exit_code`] is
+//! the only place that turns an error into a process exit code.
 
-/// Why a run could not be done.
+use crate::job::JobError;
+use crate::store::StoreError;
+use std::path::PathBuf;
+
+/// Process exit codes, the same for every subcommand (README, "Exit codes").
+pub mod code {
+    /// Done.
+    pub const OK: i32 = 0;
+    /// The command ran and failed: an I/O error, a tool or the database failed.
+    pub const FAILED: i32 = 1;
+    /// Bad usage: an unknown option, a bad value, a job file that does not parse.
+    pub const USAGE: i32 = 2;
+    /// The file system is full (ENOSPC or EDQUOT); what was done is reported.
+    pub const NO_SPACE: i32 = 3;
+    /// Refused as unsafe: it would write or remove data iolab did not create.
+    pub const REFUSED: i32 = 4;
+    /// Stopped by a signal: 128 + the signal number (SIGINT 130, SIGTERM 143).
+    pub const SIGNAL_BASE: i32 = 128;
+}
+
+/// Why a command could not be done.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Bad job input (options, files, sizes).
-    #[error("{0}")]
-    Input(String),
-    /// iolab refused to do something unsafe (e.g. overwrite foreign data).
-    #[error("{0}")]
-    Refused(String),
-    /// A system call failed.
+    /// Job input is wrong: a job file, a job option or its value.
+    #[error(transparent)]
+    Job(Box<JobError>),
+    /// One of iolab's own command-line arguments is wrong.
+    #[error("{what}: {problem}")]
+    Usage {
+        /// The argument as given (`--plot x.jpg`, `A`, `run 12`).
+        what: String,
+        /// What is wrong with it, and what was expected.
+        problem: String,
+    },
+    /// Refused as unsafe: the write or removal would touch data iolab did not create.
+    #[error("{reason}")]
+    Refused {
+        /// The file, device or directory concerned.
+        path: PathBuf,
+        /// Why, and how to allow it.
+        reason: String,
+    },
+    /// The file system filled up while iolab made files or trees.
+    #[error("file system full (ENOSPC) at {at}")]
+    NoSpace {
+        /// Where it happened.
+        at: String,
+    },
+    /// A system call on a file failed.
     #[error("{context}: {source}")]
     Io {
-        /// What was being done, naming the file.
+        /// The operation and the path (`cannot lay out /data/f`).
         context: String,
         /// The OS error.
         source: std::io::Error,
     },
-    /// An outside tool iolab drives (perf) failed or is missing.
-    #[error("{0}")]
-    Tool(String),
-    /// Stopped by the user (SIGINT) before anything could be measured.
-    #[error("interrupted")]
-    Interrupted,
+    /// An engine could not be set up for a job (the kernel refused).
+    #[error("job '{job}': {problem}")]
+    Engine {
+        /// The job.
+        job: String,
+        /// What the engine said.
+        problem: String,
+    },
+    /// An outside tool iolab drives (perf) or a library it uses (plotters,
+    /// inferno) failed.
+    #[error("{tool}: {problem}")]
+    Tool {
+        /// `perf`, `plotters`, `inferno`.
+        tool: &'static str,
+        /// What went wrong.
+        problem: String,
+    },
+    /// The results database.
+    #[error(transparent)]
+    Store(Box<StoreError>),
+    /// The run went on but I/O failed; each message names the file and
+    /// the operation (the results were reported).
+    #[error("{}", .errors.join("\n"))]
+    RunFailed {
+        /// One line per failure.
+        errors: Vec<String>,
+    },
+    /// Stopped by a signal (SIGINT, SIGTERM) before the work was done.
+    #[error("interrupted by {}", signal_name(*.signal))]
+    Interrupted {
+        /// The signal number.
+        signal: i32,
+    },
+}
+
+impl From<JobError> for Error {
+    fn from(e: JobError) -> Error {
+        Error::Job(Box::new(e))
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Error {
+        Error::Store(Box::new(e))
+    }
 }
 
 impl Error {
-    /// An I/O error with context.
+    /// An I/O error with the operation and path it concerns.
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Error {
         Error::Io {
             context: context.into(),
             source,
         }
     }
+
+    /// A bad command-line argument: what was given, what is wrong.
+    pub fn usage(what: impl Into<String>, problem: impl Into<String>) -> Error {
+        Error::Usage {
+            what: what.into(),
+            problem: problem.into(),
+        }
+    }
+
+    /// A refusal to touch `path`.
+    pub fn refused(path: impl Into<PathBuf>, reason: impl Into<String>) -> Error {
+        Error::Refused {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A failure of an outside tool or library.
+    pub fn tool(tool: &'static str, problem: impl Into<String>) -> Error {
+        Error::Tool {
+            tool,
+            problem: problem.into(),
+        }
+    }
+
+    /// The process exit code for this error (see [`code`]).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Job(_) | Error::Usage { .. } | Error::Engine { .. } => code::USAGE,
+            Error::Store(e) if e.is_usage() => code::USAGE,
+            Error::Refused { .. } => code::REFUSED,
+            Error::NoSpace { .. } => code::NO_SPACE,
+            Error::Io { source, .. } if is_no_space(source) => code::NO_SPACE,
+            Error::Interrupted { signal } => code::SIGNAL_BASE + signal,
+            Error::Io { .. } | Error::Tool { .. } | Error::Store(_) | Error::RunFailed { .. } => {
+                code::FAILED
+            }
+        }
+    }
+
+    /// True for [`Error::Interrupted`]: the user stopped it, nothing failed.
+    pub fn is_interrupt(&self) -> bool {
+        matches!(self, Error::Interrupted { .. })
+    }
+}
+
+/// True for "no space left on device" and "disk quota exceeded".
+pub fn is_no_space(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+}
+
+/// `SIGINT`, `SIGTERM`, or `signal N`.
+pub fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
 }
 
 /// Result with the library's error.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_code_per_class() {
+        let nospc = std::io::Error::from_raw_os_error(libc::ENOSPC);
+        assert_eq!(Error::io("write x", nospc).exit_code(), code::NO_SPACE);
+        let eio = std::io::Error::from_raw_os_error(libc::EIO);
+        assert_eq!(Error::io("read x", eio).exit_code(), code::FAILED);
+        assert_eq!(Error::usage("--x", "bad").exit_code(), code::USAGE);
+        assert_eq!(Error::refused("/f", "no").exit_code(), code::REFUSED);
+        let sigterm = Error::Interrupted {
+            signal: libc::SIGTERM,
+        };
+        assert_eq!(sigterm.exit_code(), 143);
+        assert_eq!(sigterm.to_string(), "interrupted by SIGTERM");
+    }
+}

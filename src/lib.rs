@@ -14,6 +14,7 @@ pub mod lab;
 pub mod metrics;
 pub mod plan;
 pub mod profile;
+pub mod registry;
 pub mod render;
 pub mod runner;
 pub mod store;

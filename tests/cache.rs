@@ -44,7 +44,7 @@ fn cold_leaves_the_file_uncached_and_warm_caches_it() {
         "one 4k random read (FADV_RANDOM: no readahead)"
     );
     assert_eq!(fincore_pages(&f), 1, "fincore agrees");
-    iolab::runner::cache::evict(&f).unwrap();
+    iolab::sys::pagecache::evict(&f).unwrap();
     assert_eq!(fincore_pages(&f), 0);
     // Keep: what is cached stays.
     // Read the first 4 MiB with readahead off, so exactly 1024 pages are cached.

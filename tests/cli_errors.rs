@@ -140,7 +140,11 @@ fn no_space_during_layout_leaves_nothing_behind() {
         .status()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "no space has its own exit code: {err}"
+    );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(
         err.contains("cannot lay out") && err.contains("No space left on device"),

@@ -226,7 +226,7 @@ fn repetitions_and_first_run_effect() {
     // Lay out, then evict, then repeat with cache=keep: repetition 1 reads
     // from the device, the others from the page cache.
     run_json(&["--name=l", &fa, "--size=32M", "--rw=read", "--number_ios=1"]);
-    iolab::runner::cache::evict(&f).unwrap();
+    iolab::sys::pagecache::evict(&f).unwrap();
     assert_eq!(fincore_pages(&f), 0, "evicted before the run");
     let v = run_json(&[
         "--name=r",

@@ -17,7 +17,7 @@ fn refuses_to_overwrite_a_foreign_file_and_leaves_it_unchanged() {
             "--size=512k",
             &format!("--rw={rw}"),
         ]);
-        assert_eq!(code, 2);
+        assert_eq!(code, 4, "refused as unsafe");
         assert!(
             err.contains("refusing to write") && err.contains("--allow-overwrite"),
             "{err}"
@@ -124,7 +124,7 @@ fn refuses_to_write_a_block_device() {
         .args(["-d", &dev])
         .status()
         .unwrap();
-    assert_eq!(code, 2);
+    assert_eq!(code, 4, "refused as unsafe");
     assert!(err.contains("refusing to write to block device"), "{err}");
     assert_eq!(v["jobs"][0]["read"]["io_bytes"], 4 << 20);
     assert!(

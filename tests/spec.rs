@@ -183,7 +183,7 @@ fn all_rw_modes_engines_and_hints() {
 }
 
 fn err(v: &[&str]) -> String {
-    spec::jobs_from_args(&args(v)).unwrap_err()
+    spec::jobs_from_args(&args(v)).unwrap_err().to_string()
 }
 
 #[test]
@@ -300,7 +300,6 @@ fn issue_3_options_parse_like_fio() {
         jobs[0].logs.per_io(),
         "log_avg_msec=0 (default): one line per I/O"
     );
-    let e =
-        spec::jobs_from_args(&args(&["--name=a", "--size=1M", "--write_hist_log"])).unwrap_err();
+    let e = err(&["--name=a", "--size=1M", "--write_hist_log"]);
     assert!(e.contains("write_hist_log needs log_hist_msec"), "{e}");
 }

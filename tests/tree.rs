@@ -106,7 +106,7 @@ fn create_makes_exactly_the_fdtree_shape() {
         .args(["tree", "create", s(&top), "--dirs", "1", "--levels", "1"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(4), "refused as unsafe");
     assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
     // A missing parent is bad input, named.
     let missing = d.path().join("no/such/t");
@@ -201,7 +201,7 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
         .args(["tree", "remove", s(&foreign)])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(4), "refused as unsafe");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--not-mine"));
     assert!(foreign.join("keep/x").exists());
     // ...unless told explicitly.

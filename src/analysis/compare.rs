@@ -3,10 +3,14 @@
 //! whether the difference is more than noise (seed 003's before/after
 //! tables, with the statistics the seed did not have).
 
-use crate::render::table::{Table, fig};
-use crate::analysis::stats::{self, Welch};
-use crate::analysis::summary::{Better, Figures, METRICS, MetricDef};
+use super::stats::{self, Welch};
+use super::summary::{Better, Figures, METRICS, MetricDef, Summary};
+use crate::error::{Error, Result};
+use crate::job;
+use crate::runner::{self, Progress, RunOptions, StopFlag};
+use crate::store::{Store, Target};
 use serde::Serialize;
+use std::path::Path;
 
 /// Significance level for "significant".
 pub const ALPHA: f64 = 0.05;
@@ -111,30 +115,183 @@ fn pfmt(p: f64) -> String {
     }
 }
 
-/// The comparison as a table: figure, A mean ± sd, B mean ± sd, change, verdict.
-pub fn table(rows: &[Row], a: &Side, b: &Side) -> Table {
-    let mut t = Table::new([
-        "metric".to_string(),
-        format!("A: {}", a.name),
-        "A ±sd".into(),
-        format!("B: {}", b.name),
-        "B ±sd".into(),
-        "change".into(),
-        "verdict".into(),
-    ]);
-    for r in rows {
-        t.push(vec![
-            r.label.to_string(),
-            fig(r.a_mean),
-            fig(r.a_sd),
-            fig(r.b_mean),
-            fig(r.b_sd),
-            r.change_pct
-                .map_or_else(|| "-".into(), |c| format!("{c:+.1}%")),
-            r.verdict.clone(),
-        ]);
+/// What a side argument names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Stored runs: a run id, or every run with a label.
+    Stored(Vec<i64>),
+    /// Job arguments to run now: a job file, or a quoted set of fio options.
+    Jobs(Vec<String>),
+}
+
+impl Source {
+    /// Reads a side argument: a stored run id, a job file, a quoted set of
+    /// `--options`, or a label (in that order). Job sides must parse.
+    pub fn resolve(arg: &str, store: Option<&Store>) -> Result<Source> {
+        if let (Ok(id), Some(s)) = (arg.parse::<i64>(), store)
+            && s.get(id)?.is_some()
+        {
+            return Ok(Source::Stored(vec![id]));
+        }
+        let jobs = if Path::new(arg).is_file() {
+            Some(vec![arg.to_string()])
+        } else if arg.trim_start().starts_with("--") {
+            Some(arg.split_whitespace().map(String::from).collect())
+        } else {
+            None
+        };
+        if let Some(args) = jobs {
+            job::jobs_from_args(&args)?;
+            return Ok(Source::Jobs(args));
+        }
+        if let Some(s) = store {
+            let ids = s.ids_with_label(arg)?;
+            if !ids.is_empty() {
+                return Ok(Source::Stored(ids));
+            }
+        }
+        Err(Error::usage(
+            format!("'{arg}'"),
+            "not a stored run id, a label, a job file, or a quoted set of --options",
+        ))
     }
-    t
+}
+
+/// The name a side argument is shown under: the `--name` of an option
+/// set, the file name of a job file, else the argument itself.
+pub fn side_name(arg: &str) -> String {
+    if arg.trim_start().starts_with("--") {
+        arg.split_whitespace()
+            .find_map(|a| a.strip_prefix("--name="))
+            .unwrap_or("options")
+            .to_string()
+    } else {
+        Path::new(arg)
+            .file_name()
+            .map_or_else(|| arg.to_string(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
+/// Two sides compared, figure by figure.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    /// A and B with their samples.
+    pub sides: [Side; 2],
+    /// One row per key figure both sides have.
+    pub rows: Vec<Row>,
+    /// The label prefix runs made now were stored under (`PREFIX:A`, `PREFIX:B`).
+    pub stored_as: Option<String>,
+}
+
+/// An A/B comparison: stored sides are read, job sides run `repeat` times
+/// each, interleaved A B A B so drift hits both alike.
+#[derive(Debug)]
+pub struct AbTest {
+    /// Side A then B: the argument as given and what it names.
+    pub sides: [(String, Source); 2],
+    /// Runs of each job side.
+    pub repeat: u32,
+    /// Store the runs made now (`--no-store` clears it; stored sides are
+    /// still read).
+    pub store_new: bool,
+}
+
+impl AbTest {
+    /// Resolves both side arguments (the error says which side is wrong).
+    pub fn new(a: &str, b: &str, repeat: u32, store: Option<&Store>) -> Result<AbTest> {
+        if repeat == 0 {
+            return Err(Error::usage("--repeat 0", "need at least one run per side"));
+        }
+        let side = |which: &str, arg: &str| {
+            Source::resolve(arg, store).map_err(|e| match e {
+                Error::Job(j) => Error::usage(which, j.to_string()),
+                Error::Usage { what, problem } => Error::usage(format!("{which}: {what}"), problem),
+                other => other,
+            })
+        };
+        Ok(AbTest {
+            sides: [
+                (a.to_string(), side("A", a)?),
+                (b.to_string(), side("B", b)?),
+            ],
+            repeat,
+            store_new: true,
+        })
+    }
+
+    /// Reads the stored sides, runs the job sides (each run stored under
+    /// `LABEL:A` / `LABEL:B` of `target`'s label or a dated one), and
+    /// compares.
+    pub fn run(
+        self,
+        mut target: Option<Target<'_>>,
+        stop: &StopFlag,
+        progress: &mut dyn Progress,
+    ) -> Result<Comparison> {
+        let mut sides = [Side::default(), Side::default()];
+        for (i, (arg, src)) in self.sides.iter().enumerate() {
+            sides[i].name = side_name(arg);
+            if let Source::Stored(ids) = src {
+                let store = target.as_ref().map(|t| &*t.store).ok_or_else(|| {
+                    Error::usage(arg.clone(), "a stored side needs the results database")
+                })?;
+                for id in ids {
+                    sides[i].samples.extend(store.run(*id)?.summary.reps);
+                    sides[i].runs.push(*id);
+                }
+                if let [id] = ids.as_slice() {
+                    sides[i].name = format!("run {id}");
+                }
+            }
+        }
+        let running = self.sides.iter().any(|s| matches!(s.1, Source::Jobs(_)));
+        let prefix = target.as_ref().and_then(|t| t.label).map_or_else(
+            || format!("compare-{}", chrono::Local::now().format("%Y%m%d-%H%M%S")),
+            String::from,
+        );
+        for round in 0..if running { self.repeat } else { 0 } {
+            for (i, (_, src)) in self.sides.iter().enumerate() {
+                let Source::Jobs(args) = src else { continue };
+                let which = ["A", "B"][i];
+                progress.step(&format!(
+                    "compare round {}/{}: {which} ({})",
+                    round + 1,
+                    self.repeat,
+                    sides[i].name
+                ));
+                let result = runner::run(job::jobs_from_args(args)?, &RunOptions::default(), stop)
+                    .and_then(|r| r.complete(stop))?;
+                for w in &result.warnings {
+                    progress.warning(w);
+                }
+                sides[i].samples.extend(Summary::of_run(&result).reps);
+                if let Some(t) = target.as_mut().filter(|_| self.store_new) {
+                    let cmd = format!("iolab compare ({which}) {}", args.join(" "));
+                    match t.store.insert_run(
+                        &result,
+                        &cmd,
+                        Some(&format!("{prefix}:{which}")),
+                        None,
+                    ) {
+                        Ok(id) => sides[i].runs.push(id),
+                        Err(e) => progress.warning(&format!("run not stored: {e}")),
+                    }
+                }
+            }
+        }
+        let rows = compare(&sides[0], &sides[1]);
+        if rows.is_empty() {
+            return Err(Error::usage(
+                "A and B",
+                "the two sides have no key figure in common",
+            ));
+        }
+        Ok(Comparison {
+            stored_as: (running && target.is_some() && self.store_new).then_some(prefix),
+            sides,
+            rows,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -6,3 +6,4 @@ pub mod compare;
 pub mod stats;
 pub mod summary;
 pub mod sweep;
+pub mod vary;

@@ -93,6 +93,17 @@ pub fn metric(key: &str) -> Option<&'static MetricDef> {
     METRICS.iter().find(|m| m.key == key)
 }
 
+/// The key figure `key`, or an error for `option` listing them all.
+pub fn metric_named(option: &str, key: &str) -> crate::Result<&'static MetricDef> {
+    metric(key).ok_or_else(|| {
+        let all: Vec<&str> = METRICS.iter().map(|m| m.key).collect();
+        crate::Error::usage(
+            format!("{option} '{key}'"),
+            format!("not a key figure ({})", all.join(", ")),
+        )
+    })
+}
+
 /// Key figures by name. Absent keys were not measured (e.g. `inodes` for
 /// an `iolab run`, device reads for a file on tmpfs).
 pub type Figures = BTreeMap<String, f64>;

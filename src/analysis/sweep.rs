@@ -1,163 +1,188 @@
-//! Sweeps: `--vary KEY=VALUES` parsed into value lists, and the cross
-//! product of several of them as the points to run (seed 002's thread
-//! sweep, done by a loop instead of by hand).
-//!
-//! VALUES: a list `4k,16k,64k`; a range `1..10` (step 1), `1..10:3` (step
-//! 3) or `1..64:x2` (doubling); range ends may carry size suffixes
-//! (`4k..1m:x4`).
+//! Sweeps: one job run at every point of the cross product of `--vary`
+//! values (seed 002's thread loop, done by iolab instead of by hand), every
+//! point stored as a run of one sweep, each summarised for the table and
+//! the plot ([`crate::render::sweep`]).
 
-use crate::job::units::parse_size;
+use super::summary::Summary;
+use super::vary::{Vary, parse_vary, points};
+use crate::error::{Error, Result};
+use crate::job::{self, JobSpec, options};
+use crate::runner::{self, Progress, RunOptions, StopFlag};
+use crate::store::Target;
 use std::collections::BTreeMap;
 
-/// One swept key and its values, in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Vary {
-    /// Job option or `${variable}` name.
-    pub key: String,
-    /// Values as they will be written into the job.
-    pub values: Vec<String>,
+/// One point: each swept key and its value there.
+pub type Point = BTreeMap<String, String>;
+
+/// A sweep whose every point was checked before anything runs.
+#[derive(Debug)]
+pub struct Sweep {
+    /// The swept keys, in the order given (the first varies slowest).
+    pub vary: Vec<Vary>,
+    /// Each point and the jobs it runs.
+    pub points: Vec<(Point, Vec<JobSpec>)>,
 }
 
-/// Most points a sweep may have (a typo like `1..100000` is caught).
-pub const MAX_POINTS: usize = 10_000;
+/// A point that ran.
+#[derive(Debug, Clone)]
+pub struct Done {
+    /// Where in the sweep.
+    pub point: Point,
+    /// Its key figures (one sample per repetition).
+    pub summary: Summary,
+    /// The stored run, when stored.
+    pub run: Option<i64>,
+}
 
-/// Parses `KEY=VALUES`.
-pub fn parse_vary(arg: &str) -> Result<Vary, String> {
-    let (key, spec) = arg.split_once('=').ok_or_else(|| {
-        format!("--vary '{arg}': expected KEY=VALUES (e.g. numjobs=1..8 or bs=4k,16k)")
-    })?;
-    let key = key.trim().to_ascii_lowercase();
-    if key.is_empty() {
-        return Err(format!("--vary '{arg}': empty key"));
+/// What a sweep did: the points that ran, and why it stopped early if it did.
+#[derive(Debug)]
+pub struct SweepResult {
+    /// The swept keys.
+    pub vary: Vec<Vary>,
+    /// Points that ran, in order.
+    pub done: Vec<Done>,
+    /// The stored sweep, when stored.
+    pub sweep_id: Option<i64>,
+    /// How many points the sweep has.
+    pub total: usize,
+    /// The error that stopped it (a failed point, Ctrl-C).
+    pub failure: Option<Error>,
+}
+
+/// `numjobs=2 bs=4k`.
+pub fn show_point(p: &Point) -> String {
+    p.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Sweep {
+    /// Parses `--vary` arguments and builds every point's jobs from
+    /// `job_args` (job files and fio options, as for `iolab run`), with
+    /// `repeat` repetitions per point when given.
+    pub fn new(job_args: &[String], vary: &[String], repeat: Option<u32>) -> Result<Sweep> {
+        let vary: Vec<Vary> = vary.iter().map(|v| parse_vary(v)).collect::<Result<_>>()?;
+        check_keys(&vary, job_args)?;
+        let points = points(&vary)?
+            .into_iter()
+            .map(|p| {
+                let jobs = point_jobs(job_args, &p, repeat)?;
+                Ok((p, jobs))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Sweep { vary, points })
     }
-    let wrap = |m: String| format!("--vary {key}: {m}");
-    let values = if let Some((lo, rest)) = spec.split_once("..") {
-        let (hi, step) = match rest.split_once(':') {
-            Some((h, s)) => (h, Some(s)),
-            None => (rest, None),
+
+    /// Runs every point in order, storing each into `target` as a point of
+    /// one sweep; stops at the first failure or on `stop`.
+    pub fn run(
+        self,
+        mut target: Option<Target<'_>>,
+        stop: &StopFlag,
+        progress: &mut dyn Progress,
+    ) -> Result<SweepResult> {
+        let total = self.points.len();
+        let sweep_id = match &mut target {
+            Some(t) => {
+                let v = serde_json::json!(
+                    self.vary
+                        .iter()
+                        .map(|v| (v.key.clone(), v.values.clone()))
+                        .collect::<BTreeMap<_, _>>()
+                );
+                Some(t.store.new_sweep(t.label, t.command, &v)?)
+            }
+            None => None,
         };
-        let lo = parse_size(lo.trim()).map_err(wrap)?;
-        let hi = parse_size(hi.trim()).map_err(wrap)?;
-        if hi < lo {
-            return Err(wrap(format!("range end {hi} is below its start {lo}")));
-        }
-        let mut v = Vec::new();
-        match step.map(str::trim) {
-            None => (lo..=hi).for_each(|x| v.push(x)),
-            Some(s) if s.starts_with(['x', '*']) => {
-                let f: u64 = s[1..]
-                    .parse()
-                    .ok()
-                    .filter(|f| *f >= 2)
-                    .ok_or_else(|| wrap(format!("factor '{s}': expected x2, x4, ...")))?;
-                if lo == 0 {
-                    return Err(wrap("a multiplying range cannot start at 0".into()));
+        let mut out = SweepResult {
+            vary: self.vary,
+            done: Vec::new(),
+            sweep_id,
+            total,
+            failure: None,
+        };
+        for (i, (point, jobs)) in self.points.into_iter().enumerate() {
+            progress.step(&format!(
+                "sweep point {}/{total}: {}",
+                i + 1,
+                show_point(&point)
+            ));
+            let result = match runner::run(jobs, &RunOptions::default(), stop)
+                .and_then(|r| r.complete(stop))
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    out.failure = Some(e);
+                    break;
                 }
-                let mut x = lo;
-                while x <= hi {
-                    v.push(x);
-                    x = x.saturating_mul(f);
-                }
+            };
+            for w in &result.warnings {
+                progress.warning(w);
             }
-            Some(s) => {
-                let st = parse_size(s).map_err(wrap)?;
-                if st == 0 {
-                    return Err(wrap("step 0".into()));
-                }
-                let mut x = lo;
-                while x <= hi {
-                    v.push(x);
-                    x += st;
-                }
-            }
+            let run = match (&mut target, sweep_id) {
+                (Some(t), Some(sid)) => t
+                    .store
+                    .insert_run(&result, t.command, t.label, Some((sid, &point)))
+                    .map_err(|e| progress.warning(&format!("point not stored: {e}")))
+                    .ok(),
+                _ => None,
+            };
+            out.done.push(Done {
+                summary: Summary::of_run(&result),
+                point,
+                run,
+            });
         }
-        if v.len() > MAX_POINTS {
-            return Err(wrap(format!("{} values (at most {MAX_POINTS})", v.len())));
-        }
-        v.into_iter().map(|x| x.to_string()).collect()
-    } else {
-        let v: Vec<String> = spec
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect();
-        if v.is_empty() {
-            return Err(wrap("no values".into()));
-        }
-        v
-    };
-    Ok(Vary { key, values })
+        Ok(out)
+    }
 }
 
-/// Every combination, the first key varying slowest.
-pub fn points(vary: &[Vary]) -> Result<Vec<BTreeMap<String, String>>, String> {
-    let total: usize = vary.iter().map(|v| v.values.len()).product();
-    if total > MAX_POINTS {
-        return Err(format!("{total} sweep points (at most {MAX_POINTS})"));
+/// A swept key must be a job option or a `${variable}` the job uses.
+fn check_keys(vary: &[Vary], job_args: &[String]) -> Result<()> {
+    let mut text = job_args.join("\n");
+    for a in job_args.iter().filter(|a| !a.starts_with('-')) {
+        text.push_str(&std::fs::read_to_string(a).unwrap_or_default());
     }
-    let mut out = vec![BTreeMap::new()];
     for v in vary {
-        let mut next = Vec::with_capacity(out.len() * v.values.len());
-        for p in &out {
-            for val in &v.values {
-                let mut q = p.clone();
-                q.insert(v.key.clone(), val.clone());
-                next.push(q);
-            }
+        if options::lookup(&v.key).is_none() && !text.contains(&format!("${{{}}}", v.key)) {
+            return Err(Error::usage(
+                format!("--vary {}", v.key),
+                format!(
+                    "{} and the job does not use ${{{}}}",
+                    options::unknown_message(&v.key),
+                    v.key
+                ),
+            ));
         }
-        out = next;
     }
-    Ok(out)
+    Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn vals(s: &str) -> Vec<String> {
-        parse_vary(s).unwrap().values
-    }
-
-    #[test]
-    fn ranges_and_lists() {
-        assert_eq!(vals("numjobs=1..4"), ["1", "2", "3", "4"]);
-        assert_eq!(vals("numjobs=1..10:3"), ["1", "4", "7", "10"]);
-        assert_eq!(
-            vals("iodepth=1..64:x2"),
-            ["1", "2", "4", "8", "16", "32", "64"]
-        );
-        assert_eq!(vals("bs=4k..16k:x2"), ["4096", "8192", "16384"]);
-        assert_eq!(vals("bs=4k, 16k,64k"), ["4k", "16k", "64k"]);
-        assert_eq!(parse_vary("NumJobs=2").unwrap().key, "numjobs");
-    }
-
-    #[test]
-    fn errors_name_the_key() {
-        for bad in [
-            "numjobs",
-            "numjobs=4..1",
-            "x=1..8:x1",
-            "x=1..8:0",
-            "x=",
-            "x=0..4:x2",
-        ] {
-            let e = parse_vary(bad).unwrap_err();
-            assert!(e.starts_with("--vary"), "{bad}: {e}");
+/// The jobs of one point: `${KEY}` replaced in the arguments and job files,
+/// swept job options set on every job.
+fn point_jobs(job_args: &[String], point: &Point, repeat: Option<u32>) -> Result<Vec<JobSpec>> {
+    let args: Vec<String> = job_args
+        .iter()
+        .map(|a| {
+            point
+                .iter()
+                .fold(a.clone(), |s, (k, v)| s.replace(&format!("${{{k}}}"), v))
+        })
+        .collect();
+    let at = |e: job::JobError| {
+        Error::usage(format!("sweep point {}", show_point(point)), e.to_string())
+    };
+    let mut jobs = job::ini::with_vars(point, || job::jobs_from_args(&args)).map_err(at)?;
+    for job in &mut jobs {
+        for (k, v) in point {
+            if let Some(def) = options::lookup(k) {
+                *job = job.with_option(def.name, v).map_err(at)?;
+            }
         }
-        assert!(parse_vary("x=1..20000").is_err());
+        if let Some(n) = repeat {
+            *job = job.with_option("repeat", &n.to_string()).map_err(at)?;
+        }
     }
-
-    #[test]
-    fn cross_product_first_key_slowest() {
-        let p = points(&[
-            parse_vary("numjobs=1..2").unwrap(),
-            parse_vary("bs=4k,8k").unwrap(),
-        ])
-        .unwrap();
-        let flat: Vec<String> = p
-            .iter()
-            .map(|m| format!("{}/{}", m["numjobs"], m["bs"]))
-            .collect();
-        assert_eq!(flat, ["1/4k", "1/8k", "2/4k", "2/8k"]);
-    }
+    Ok(jobs)
 }

@@ -1,16 +1,25 @@
-//! Shared by the commands that use the results database: opening it, naming
-//! runs (id or label), and reading dates.
+//! Shared by the commands that use the results database: the `--db`,
+//! `--label` and `--no-store` options, opening it, and reading run ids and
+//! dates from the command line.
 
 use chrono::{Local, NaiveDate, NaiveDateTime, TimeZone};
-use iolab::store::{Store, StoredRun};
+use iolab::store::{Store, Target};
+use iolab::{Error, Result};
 use std::path::{Path, PathBuf};
 
-/// Opens the database from `--db`, `$IOLAB_DB` or the default location
-/// (whose directory is created; a named path's directory must exist).
-pub fn open(db: Option<&Path>) -> Result<Store, String> {
-    let named = db.is_some() || std::env::var_os("IOLAB_DB").is_some_and(|v| !v.is_empty());
-    let path = Store::default_path(db).map_err(|e| e.to_string())?;
-    Store::open(&path, !named).map_err(|e| e.to_string())
+/// The results database to read.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DbArg {
+    /// Results database (default: $IOLAB_DB, else ~/.local/share/iolab/iolab.db).
+    #[arg(long, value_name = "PATH", global = true)]
+    pub db: Option<PathBuf>,
+}
+
+impl DbArg {
+    /// Opens it.
+    pub fn open(&self) -> Result<Store> {
+        open(self.db.as_deref())
+    }
 }
 
 /// Where results go, for the commands that store them.
@@ -22,15 +31,15 @@ pub struct StoreOpts {
     /// Do not store the results.
     #[arg(long, global = true)]
     pub no_store: bool,
-    /// Results database (default: $IOLAB_DB, else ~/.local/share/iolab/iolab.db).
-    #[arg(long, value_name = "PATH", global = true)]
-    pub db: Option<PathBuf>,
+    /// Where the database is.
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 impl StoreOpts {
     /// The database to store into, or `None` with `--no-store`.
-    pub fn open(&self) -> Result<Option<Store>, String> {
-        open_unless(self.no_store, self.db.as_deref())
+    pub fn open(&self) -> Result<Option<Store>> {
+        open_unless(self.no_store, self.db.db.as_deref())
     }
 
     /// The label, if given.
@@ -39,36 +48,55 @@ impl StoreOpts {
     }
 }
 
-/// The database to store into, or `None` with `--no-store`; the error
-/// suggests `--no-store`.
-pub fn open_unless(no_store: bool, db: Option<&Path>) -> Result<Option<Store>, String> {
+/// Where the runs of a command go: `store` (if any) with the label and the
+/// command line as typed.
+pub fn target<'a>(
+    store: Option<&'a mut Store>,
+    label: Option<&'a str>,
+    command: &'a str,
+) -> Option<Target<'a>> {
+    store.map(|store| Target {
+        store,
+        label,
+        command,
+    })
+}
+
+/// The command line as typed, from the subcommand on.
+pub fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    format!("iolab {}", args.join(" "))
+}
+
+/// Opens the database from `--db`, `$IOLAB_DB` or the default location
+/// (whose directory is created; a named path's directory must exist).
+pub fn open(db: Option<&Path>) -> Result<Store> {
+    let named = db.is_some() || std::env::var_os("IOLAB_DB").is_some_and(|v| !v.is_empty());
+    let path = Store::default_path(db)?;
+    Ok(Store::open(&path, !named)?)
+}
+
+/// The database to store into, or `None` with `--no-store`.
+pub fn open_unless(no_store: bool, db: Option<&Path>) -> Result<Option<Store>> {
     if no_store {
         return Ok(None);
     }
-    open(db)
-        .map(Some)
-        .map_err(|e| format!("{e} (or use --no-store)"))
-}
-
-/// A run by id; the error says which id is missing.
-pub fn get(store: &Store, id: i64) -> Result<StoredRun, String> {
-    store
-        .get(id)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no run {id} in {}", store.path().display()))
+    open(db).map(Some)
 }
 
 /// Parses a run id argument.
-pub fn parse_id(s: &str) -> Result<i64, String> {
-    s.parse::<i64>()
-        .ok()
-        .filter(|v| *v > 0)
-        .ok_or_else(|| format!("'{s}' is not a run id (a positive number from `iolab history`)"))
+pub fn parse_id(s: &str) -> Result<i64> {
+    s.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
+        Error::usage(
+            format!("'{s}'"),
+            "not a run id (a positive number from `iolab history`)",
+        )
+    })
 }
 
 /// `2026-11-22`, `2026-11-22 14:30[:00]` (local time), or an age: `90m`,
 /// `2h`, `7d` ago. Returns unix seconds.
-pub fn parse_when(opt: &str, s: &str) -> Result<i64, String> {
+pub fn parse_when(opt: &str, s: &str) -> Result<i64> {
     let s = s.trim();
     if let Some((n, unit)) = s
         .find(|c: char| !c.is_ascii_digit())
@@ -111,15 +139,8 @@ pub fn parse_when(opt: &str, s: &str) -> Result<i64, String> {
     {
         return Ok(t);
     }
-    Err(format!(
-        "{opt} '{s}': expected a date (2026-11-22, '2026-11-22 14:30') or an age (90m, 2h, 7d)"
+    Err(Error::usage(
+        format!("{opt} '{s}'"),
+        "expected a date (2026-11-22, '2026-11-22 14:30') or an age (90m, 2h, 7d)",
     ))
-}
-
-/// Unix seconds as local `YYYY-MM-DD HH:MM`.
-pub fn when(unix: i64) -> String {
-    Local.timestamp_opt(unix, 0).single().map_or_else(
-        || unix.to_string(),
-        |d| d.format("%Y-%m-%d %H:%M").to_string(),
-    )
 }

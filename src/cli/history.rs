@@ -1,10 +1,11 @@
 //! `iolab history` and `iolab rm`: list and delete stored runs.
 
 use super::db;
+use iolab::render::format::local_time;
 use iolab::render::stored::summary_table;
 use iolab::render::table::TableFormat;
 use iolab::store::Filter;
-use std::path::PathBuf;
+use iolab::{Error, Result};
 
 const HISTORY_HELP: &str = "\
 Examples:
@@ -38,52 +39,32 @@ pub struct HistoryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: TableFormat,
-    /// Results database (default: $IOLAB_DB, else ~/.local/share/iolab/iolab.db).
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the database is.
+    #[command(flatten)]
+    pub db: db::DbArg,
 }
 
 /// Runs `iolab history`.
-pub fn history(a: HistoryArgs) -> i32 {
-    let f = || -> Result<Filter, String> {
-        Ok(Filter {
-            label: a.label.clone(),
-            job: a.job.clone(),
-            since: a
-                .since
-                .as_deref()
-                .map(|s| db::parse_when("--since", s))
-                .transpose()?,
-            until: a
-                .until
-                .as_deref()
-                .map(|s| db::parse_when("--until", s))
-                .transpose()?,
-            sweep: a.sweep,
-            limit: (a.limit > 0).then_some(a.limit),
-        })
+pub fn history(a: HistoryArgs) -> Result<()> {
+    let when = |opt, v: &Option<String>| v.as_deref().map(|s| db::parse_when(opt, s)).transpose();
+    let filter = Filter {
+        label: a.label.clone(),
+        job: a.job.clone(),
+        since: when("--since", &a.since)?,
+        until: when("--until", &a.until)?,
+        sweep: a.sweep,
+        limit: (a.limit > 0).then_some(a.limit),
     };
-    let filter = match f() {
-        Ok(f) => f,
-        Err(e) => return super::fail(e, 2),
-    };
-    let store = match db::open(a.db.as_deref()) {
-        Ok(s) => s,
-        Err(e) => return super::fail(e, 2),
-    };
-    let runs = match store.list(&filter) {
-        Ok(r) => r,
-        Err(e) => return super::fail(e, 1),
-    };
+    let store = a.db.open()?;
+    let runs = store.list(&filter)?;
     if runs.is_empty() && a.format == TableFormat::Table {
         eprintln!(
             "iolab: no stored runs match (database {})",
             store.path().display()
         );
-        return 0;
+        return Ok(());
     }
-    print!("{}", summary_table(&runs, db::when).render(a.format));
-    0
+    super::write_out(&summary_table(&runs, local_time).render(a.format), None)
 }
 
 /// Options of `iolab rm`.
@@ -92,31 +73,25 @@ pub struct RmArgs {
     /// Run ids to delete.
     #[arg(required = true, value_name = "ID")]
     pub ids: Vec<String>,
-    /// Results database.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the database is.
+    #[command(flatten)]
+    pub db: db::DbArg,
 }
 
 /// Runs `iolab rm`: every id must exist, or nothing is deleted.
-pub fn rm(a: RmArgs) -> i32 {
-    let ids: Vec<i64> = match a.ids.iter().map(|s| db::parse_id(s)).collect() {
-        Ok(v) => v,
-        Err(e) => return super::fail(e, 2),
-    };
-    let mut store = match db::open(a.db.as_deref()) {
-        Ok(s) => s,
-        Err(e) => return super::fail(e, 2),
-    };
+pub fn rm(a: RmArgs) -> Result<()> {
+    let ids: Vec<i64> = a
+        .ids
+        .iter()
+        .map(|s| db::parse_id(s))
+        .collect::<Result<_>>()?;
+    let mut store = a.db.open()?;
     for id in &ids {
-        if let Err(e) = db::get(&store, *id) {
-            return super::fail(format!("{e}; nothing deleted"), 2);
-        }
+        store
+            .run(*id)
+            .map_err(|e| Error::usage(e.to_string(), "nothing deleted"))?;
     }
-    match store.remove(&ids) {
-        Ok(n) => {
-            eprintln!("iolab: deleted {n} run(s)");
-            0
-        }
-        Err(e) => super::fail(e, 1),
-    }
+    let n = store.remove(&ids)?;
+    eprintln!("iolab: deleted {n} run(s)");
+    Ok(())
 }

@@ -1,10 +1,7 @@
 //! `iolab import`: fio JSON results stored as runs.
 
 use super::db;
-use iolab::sys::environment::Environment;
-use iolab::store::import::from_fio_json;
-use iolab::store::{NewRun, kind};
-use iolab::analysis::summary::Summary;
+use iolab::{Error, Result};
 use std::path::PathBuf;
 
 /// Options of `iolab import`.
@@ -19,63 +16,23 @@ pub struct ImportArgs {
     /// Label for the imported runs.
     #[arg(long)]
     pub label: Option<String>,
-    /// Results database.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the database is.
+    #[command(flatten)]
+    pub db: db::DbArg,
 }
 
 /// Runs `iolab import`.
-pub fn import(a: ImportArgs) -> i32 {
-    let mut store = match db::open(a.db.as_deref()) {
-        Ok(s) => s,
-        Err(e) => return super::fail(e, 2),
-    };
+pub fn import(a: ImportArgs) -> Result<()> {
+    let mut store = a.db.open()?;
     for f in &a.files {
         let shown = f.display().to_string();
-        let text = match std::fs::read_to_string(f) {
-            Ok(t) => t,
-            Err(e) => return super::fail(format!("cannot read {shown}: {e}"), 2),
-        };
-        // fio may print notes before the JSON document.
-        let start = text.find('{').unwrap_or(0);
-        let doc: serde_json::Value = match serde_json::from_str(&text[start..]) {
-            Ok(d) => d,
-            Err(e) => return super::fail(format!("{shown}: not JSON: {e}"), 2),
-        };
-        let imp = match from_fio_json(&doc, &shown) {
-            Ok(i) => i,
-            Err(e) => return super::fail(e, 2),
-        };
-        for n in &imp.notes {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| Error::usage(format!("cannot read {shown}"), e.to_string()))?;
+        let (id, notes) = store.import_fio(&text, &shown, a.label.as_deref())?;
+        for n in notes {
             eprintln!("iolab: note: {shown}: {n}");
         }
-        let summary = Summary::of_run(&imp.result);
-        let env = Environment {
-            hostname: format!(
-                "imported from fio {}",
-                doc.get("fio version")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("?")
-            ),
-            ..Environment::default()
-        };
-        let names: Vec<&str> = imp.result.jobs.iter().map(|j| j.name.as_str()).collect();
-        let source = doc.to_string();
-        let run = NewRun {
-            kind: kind::FIO,
-            label: a.label.as_deref(),
-            name: names.join(","),
-            command: format!("iolab import {shown}"),
-            env: &env,
-            result_json: serde_json::to_string(&imp.result).expect("serialise"),
-            summary: &summary,
-            sweep: None,
-            source_json: Some(&source),
-        };
-        match store.insert(&run) {
-            Ok(id) => eprintln!("iolab: imported {shown} as run {id}"),
-            Err(e) => return super::fail(e, 1),
-        }
+        eprintln!("iolab: imported {shown} as run {id}");
     }
-    0
+    Ok(())
 }

@@ -1,11 +1,13 @@
-//! `iolab lab`: the seeds' experiments, one command each.
+//! `iolab lab`: the seeds' experiments, one command each. The subcommands
+//! come from the lab registry ([`iolab::lab::LABS`]): a new lab needs no
+//! change here.
 
-use super::db;
-use super::exec::stop_on_signals;
-use iolab::lab::{self, Lab, LabCtx, Outcome};
-use iolab::render::lab as render;
-use iolab::{Error, job::units};
-use std::path::{Path, PathBuf};
+use super::{Stderr, db};
+use clap::{ArgMatches, Args, FromArgMatches};
+use iolab::lab::session::{LabOptions, Session};
+use iolab::lab::{self, LABS};
+use iolab::{Error, Result, job::units};
+use std::path::PathBuf;
 
 /// Options every lab takes.
 #[derive(Debug, Clone, clap::Args)]
@@ -32,9 +34,9 @@ pub struct LabOpts {
     /// Do not store the runs.
     #[arg(long)]
     pub no_store: bool,
-    /// Results database.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the database is.
+    #[command(flatten)]
+    pub db: db::DbArg,
 }
 
 /// `iolab lab ...`.
@@ -48,197 +50,108 @@ pub struct LabArgs {
     pub which: Which,
 }
 
-/// The labs.
-#[derive(Debug, clap::Subcommand)]
+/// `list`, `all`, or one lab of the registry by name.
+#[derive(Debug)]
 pub enum Which {
     /// Describe each lab in one line.
     List,
     /// Run every lab and write one HTML report.
     All(LabOpts),
-    #[command(about = lab::prefetch::ABOUT, long_about = lab::prefetch::DETAILS)]
-    /// seed 000.
-    Prefetch(LabOpts),
-    #[command(about = lab::cached_reads::ABOUT, long_about = lab::cached_reads::DETAILS)]
-    /// seed 001.
-    CachedReads(LabOpts),
-    #[command(about = lab::small_reads::ABOUT, long_about = lab::small_reads::DETAILS)]
-    /// seed 002.
-    SmallReads(LabOpts),
-    #[command(about = lab::metadata::ABOUT, long_about = lab::metadata::DETAILS)]
-    /// seed 003.
-    Metadata(LabOpts),
-    #[command(about = lab::log_scan::ABOUT, long_about = lab::log_scan::DETAILS)]
-    /// seed 004.
-    LogScan(LabOpts),
+    /// One lab, by its registry name.
+    One(String, LabOpts),
 }
 
-/// Removes the scratch directory when dropped (unless kept).
-struct Scratch {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if self.keep {
-            eprintln!("iolab: kept {}", self.path.display());
-        } else if let Err(e) = std::fs::remove_dir_all(&self.path) {
-            eprintln!(
-                "iolab: warning: could not remove {}: {e}",
-                self.path.display()
+impl clap::Subcommand for Which {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        let cmd = cmd
+            .subcommand(clap::Command::new("list").about("Describe each lab in one line"))
+            .subcommand(
+                LabOpts::augment_args(clap::Command::new("all"))
+                    .about("Run every lab and write one HTML report"),
             );
-        }
+        LABS.iter().fold(cmd, |cmd, e| {
+            cmd.subcommand(
+                LabOpts::augment_args(clap::Command::new(e.name))
+                    .about(e.help)
+                    .long_about(e.item.details()),
+            )
+        })
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        name == "list" || name == "all" || lab::named(name).is_ok()
     }
 }
 
-fn out_dir(o: &LabOpts, name: &str) -> Result<PathBuf, String> {
-    let dir = match &o.out {
-        Some(d) => d.clone(),
-        None => PathBuf::from("iolab-labs").join(format!(
-            "{}-{name}",
-            chrono::Local::now().format("%Y%m%d-%H%M%S")
-        )),
-    };
-    std::fs::create_dir_all(&dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
-    Ok(dir)
+impl FromArgMatches for Which {
+    fn from_arg_matches(m: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        match m.subcommand() {
+            Some(("list", _)) => Ok(Which::List),
+            Some(("all", sub)) => Ok(Which::All(LabOpts::from_arg_matches(sub)?)),
+            Some((name, sub)) => Ok(Which::One(
+                name.to_string(),
+                LabOpts::from_arg_matches(sub)?,
+            )),
+            None => Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand)),
+        }
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> std::result::Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
 }
 
 /// Runs `iolab lab`.
-pub fn execute(a: LabArgs) -> i32 {
-    let (labs, opts): (Vec<Box<dyn Lab>>, LabOpts) = match a.which {
+pub fn execute(a: LabArgs) -> Result<()> {
+    let (labs, o, name) = match a.which {
         Which::List => {
-            for l in lab::all() {
-                println!("{:<13} {}", l.name(), l.about());
+            for e in LABS {
+                println!("{:<13} {}", e.name, e.help);
             }
             println!(
                 "\n`iolab lab NAME --help` tells what a lab does; `iolab lab all --quick` runs them all."
             );
-            return 0;
+            return Ok(());
         }
-        Which::All(o) => (lab::all(), o),
-        Which::Prefetch(o) => (vec![Box::new(lab::prefetch::Prefetch)], o),
-        Which::CachedReads(o) => (vec![Box::new(lab::cached_reads::CachedReads)], o),
-        Which::SmallReads(o) => (vec![Box::new(lab::small_reads::SmallReads)], o),
-        Which::Metadata(o) => (vec![Box::new(lab::metadata::Metadata)], o),
-        Which::LogScan(o) => (vec![Box::new(lab::log_scan::LogScan)], o),
+        Which::All(o) => (LABS.iter().collect(), o, "all".to_string()),
+        Which::One(name, o) => (vec![lab::named(&name)?], o, name),
     };
-    let all = labs.len() > 1;
-    let size = match opts.size.as_deref().map(units::parse_size).transpose() {
-        Ok(s) => s,
-        Err(e) => return super::fail(format!("--size: {e}"), 2),
+    let size = o
+        .size
+        .as_deref()
+        .map(|s| {
+            units::parse_size(s).map_err(|e| Error::usage(format!("--size '{s}'"), e.to_string()))
+        })
+        .transpose()?;
+    let mut store = db::open_unless(o.no_store, o.db.db.as_deref())?;
+    let stop = super::stop_on_signals()?;
+    let opts = LabOptions {
+        quick: o.quick,
+        dir: o.dir,
+        keep: o.keep,
+        size,
+        ops: o.ops,
+        out: o.out,
     };
-    let base = opts.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    if !base.is_dir() {
-        return super::fail(format!("--dir {}: not a directory", base.display()), 2);
-    }
-    let name = if all { "all" } else { labs[0].name() };
-    let out = match out_dir(&opts, name) {
-        Ok(d) => d,
-        Err(e) => return super::fail(e, 2),
-    };
-    let mut store = match db::open_unless(opts.no_store, opts.db.as_deref()) {
-        Ok(s) => s,
-        Err(e) => return super::fail(e, 2),
-    };
-    let stop = match stop_on_signals() {
-        Ok(s) => s,
-        Err(e) => return super::fail(e, 1),
-    };
+    let mut session = Session::new(opts, &name, store.as_mut(), &stop)?;
     let mut outcomes = Vec::new();
-    for l in &labs {
-        let scratch = base.join(format!("iolab-scratch-{}-{}", l.name(), std::process::id()));
-        if let Err(e) = std::fs::create_dir_all(&scratch) {
-            return super::fail(format!("cannot create {}: {e}", scratch.display()), 2);
+    for entry in &labs {
+        let done = session.run(entry, &mut Stderr)?;
+        println!("{}", iolab::render::lab::text(&done.outcome));
+        for line in &done.saved {
+            println!("{line}");
         }
-        let guard = Scratch {
-            path: scratch.clone(),
-            keep: opts.keep,
-        };
-        eprintln!(
-            "iolab: lab {}: scratch directory {}",
-            l.name(),
-            scratch.display()
-        );
-        let mut progress = |m: &str| eprintln!("iolab: {m}");
-        let mut ctx = LabCtx {
-            dir: scratch,
-            quick: opts.quick,
-            size,
-            ops: opts.ops,
-            stop: &stop,
-            store: store.as_mut(),
-            progress: &mut progress,
-        };
-        let o = match l.run(&mut ctx) {
-            Ok(o) => o,
-            Err(Error::Interrupted) => {
-                eprintln!("iolab: interrupted");
-                return 130;
-            }
-            Err(e @ (Error::Input(_) | Error::Refused(_))) => {
-                return super::fail(format!("lab {}: {e}", l.name()), 2);
-            }
-            Err(e) => return super::fail(format!("lab {}: {e}", l.name()), 1),
-        };
-        match save(&o, &out) {
-            Ok(lines) => {
-                print!("{}", render::text(&o));
-                println!();
-                for line in lines {
-                    println!("{line}");
-                }
-                println!();
-            }
-            Err(e) => return super::fail(e, 1),
-        }
-        drop(guard);
-        outcomes.push(o);
+        println!();
+        outcomes.push(done.outcome);
     }
-    if all {
-        let note = format!(
-            "iolab {} on {}{}",
-            env!("CARGO_PKG_VERSION"),
-            iolab::sys::environment::Environment::capture(&[]).kernel,
-            if opts.quick { ", --quick sizes" } else { "" }
-        );
-        let page = match render::html(&outcomes, &note) {
-            Ok(p) => p,
-            Err(e) => return super::fail(e, 1),
-        };
-        let path = out.join("report.html");
-        if let Err(e) = super::write_out(&page, Some(&path)) {
-            return super::fail(e, 1);
-        }
+    if labs.len() > 1 {
+        let path = session.report(&outcomes)?;
         println!("report of all labs: {}", path.display());
     }
-    0
-}
-
-/// Writes the outcome's charts (SVG and PNG) and files into `out`; returns
-/// the lines telling where they are.
-fn save(o: &Outcome, out: &Path) -> Result<Vec<String>, String> {
-    let mut lines = Vec::new();
-    for (stem, chart) in &o.charts {
-        let svg = out.join(format!("{stem}.svg"));
-        let png = out.join(format!("{stem}.png"));
-        chart.save(&svg)?;
-        chart.save(&png)?;
-        lines.push(format!("plot: {} (and .png)", svg.display()));
-    }
-    for (what, path) in &o.files {
-        let dest = out.join(path.file_name().unwrap_or_default());
-        std::fs::copy(path, &dest).map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
-        lines.push(format!("{what}: {}", dest.display()));
-    }
-    if !o.runs.is_empty() {
-        let ids: Vec<String> = o.runs.iter().map(|i| i.to_string()).collect();
-        lines.push(format!(
-            "stored runs {} (label lab:{}): iolab report {} -o {}.html",
-            ids.join(","),
-            o.lab,
-            ids.join(" "),
-            o.lab
-        ));
-    }
-    Ok(lines)
+    Ok(())
 }

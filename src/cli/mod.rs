@@ -1,13 +1,14 @@
-//! The command line: clap definitions, one file per subcommand. The only
-//! place that prints.
+//! The command line: clap definitions, one file per subcommand, each of
+//! which only parses, calls the library and renders. The only place that
+//! prints.
 
 pub mod cache;
 pub mod compare;
 pub mod db;
-pub mod exec;
 pub mod history;
 pub mod import;
 pub mod lab;
+pub mod list;
 pub mod plot;
 pub mod report;
 pub mod run;
@@ -16,11 +17,18 @@ pub mod sweep;
 pub mod tree;
 
 use clap::{Parser, Subcommand};
+use iolab::runner::{Progress, StopFlag};
+use iolab::{Error, Result};
 use std::io::Write;
+
+const EXIT_CODES: &str = "\
+Exit codes (every subcommand): 0 done, 1 failed (I/O error, tool or database
+failure), 2 bad usage or job file, 3 file system full (ENOSPC), 4 refused as
+unsafe (would write data iolab did not create), 130 SIGINT, 143 SIGTERM.";
 
 /// iolab: a laboratory for I/O effects.
 #[derive(Debug, Parser)]
-#[command(name = "iolab", version, about, long_about = None)]
+#[command(name = "iolab", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -56,28 +64,111 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Delete stored runs.
     Rm(history::RmArgs),
+    /// What iolab has: engines, output formats, labs, counter sources.
+    List(list::ListArgs),
 }
 
-/// Prints a one-line error and returns the exit code for bad input.
-pub fn fail(msg: impl std::fmt::Display, code: i32) -> i32 {
-    eprintln!("iolab: error: {msg}");
-    code
+/// Runs one subcommand.
+pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
+    match command {
+        Command::Run(a) => run::execute(a, job_args),
+        Command::Lab(a) => lab::execute(a),
+        Command::Sweep(a) => sweep::execute(a, job_args),
+        Command::Compare(a) => compare::execute(a),
+        Command::Tree(a) => tree::execute(a),
+        Command::Cache(a) => cache::execute(a),
+        Command::History(a) => history::history(a),
+        Command::Show(a) => show::show(a),
+        Command::Export(a) => show::export(a),
+        Command::Import(a) => import::import(a),
+        Command::Plot(a) => plot::execute(a),
+        Command::Report(a) => report::execute(a),
+        Command::Rm(a) => history::rm(a),
+        Command::List(a) => list::execute(a),
+    }
 }
 
-/// Writes `text` to stdout, or to `out` (atomically: a temporary file renamed).
-pub fn write_out(text: &str, out: Option<&std::path::Path>) -> Result<(), String> {
+/// Splits `iolab run ...` and `iolab sweep ...` into what clap parses
+/// (iolab's own options) and the job's fio options, keeping order.
+pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
+    let Some(i) = argv.iter().position(|a| a == "run" || a == "sweep") else {
+        return (argv.to_vec(), Vec::new());
+    };
+    if !argv[1..i].iter().all(|a| a.starts_with('-')) {
+        return (argv.to_vec(), Vec::new());
+    }
+    let (valued, flags) = if argv[i] == "run" {
+        (run::OWN_VALUED, run::OWN_FLAGS)
+    } else {
+        (sweep::OWN_VALUED, sweep::OWN_FLAGS)
+    };
+    let mut own = argv[..=i].to_vec();
+    let mut job = Vec::new();
+    let mut k = i + 1;
+    while k < argv.len() {
+        let a = &argv[k];
+        let key = a.split_once('=').map_or(a.as_str(), |(k, _)| k);
+        if flags.contains(&a.as_str()) {
+            own.push(a.clone());
+        } else if valued.contains(&key) {
+            own.push(a.clone());
+            if !a.contains('=')
+                && let Some(v) = argv.get(k + 1)
+            {
+                own.push(v.clone());
+                k += 1;
+            }
+        } else {
+            job.push(a.clone());
+        }
+        k += 1;
+    }
+    (own, job)
+}
+
+/// Prints an error on stderr: one line per failure, prefixed with `iolab:`.
+pub fn show_error(e: &Error) {
+    match e {
+        Error::Interrupted { .. } => eprintln!("iolab: {e}"),
+        Error::RunFailed { errors } => errors.iter().for_each(|l| eprintln!("iolab: error: {l}")),
+        _ => eprintln!("iolab: error: {e}"),
+    }
+}
+
+/// Shows progress and warnings on stderr.
+pub struct Stderr;
+
+impl Progress for Stderr {
+    fn step(&mut self, what: &str) {
+        eprintln!("iolab: {what}");
+    }
+}
+
+/// A stop flag raised by SIGINT and SIGTERM.
+pub fn stop_on_signals() -> Result<StopFlag> {
+    StopFlag::on_signals().map_err(|e| Error::io("cannot install signal handlers", e))
+}
+
+/// Writes `text` to stdout, or to the file `out` (replaced atomically).
+pub fn write_out(text: &str, out: Option<&std::path::Path>) -> Result<()> {
     match out {
         None => {
             let mut so = std::io::stdout().lock();
             so.write_all(text.as_bytes())
                 .and_then(|_| so.flush())
-                .map_err(|e| format!("cannot write to stdout: {e}"))
+                .map_err(|e| Error::io("cannot write to stdout", e))
         }
-        Some(path) => {
-            let tmp = path.with_extension("iolab-tmp");
-            std::fs::write(&tmp, text)
-                .and_then(|_| std::fs::rename(&tmp, path))
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))
-        }
+        Some(path) => iolab::sys::fs::write_atomic(path, text.as_bytes()),
+    }
+}
+
+/// A picture file must be named `.svg` or `.png`.
+pub fn check_picture(opt: &str, path: &std::path::Path) -> Result<()> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("svg" | "png") => Ok(()),
+        _ => Err(Error::usage(
+            format!("{opt} {}", path.display()),
+            "name must end in .svg or .png",
+        )),
     }
 }

@@ -1,8 +1,9 @@
 //! `iolab report`: stored runs as one self-contained HTML page.
 
 use super::db;
-use iolab::render::report::{self, Body};
-use iolab::store::kind;
+use iolab::render::format::local_time;
+use iolab::render::report::for_runs;
+use iolab::{Error, Result};
 use std::path::PathBuf;
 
 /// Options of `iolab report`.
@@ -20,65 +21,24 @@ pub struct ReportArgs {
     /// Replace FILE if it exists.
     #[arg(long)]
     pub force: bool,
-    /// Results database.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the database is.
+    #[command(flatten)]
+    pub db: db::DbArg,
 }
 
 /// Runs `iolab report`.
-pub fn execute(a: ReportArgs) -> i32 {
+pub fn execute(a: ReportArgs) -> Result<()> {
     if a.output.exists() && !a.force {
-        return super::fail(
-            format!("{} exists; use --force to replace it", a.output.display()),
-            2,
-        );
+        return Err(Error::usage(
+            a.output.display().to_string(),
+            "exists; use --force to replace it",
+        ));
     }
-    let store = match db::open(a.db.as_deref()) {
-        Ok(s) => s,
-        Err(e) => return super::fail(e, 2),
-    };
-    let mut ids = Vec::new();
-    for r in &a.runs {
-        match r.parse::<i64>() {
-            Ok(id) => ids.push(id),
-            Err(_) => match store.ids_with_label(r) {
-                Ok(v) if !v.is_empty() => ids.extend(v),
-                Ok(_) => {
-                    return super::fail(format!("'{r}' is neither a run id nor a stored label"), 2);
-                }
-                Err(e) => return super::fail(e, 1),
-            },
-        }
-    }
-    let mut runs = Vec::new();
-    for id in ids {
-        let run = match db::get(&store, id) {
-            Ok(r) => r,
-            Err(e) => return super::fail(e, 2),
-        };
-        let body = if run.kind == kind::TREE {
-            run.tree_result().map(Body::Tree)
-        } else {
-            run.result().map(Body::Run)
-        };
-        match body {
-            Ok(b) => runs.push((run, b)),
-            Err(e) => return super::fail(e, 1),
-        }
-    }
-    let page = match report::html(&runs, db::when) {
-        Ok(p) => p,
-        Err(e) => return super::fail(format!("report: {e}"), 1),
-    };
-    match super::write_out(&page, Some(&a.output)) {
-        Ok(()) => {
-            eprintln!(
-                "iolab: report of {} run(s) written to {}",
-                runs.len(),
-                a.output.display()
-            );
-            0
-        }
-        Err(e) => super::fail(e, 1),
-    }
+    let (page, n) = for_runs(&a.db.open()?, &a.runs, local_time)?;
+    iolab::render::html::write_file(&a.output, &page)?;
+    eprintln!(
+        "iolab: report of {n} run(s) written to {}",
+        a.output.display()
+    );
+    Ok(())
 }

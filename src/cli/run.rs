@@ -1,10 +1,11 @@
 //! `iolab run`: fio's command line and job files, iolab's output.
 
+use super::{Stderr, db, write_out};
 use iolab::profile::Profiler;
-use iolab::render::{OutputFormat, exporter};
-use iolab::runner::{self, Observer, RunOptions, StopFlag};
-use iolab::{Error, job};
-use std::path::PathBuf;
+use iolab::render::{OutputFormat, exporter, fio_logs};
+use iolab::runner::{self, Observer, Progress, RunOptions};
+use iolab::{Error, Result, job};
+use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
 Job options are fio's, written --key=value (each --name=NAME starts a job;
@@ -16,7 +17,7 @@ Supported options: docs/fio-compat.md. iolab's own job keys:
 
 Examples:
   iolab run --name=t --filename=/tmp/f --size=64M --rw=randread --bs=4k
-  iolab run --name=q --filename=/data/f --size=1G --rw=randread --bs=4k \
+  iolab run --name=q --filename=/data/f --size=1G --rw=randread --bs=4k \\
             --ioengine=io_uring --iodepth=32 --direct=1 --runtime=10s
   iolab run --flamegraph read.svg --name=c --filename=/tmp/f --size=1G --rw=read
   iolab run --name=p --filename=/data/big --size=1G --rw=randread --bs=8k \\
@@ -25,8 +26,7 @@ Examples:
   iolab run --name=s --filename=/tmp/f --size=3500000B --bsrange=50-300 \\
             --rw=randread --loops=100 --repeat=5 --cache=keep
 
-Exit codes: 0 done, 1 failed (message on stderr), 2 bad input, 130 interrupted
-(partial results are printed).";
+Exit codes: see `iolab --help`; an interrupted run prints its partial results.";
 
 /// Options of `iolab run` itself (all other arguments are job options).
 #[derive(Debug, clap::Args)]
@@ -49,7 +49,7 @@ pub struct RunArgs {
     pub flamegraph: Option<PathBuf>,
     /// Where the results go.
     #[command(flatten)]
-    pub store: super::db::StoreOpts,
+    pub store: db::StoreOpts,
     /// Job files and fio job options (--name=..., --rw=..., ...).
     #[arg(value_name = "JOB", allow_hyphen_values = true)]
     pub jobs: Vec<String>,
@@ -63,6 +63,7 @@ pub const OWN_VALUED: &[&str] = &[
     "--label",
     "--db",
 ];
+/// iolab's own flags of `run` that take no value.
 pub const OWN_FLAGS: &[&str] = &[
     "--allow-overwrite",
     "--drop-caches",
@@ -71,118 +72,57 @@ pub const OWN_FLAGS: &[&str] = &[
     "-h",
 ];
 
-/// Splits a subcommand's arguments into iolab's own (`valued` options and
-/// `flags`) and the job's, keeping order.
-pub fn split_args(args: &[String], valued: &[&str], flags: &[&str]) -> (Vec<String>, Vec<String>) {
-    let mut own = Vec::new();
-    let mut job = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        let key = a.split_once('=').map_or(a.as_str(), |(k, _)| k);
-        if flags.contains(&a.as_str()) {
-            own.push(a.clone());
-        } else if valued.contains(&key) {
-            own.push(a.clone());
-            if !a.contains('=')
-                && let Some(v) = args.get(i + 1)
-            {
-                own.push(v.clone());
-                i += 1;
-            }
-        } else {
-            job.push(a.clone());
-        }
-        i += 1;
-    }
-    (own, job)
-}
-
-/// Runs `iolab run` and returns the process exit code.
-pub fn execute(args: RunArgs, job_args: &[String]) -> i32 {
-    let jobs = match job::jobs_from_args(job_args) {
-        Ok(j) => j,
-        Err(e) => return super::fail(e, 2),
-    };
-    if let Some(out) = &args.output
-        && let Err(m) = check_out_dir("--output", out)
-    {
-        return super::fail(m, 2);
-    }
-    let mut store = match args.store.open() {
-        Ok(s) => s,
-        Err(e) => return super::fail(e, 2),
-    };
-    let stop = StopFlag::new();
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        if let Err(e) = signal_hook::flag::register(sig, stop.atomic()) {
-            return super::fail(format!("cannot install signal handler: {e}"), 1);
+/// Runs `iolab run`.
+pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
+    let jobs = job::jobs_from_args(job_args)?;
+    for (opt, out) in [
+        ("--output", &args.output),
+        ("--flamegraph", &args.flamegraph),
+    ] {
+        if let Some(out) = out {
+            check_out_dir(opt, out)?;
         }
     }
+    let mut store = args.store.open()?;
+    let stop = super::stop_on_signals()?;
     let opts = RunOptions {
         allow_overwrite: args.allow_overwrite,
         drop_caches: args.drop_caches,
     };
-    if let Some(svg) = &args.flamegraph
-        && let Err(m) = check_out_dir("--flamegraph", svg)
-    {
-        return super::fail(m, 2);
-    }
-    let title = format!("iolab run {}", job_args.join(" "));
     let mut flame = Flame {
         profiler: None,
         wanted: args.flamegraph.is_some(),
     };
-    let result = match runner::run_observed(jobs, &opts, &stop, &mut flame) {
-        Ok(r) => r,
-        Err(Error::Interrupted) => {
-            eprintln!("iolab: interrupted before any I/O was measured");
-            return 130;
-        }
-        Err(e @ (Error::Input(_) | Error::Refused(_))) => return super::fail(e, 2),
-        Err(e) => return super::fail(e, 1),
-    };
+    let result = runner::run_observed(jobs, &opts, &stop, &mut flame)?;
     for w in &result.warnings {
-        eprintln!("iolab: warning: {w}");
+        Stderr.warning(w);
     }
-    let text = exporter(args.output_format).render(&result);
-    if let Err(e) = super::write_out(&text, args.output.as_deref()) {
-        return super::fail(e, 1);
-    }
+    write_out(
+        &exporter(args.output_format).render(&result),
+        args.output.as_deref(),
+    )?;
+    let command = format!("iolab run {}", job_args.join(" "));
     if let Some(st) = &mut store {
-        let command = format!("iolab run {}", job_args.join(" "));
         match st.insert_run(&result, &command, args.store.label(), None) {
             Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
-            Err(e) => eprintln!("iolab: warning: run not stored: {e}"),
+            Err(e) => Stderr.warning(&format!("run not stored: {e}")),
         }
     }
     if let (Some(p), Some(svg)) = (flame.profiler.take(), &args.flamegraph) {
-        match p.finish(svg, &title) {
-            Ok(n) => eprintln!(
-                "iolab: flamegraph ({n} distinct stacks) written to {}",
-                svg.display()
-            ),
-            Err(e) => return super::fail(format!("--flamegraph: {e}"), 1),
-        }
+        let n = p.finish(svg, &command)?;
+        eprintln!(
+            "iolab: flamegraph ({n} distinct stacks) written to {}",
+            svg.display()
+        );
     }
-    for (path, body) in iolab::render::fio_logs::render(&result) {
-        match std::fs::write(&path, body) {
-            Ok(()) => eprintln!("iolab: wrote {}", path.display()),
-            Err(e) => return super::fail(format!("cannot write log {}: {e}", path.display()), 1),
-        }
+    for (path, body) in fio_logs::render(&result) {
+        iolab::sys::fs::write_atomic(&path, body.as_bytes())?;
+        eprintln!("iolab: wrote {}", path.display());
     }
-    let errors = result.errors();
     if result.interrupted {
-        eprintln!("iolab: interrupted: partial results printed");
-        return 130;
+        eprintln!("iolab: the results above cover only the part that ran");
     }
-    if !errors.is_empty() {
-        for e in &errors {
-            eprintln!("iolab: error: {e}");
-        }
-        return 1;
-    }
-    0
+    result.complete(&stop).map(drop)
 }
 
 /// Profiles the timed part of the run when --flamegraph is given.
@@ -192,21 +132,23 @@ struct Flame {
 }
 
 impl Observer for Flame {
-    fn timed_start(&mut self) -> Result<(), String> {
+    fn timed_start(&mut self) -> Result<()> {
         if self.wanted {
-            self.profiler = Some(Profiler::start().map_err(|e| format!("--flamegraph: {e}"))?);
+            self.profiler = Some(Profiler::start().map_err(|e| match e {
+                Error::Tool { problem, .. } => Error::tool("--flamegraph", problem),
+                other => other,
+            })?);
         }
         Ok(())
     }
 }
 
 /// The directory of an output file must exist.
-fn check_out_dir(opt: &str, out: &std::path::Path) -> Result<(), String> {
+fn check_out_dir(opt: &str, out: &Path) -> Result<()> {
     match out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => Err(format!(
-            "{opt} {}: directory {} does not exist",
-            out.display(),
-            dir.display()
+        Some(dir) if !dir.is_dir() => Err(Error::usage(
+            format!("{opt} {}", out.display()),
+            format!("directory {} does not exist", dir.display()),
         )),
         _ => Ok(()),
     }

@@ -1,11 +1,14 @@
 //! `iolab show` and `iolab export`: stored runs rendered again.
 
-use super::db;
+use super::{db, write_out};
+use iolab::render::cache::pretty;
+use iolab::render::format::local_time;
+use iolab::render::json::stored_run;
 use iolab::render::stored::{header, summary_table};
 use iolab::render::table::TableFormat;
 use iolab::render::{OutputFormat, exporter};
-use iolab::store::{Store, StoredRun, kind};
-use serde_json::{Value, json};
+use iolab::store::{StoredRun, kind};
+use iolab::{Error, Result};
 use std::path::PathBuf;
 
 /// Options of `iolab show`.
@@ -23,113 +26,43 @@ pub struct ShowArgs {
     /// For an imported run: print the original document instead.
     #[arg(long)]
     pub source: bool,
-    /// Results database.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the database is.
+    #[command(flatten)]
+    pub db: db::DbArg,
 }
 
-fn load(
-    dbp: Option<&std::path::Path>,
-    ids: &[String],
-) -> Result<(Store, Vec<StoredRun>), (String, i32)> {
-    let store = db::open(dbp).map_err(|e| (e, 2))?;
-    let mut runs = Vec::new();
-    for s in ids {
-        let id = db::parse_id(s).map_err(|e| (e, 2))?;
-        runs.push(db::get(&store, id).map_err(|e| (e, 2))?);
-    }
-    Ok((store, runs))
-}
-
-/// The stored run as fio-schema JSON plus an `iolab_run` object.
-pub fn run_json(r: &StoredRun, bins: bool) -> Result<Value, String> {
-    if r.kind == kind::TREE {
-        let t = r.tree_result().map_err(|e| e.to_string())?;
-        let mut v = iolab::render::tree::json(&t, bins);
-        v["iolab_run"] = meta(r);
-        return Ok(v);
-    }
-    let result = r.result().map_err(|e| e.to_string())?;
-    let text = exporter(if bins {
-        OutputFormat::JsonPlus
-    } else {
-        OutputFormat::Json
-    })
-    .render(&result);
-    let mut v: Value = serde_json::from_str(&text).map_err(|e| format!("run {}: {e}", r.id))?;
-    if let Value::Object(o) = &mut v {
-        o.insert("iolab_run".into(), meta(r));
-    }
-    Ok(v)
-}
-
-fn meta(r: &StoredRun) -> Value {
-    json!({
-        "id": r.id,
-        "stored": db::when(r.created_unix),
-        "created_unix": r.created_unix,
-        "label": r.label,
-        "kind": r.kind,
-        "name": r.name,
-        "command": r.command,
-        "iolab_version": r.iolab_version,
-        "sweep_id": r.sweep_id,
-        "point": r.point,
-        "environment": r.env,
-        "summary": r.summary,
-    })
+/// The runs `ids` name, each of which must exist.
+fn load(dba: &db::DbArg, ids: &[String]) -> Result<Vec<StoredRun>> {
+    let store = dba.open()?;
+    ids.iter()
+        .map(|s| Ok(store.run(db::parse_id(s)?)?))
+        .collect()
 }
 
 /// Runs `iolab show`.
-pub fn show(a: ShowArgs) -> i32 {
-    let (_store, runs) = match load(a.db.as_deref(), std::slice::from_ref(&a.id)) {
-        Ok(v) => v,
-        Err((e, c)) => return super::fail(e, c),
-    };
-    let r = &runs[0];
+pub fn show(a: ShowArgs) -> Result<()> {
+    let r = load(&a.db, std::slice::from_ref(&a.id))?.remove(0);
     if a.source {
-        return match &r.source_json {
-            Some(s) => {
-                println!("{s}");
-                0
-            }
-            None => super::fail(
-                format!("run {} was not imported: it has no source document", r.id),
-                2,
-            ),
-        };
+        let src = r.source_json.as_deref().ok_or_else(|| {
+            Error::usage(
+                format!("run {}", r.id),
+                "was not imported: it has no source document",
+            )
+        })?;
+        return write_out(&format!("{src}\n"), None);
     }
-    let out = match a.output_format {
-        OutputFormat::Normal if r.kind == kind::TREE => r
-            .tree_result()
-            .map(|t| {
-                format!(
-                    "{}\n{}",
-                    header(r, &db::when(r.created_unix)),
-                    iolab::render::tree::text(&t)
-                )
-            })
-            .map_err(|e| e.to_string()),
-        OutputFormat::Normal => r
-            .result()
-            .map(|res| {
-                format!(
-                    "{}\n{}",
-                    header(r, &db::when(r.created_unix)),
-                    exporter(OutputFormat::Normal).render(&res)
-                )
-            })
-            .map_err(|e| e.to_string()),
-        f => run_json(r, f == OutputFormat::JsonPlus)
-            .map(|v| serde_json::to_string_pretty(&v).expect("serialise") + "\n"),
-    };
-    match out {
-        Ok(text) => {
-            print!("{text}");
-            0
+    let text = match a.output_format {
+        OutputFormat::Normal => {
+            let body = if r.kind == kind::TREE {
+                iolab::render::tree::text(&r.tree_result()?)
+            } else {
+                exporter(OutputFormat::Normal).render(&r.result()?)
+            };
+            format!("{}\n{body}", header(&r, &local_time(r.created_unix)))
         }
-        Err(e) => super::fail(e, 1),
-    }
+        f => pretty(&stored_run(&r, f == OutputFormat::JsonPlus)?),
+    };
+    write_out(&text, None)
 }
 
 /// Formats of `iolab export`.
@@ -158,30 +91,24 @@ pub struct ExportArgs {
     /// Write to FILE instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Results database.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Where the database is.
+    #[command(flatten)]
+    pub db: db::DbArg,
 }
 
 /// Runs `iolab export`.
-pub fn export(a: ExportArgs) -> i32 {
-    let (_store, runs) = match load(a.db.as_deref(), &a.ids) {
-        Ok(v) => v,
-        Err((e, c)) => return super::fail(e, c),
-    };
+pub fn export(a: ExportArgs) -> Result<()> {
+    let runs = load(&a.db, &a.ids)?;
     let text = match a.format {
         ExportFormat::Json => {
-            let all: Result<Vec<Value>, String> = runs.iter().map(|r| run_json(r, false)).collect();
-            match all {
-                Ok(v) => serde_json::to_string_pretty(&v).expect("serialise") + "\n",
-                Err(e) => return super::fail(e, 1),
-            }
+            let all = runs
+                .iter()
+                .map(|r| stored_run(r, false))
+                .collect::<Result<Vec<_>>>()?;
+            pretty(&serde_json::Value::Array(all))
         }
-        ExportFormat::Csv => summary_table(&runs, db::when).render(TableFormat::Csv),
-        ExportFormat::Markdown => summary_table(&runs, db::when).render(TableFormat::Markdown),
+        ExportFormat::Csv => summary_table(&runs, local_time).render(TableFormat::Csv),
+        ExportFormat::Markdown => summary_table(&runs, local_time).render(TableFormat::Markdown),
     };
-    match super::write_out(&text, a.output.as_deref()) {
-        Ok(()) => 0,
-        Err(e) => super::fail(e, 1),
-    }
+    write_out(&text, a.output.as_deref())
 }

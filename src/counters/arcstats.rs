@@ -24,12 +24,12 @@ pub const KEYS: &[&str] = &[
 
 /// Parses the kstat text: a header line, a `name type data` line, then
 /// one `name type value` line per counter.
-pub fn parse(text: &str) -> Result<BTreeMap<String, u64>, String> {
+pub fn parse(text: &str) -> Result<BTreeMap<String, u64>, KstatError> {
     let mut lines = text.lines();
-    lines.next().ok_or("empty arcstats")?;
-    let cols = lines.next().ok_or("arcstats has no column line")?;
+    lines.next().ok_or(KstatError::Empty)?;
+    let cols = lines.next().ok_or(KstatError::NoColumns)?;
     if !cols.split_whitespace().eq(["name", "type", "data"]) {
-        return Err(format!("arcstats: unexpected column line '{cols}'"));
+        return Err(KstatError::Columns(cols.to_string()));
     }
     let mut m = BTreeMap::new();
     for l in lines {
@@ -37,20 +37,42 @@ pub fn parse(text: &str) -> Result<BTreeMap<String, u64>, String> {
         if f.len() == 3 && KEYS.contains(&f[0]) {
             m.insert(
                 f[0].to_string(),
-                f[2].parse()
-                    .map_err(|_| format!("arcstats: bad value in '{l}'"))?,
+                f[2].parse().map_err(|_| KstatError::Value(l.to_string()))?,
             );
         }
     }
     if !m.contains_key("hits") || !m.contains_key("misses") {
-        return Err("arcstats: no hits/misses lines".into());
+        return Err(KstatError::NoHits);
     }
     Ok(m)
 }
 
 /// Reads and parses `path`.
-pub fn read(path: &Path) -> Result<BTreeMap<String, u64>, String> {
-    parse(&std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?)
+pub fn read(path: &Path) -> Result<BTreeMap<String, u64>, KstatError> {
+    parse(&std::fs::read_to_string(path).map_err(KstatError::Read)?)
+}
+
+/// Why the kstat file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum KstatError {
+    /// It cannot be read (ZFS not loaded).
+    #[error("arcstats: {0}")]
+    Read(std::io::Error),
+    /// It is empty.
+    #[error("empty arcstats")]
+    Empty,
+    /// The second line is missing.
+    #[error("arcstats has no column line")]
+    NoColumns,
+    /// The second line is not `name type data`.
+    #[error("arcstats: unexpected column line '{0}'")]
+    Columns(String),
+    /// A counter line whose value is not a number.
+    #[error("arcstats: bad value in '{0}'")]
+    Value(String),
+    /// No `hits` or no `misses` line.
+    #[error("arcstats: no hits/misses lines")]
+    NoHits,
 }
 
 fn arcstats_source() -> &'static str {

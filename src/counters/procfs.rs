@@ -55,21 +55,5 @@ pub fn vmstat() -> std::io::Result<BTreeMap<String, u64>> {
 
 /// `getrusage(RUSAGE_SELF)`: CPU µs, faults, context switches, blocks.
 pub fn rusage_self() -> BTreeMap<String, u64> {
-    // SAFETY: getrusage writes into the zeroed struct we pass.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-        ru
-    };
-    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    BTreeMap::from([
-        ("user_us".to_string(), us(ru.ru_utime)),
-        ("sys_us".to_string(), us(ru.ru_stime)),
-        ("majflt".to_string(), ru.ru_majflt as u64),
-        ("minflt".to_string(), ru.ru_minflt as u64),
-        ("nvcsw".to_string(), ru.ru_nvcsw as u64),
-        ("nivcsw".to_string(), ru.ru_nivcsw as u64),
-        ("inblock".to_string(), ru.ru_inblock as u64),
-        ("oublock".to_string(), ru.ru_oublock as u64),
-    ])
+    crate::sys::rusage::process_counters()
 }

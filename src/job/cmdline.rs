@@ -2,6 +2,7 @@
 //! before the first `--name` are global defaults, each `--name` starts a job;
 //! arguments that do not start with `--` are job files.
 
+use super::error::{JobError, JobProblem};
 use super::ini::{Entry, Origin, Section};
 use super::options::{self, Kind};
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ pub struct CommandLine {
 }
 
 /// Splits `args` (the arguments that are not iolab's own flags).
-pub fn parse(args: &[String]) -> Result<CommandLine, String> {
+pub fn parse(args: &[String]) -> Result<CommandLine, JobError> {
     let mut cl = CommandLine::default();
     let mut i = 0;
     while i < args.len() {
@@ -26,8 +27,11 @@ pub fn parse(args: &[String]) -> Result<CommandLine, String> {
         let origin = Origin::CommandLine(i + 1);
         let Some(opt) = arg.strip_prefix("--") else {
             if arg.starts_with('-') && arg.len() > 1 {
-                return Err(format!(
-                    "unknown flag '{arg}': job options are written --key=value (e.g. --rw=randread)"
+                return Err(JobError::syntax(
+                    Some(&origin),
+                    format!(
+                        "unknown flag '{arg}': job options are written --key=value (e.g. --rw=randread)"
+                    ),
                 ));
             }
             cl.files.push(PathBuf::from(arg));
@@ -38,7 +42,8 @@ pub fn parse(args: &[String]) -> Result<CommandLine, String> {
             Some((k, v)) => (k.to_ascii_lowercase(), Some(v.to_string())),
             None => (opt.to_ascii_lowercase(), None),
         };
-        let def = options::lookup(&key).ok_or_else(|| options::unknown_message(&key))?;
+        let def = options::lookup(&key)
+            .ok_or_else(|| JobError::at(&origin, &key, JobProblem::UnknownOption))?;
         // A log prefix takes its value only with '=' (fio's optional
         // argument): `--write_bw_log job.fio` is a flag and a job file.
         if value.is_none() && !matches!(def.kind, Kind::Bool | Kind::StrOrFlag) {
@@ -47,7 +52,7 @@ pub fn parse(args: &[String]) -> Result<CommandLine, String> {
                     value = Some(next.clone());
                     i += 1;
                 }
-                _ => return Err(format!("option '--{key}' needs a value (--{key}=VALUE)")),
+                _ => return Err(JobError::at(&origin, &key, JobProblem::NeedsValue)),
             }
         }
         let entry = Entry {

@@ -6,13 +6,15 @@
 //! truncate the result toward zero. `^` is exponentiation and binds tighter
 //! than `*`; it is right-associative.
 
+use super::error::{ExprProblem, ValueError};
+
 /// Converts one number with its (possibly empty) suffix into base units,
 /// e.g. `("4", "k")` into 4096 for sizes or `("10", "ms")` into 10_000 µs.
-pub type AtomFn<'a> = &'a dyn Fn(&str, &str) -> Result<f64, String>;
+pub type AtomFn<'a> = &'a dyn Fn(&str, &str) -> Result<f64, ValueError>;
 
 /// Evaluates `text` as an arithmetic expression whose numbers are read by
 /// `atom`. Errors name what is wrong (e.g. "division by zero in '(1/0)'").
-pub fn eval(text: &str, atom: AtomFn) -> Result<f64, String> {
+pub fn eval(text: &str, atom: AtomFn) -> Result<f64, ValueError> {
     let mut p = Parser {
         s: text.as_bytes(),
         pos: 0,
@@ -22,15 +24,13 @@ pub fn eval(text: &str, atom: AtomFn) -> Result<f64, String> {
     let v = p.sum()?;
     p.skip_ws();
     if p.pos != p.s.len() {
-        return Err(format!(
-            "unexpected '{}' at position {} in expression '{}'",
-            &text[p.pos..],
-            p.pos + 1,
-            text
-        ));
+        return Err(p.err(ExprProblem::Unexpected {
+            rest: text[p.pos..].to_string(),
+            pos: p.pos + 1,
+        }));
     }
     if !v.is_finite() {
-        return Err(format!("expression '{text}' has no finite value"));
+        return Err(p.err(ExprProblem::NotFinite));
     }
     Ok(v)
 }
@@ -43,6 +43,13 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
+    fn err(&self, problem: ExprProblem) -> ValueError {
+        ValueError::Expr {
+            expr: self.text.to_string(),
+            problem,
+        }
+    }
+
     fn skip_ws(&mut self) {
         while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
             self.pos += 1;
@@ -54,7 +61,7 @@ impl Parser<'_> {
         self.s.get(self.pos).copied()
     }
 
-    fn sum(&mut self) -> Result<f64, String> {
+    fn sum(&mut self) -> Result<f64, ValueError> {
         let mut v = self.product()?;
         while let Some(c @ (b'+' | b'-')) = self.peek() {
             self.pos += 1;
@@ -64,7 +71,7 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn product(&mut self) -> Result<f64, String> {
+    fn product(&mut self) -> Result<f64, ValueError> {
         let mut v = self.power()?;
         while let Some(c @ (b'*' | b'/' | b'%')) = self.peek() {
             self.pos += 1;
@@ -73,7 +80,7 @@ impl Parser<'_> {
                 b'*' => v * r,
                 _ if r == 0.0 => {
                     let what = if c == b'/' { "division" } else { "modulo" };
-                    return Err(format!("{what} by zero in expression '{}'", self.text));
+                    return Err(self.err(ExprProblem::ByZero(what)));
                 }
                 b'/' => v / r,
                 _ => v % r,
@@ -82,7 +89,7 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn power(&mut self) -> Result<f64, String> {
+    fn power(&mut self) -> Result<f64, ValueError> {
         let base = self.unary()?;
         if self.peek() == Some(b'^') {
             self.pos += 1;
@@ -92,7 +99,7 @@ impl Parser<'_> {
         Ok(base)
     }
 
-    fn unary(&mut self) -> Result<f64, String> {
+    fn unary(&mut self) -> Result<f64, ValueError> {
         match self.peek() {
             Some(b'-') => {
                 self.pos += 1;
@@ -106,13 +113,13 @@ impl Parser<'_> {
         }
     }
 
-    fn primary(&mut self) -> Result<f64, String> {
+    fn primary(&mut self) -> Result<f64, ValueError> {
         match self.peek() {
             Some(b'(') => {
                 self.pos += 1;
                 let v = self.sum()?;
                 if self.peek() != Some(b')') {
-                    return Err(format!("missing ')' in expression '{}'", self.text));
+                    return Err(self.err(ExprProblem::MissingParen));
                 }
                 self.pos += 1;
                 Ok(v)
@@ -126,9 +133,9 @@ impl Parser<'_> {
                         self.pos += 1;
                     }
                     let hex = &self.text[hs..self.pos];
-                    return u64::from_str_radix(hex, 16)
-                        .map(|v| v as f64)
-                        .map_err(|_| format!("bad hex number '{}'", &self.text[start..self.pos]));
+                    return u64::from_str_radix(hex, 16).map(|v| v as f64).map_err(|_| {
+                        self.err(ExprProblem::BadHex(self.text[start..self.pos].into()))
+                    });
                 }
                 while self.pos < self.s.len()
                     && (self.s[self.pos].is_ascii_digit() || self.s[self.pos] == b'.')
@@ -143,12 +150,10 @@ impl Parser<'_> {
                 let suffix = &self.text[ss..self.pos];
                 (self.atom)(num, suffix)
             }
-            Some(_) => Err(format!(
-                "expected a number at '{}' in expression '{}'",
-                &self.text[self.pos..],
-                self.text
-            )),
-            None => Err(format!("expression '{}' ends too early", self.text)),
+            Some(_) => Err(self.err(ExprProblem::ExpectedNumber(
+                self.text[self.pos..].to_string(),
+            ))),
+            None => Err(self.err(ExprProblem::EndsEarly)),
         }
     }
 }
@@ -157,11 +162,16 @@ impl Parser<'_> {
 mod tests {
     use super::*;
 
-    fn plain(n: &str, s: &str) -> Result<f64, String> {
+    fn plain(n: &str, s: &str) -> Result<f64, ValueError> {
         if !s.is_empty() {
-            return Err(format!("suffix {s}"));
+            return Err(ValueError::NotPlain(format!("{n}{s}")));
         }
-        n.parse::<f64>().map_err(|e| e.to_string())
+        n.parse::<f64>()
+            .map_err(|_| ValueError::NotANumber(n.to_string()))
+    }
+
+    fn err(text: &str) -> String {
+        eval(text, &plain).unwrap_err().to_string()
     }
 
     #[test]
@@ -176,14 +186,10 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(
-            eval("1/0", &plain)
-                .unwrap_err()
-                .contains("division by zero")
-        );
-        assert!(eval("1%0", &plain).unwrap_err().contains("modulo by zero"));
-        assert!(eval("(1+2", &plain).unwrap_err().contains("missing ')'"));
-        assert!(eval("1+", &plain).unwrap_err().contains("ends too early"));
-        assert!(eval("1 2", &plain).unwrap_err().contains("unexpected"));
+        assert_eq!(err("1/0"), "expression '1/0': division by zero");
+        assert!(err("1%0").contains("modulo by zero"));
+        assert!(err("(1+2").contains("missing ')'"));
+        assert!(err("1+").contains("ends too early"));
+        assert!(err("1 2").contains("unexpected '2' at position 3"));
     }
 }

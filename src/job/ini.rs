@@ -3,6 +3,7 @@
 //! inline after whitespace), `include FILE`, `${ENV}` and fio's `$pagesize`,
 //! `$mb_memory`, `$ncpus`.
 
+use super::error::{JobError, JobProblem, ValueError};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -48,19 +49,27 @@ pub struct Section {
 }
 
 /// Reads and parses a job file (following `include`s).
-pub fn parse_file(path: &Path) -> Result<Vec<Section>, String> {
+pub fn parse_file(path: &Path) -> Result<Vec<Section>, JobError> {
     let mut out = Vec::new();
     parse_into(path, &mut out, &mut Vec::new())?;
     Ok(out)
 }
 
-fn parse_into(path: &Path, out: &mut Vec<Section>, stack: &mut Vec<PathBuf>) -> Result<(), String> {
+fn parse_into(
+    path: &Path,
+    out: &mut Vec<Section>,
+    stack: &mut Vec<PathBuf>,
+) -> Result<(), JobError> {
     let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     if stack.contains(&canon) {
-        return Err(format!("{}: include loop", path.display()));
+        return Err(JobError::plain(JobProblem::IncludeLoop(path.to_path_buf())));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read job file {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|source| {
+        JobError::plain(JobProblem::Read {
+            path: path.to_path_buf(),
+            source,
+        })
+    })?;
     stack.push(canon);
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     for (i, raw) in text.lines().enumerate() {
@@ -69,17 +78,26 @@ fn parse_into(path: &Path, out: &mut Vec<Section>, stack: &mut Vec<PathBuf>) -> 
         if line.is_empty() {
             continue;
         }
-        let line = expand_vars(line).map_err(|e| format!("{origin}: {e}"))?;
+        let line = expand_vars(line).map_err(|e| JobError {
+            origin: Some(origin.clone()),
+            job: None,
+            option: None,
+            problem: Box::new(e.into()),
+        })?;
         let line = line.as_str();
         if let Some(rest) = line.strip_prefix('[') {
             let Some(name) = rest.strip_suffix(']') else {
-                return Err(format!(
-                    "{origin}: malformed section header '{line}' (missing ']')"
+                return Err(JobError::syntax(
+                    Some(&origin),
+                    format!("malformed section header '{line}' (missing ']')"),
                 ));
             };
             let name = name.trim();
             if name.is_empty() || name.contains(['[', ']']) {
-                return Err(format!("{origin}: malformed section header '{line}'"));
+                return Err(JobError::syntax(
+                    Some(&origin),
+                    format!("malformed section header '{line}'"),
+                ));
             }
             out.push(Section {
                 name: name.to_string(),
@@ -95,7 +113,12 @@ fn parse_into(path: &Path, out: &mut Vec<Section>, stack: &mut Vec<PathBuf>) -> 
             } else {
                 dir.join(inc)
             };
-            parse_into(&p, out, stack).map_err(|e| format!("{e}\n  included from {origin}"))?;
+            parse_into(&p, out, stack).map_err(|e| JobError {
+                origin: Some(origin.clone()),
+                job: None,
+                option: None,
+                problem: Box::new(JobProblem::Included { inner: Box::new(e) }),
+            })?;
             continue;
         }
         let (key, value) = match line.split_once('=') {
@@ -103,13 +126,15 @@ fn parse_into(path: &Path, out: &mut Vec<Section>, stack: &mut Vec<PathBuf>) -> 
             None => (line, None),
         };
         if key.is_empty() || key.contains(char::is_whitespace) {
-            return Err(format!(
-                "{origin}: malformed line '{line}' (expected key=value, a bare flag or [section])"
+            return Err(JobError::syntax(
+                Some(&origin),
+                format!("malformed line '{line}' (expected key=value, a bare flag or [section])"),
             ));
         }
         let Some(section) = out.last_mut() else {
-            return Err(format!(
-                "{origin}: option '{key}' appears before any [section]"
+            return Err(JobError::syntax(
+                Some(&origin),
+                format!("option '{key}' appears before any [section]"),
             ));
         };
         section.entries.push(Entry {
@@ -162,7 +187,7 @@ fn lookup_var(var: &str) -> Option<String> {
 /// Expands `${VAR}` from a sweep point or the environment, and fio's
 /// keywords `$pagesize`, `$mb_memory`, `$ncpus`. An unset variable is an
 /// error naming it.
-pub fn expand_vars(text: &str) -> Result<String, String> {
+pub fn expand_vars(text: &str) -> Result<String, ValueError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('$') {
@@ -170,12 +195,10 @@ pub fn expand_vars(text: &str) -> Result<String, String> {
         let after = &rest[i + 1..];
         if let Some(body) = after.strip_prefix('{') {
             let Some(end) = body.find('}') else {
-                return Err(format!("unterminated '${{' in '{text}'"));
+                return Err(ValueError::Unterminated(text.to_string()));
             };
             let var = &body[..end];
-            let val = lookup_var(var).ok_or_else(|| {
-                format!("environment variable '{var}' is not set (used as ${{{var}}})")
-            })?;
+            let val = lookup_var(var).ok_or_else(|| ValueError::UnsetVar(var.to_string()))?;
             out.push_str(&val);
             rest = &body[end + 1..];
             continue;
@@ -201,16 +224,9 @@ pub fn expand_vars(text: &str) -> Result<String, String> {
 
 fn keyword_value(word: &str) -> Option<u64> {
     match word {
-        // SAFETY: sysconf has no preconditions.
-        "pagesize" => Some(unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64),
+        "pagesize" => Some(crate::sys::fs::page_size()),
         "ncpus" => Some(std::thread::available_parallelism().map_or(1, |n| n.get()) as u64),
-        "mb_memory" => {
-            // SAFETY: sysconf has no preconditions.
-            let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) } as u64;
-            // SAFETY: as above.
-            let psz = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
-            Some(pages * psz / (1024 * 1024))
-        }
+        "mb_memory" => Some(crate::sys::fs::meminfo("MemTotal") / (1024 * 1024)),
         _ => None,
     }
 }
@@ -236,6 +252,7 @@ mod tests {
         assert!(
             expand_vars("${IOLAB_NOPE_NOT_SET}")
                 .unwrap_err()
+                .to_string()
                 .contains("IOLAB_NOPE_NOT_SET")
         );
         let ps = expand_vars("$pagesize").unwrap();

@@ -1,17 +1,26 @@
-//! Job input: fio job files and command lines, expressions, validation.
+//! The job description: fio job files and command lines (`ini`, `cmdline`),
+//! values with fio's suffixes and arithmetic (`units`, `expr`), the table
+//! of options (`options`), and the resolved, validated [`JobSpec`]
+//! (`spec`, built by `apply`, checked by `validate`). Errors name the job
+//! file and line or the argument, the option and what was expected.
 
+pub mod apply;
 pub mod cmdline;
+pub mod error;
 pub mod expr;
 pub mod ini;
-pub mod job;
 pub mod options;
+pub mod spec;
 pub mod units;
+mod validate;
 
-pub use job::{CachePolicy, EngineKind, FadviseHint, JobSpec, Mix, Pattern, build_jobs};
+pub use apply::build_jobs;
+pub use error::{JobError, JobProblem, ValueError};
+pub use spec::{CachePolicy, EngineKind, FadviseHint, JobSpec, LogSpec, Mix, Pattern};
 
 /// Parses the job part of an `iolab run` command line (and the job files it
 /// names) into validated jobs.
-pub fn jobs_from_args(args: &[String]) -> Result<Vec<JobSpec>, String> {
+pub fn jobs_from_args(args: &[String]) -> Result<Vec<JobSpec>, JobError> {
     let cl = cmdline::parse(args)?;
     build_jobs(&cl)
 }

@@ -7,10 +7,11 @@
 //! Any value may be an arithmetic expression in parentheses, with suffixes
 //! inside: `(3500000/10)`, `(4k*2)`.
 
+use super::error::ValueError;
 use super::expr;
 
 /// Multiplier for a size suffix, or an error naming it.
-fn size_multiplier(suffix: &str) -> Result<f64, String> {
+fn size_multiplier(suffix: &str) -> Result<f64, ValueError> {
     let s = suffix.to_ascii_lowercase();
     let m: f64 = match s.as_str() {
         "" | "b" => 1.0,
@@ -24,27 +25,23 @@ fn size_multiplier(suffix: &str) -> Result<f64, String> {
         "gib" => 1e9,
         "tib" => 1e12,
         "pib" => 1e15,
-        _ => {
-            return Err(format!(
-                "unknown size suffix '{suffix}' (expected k, m, g, t, p, optionally with b, or kib, mib, ...)"
-            ));
-        }
+        _ => return Err(ValueError::SizeSuffix(suffix.to_string())),
     };
     Ok(m)
 }
 
-fn size_atom(num: &str, suffix: &str) -> Result<f64, String> {
+fn size_atom(num: &str, suffix: &str) -> Result<f64, ValueError> {
     let n: f64 = num
         .parse()
-        .map_err(|_| format!("'{num}{suffix}' is not a number"))?;
+        .map_err(|_| ValueError::NotANumber(format!("{num}{suffix}")))?;
     Ok(n * size_multiplier(suffix)?)
 }
 
 /// Microseconds per time unit; `default_us` applies when there is no suffix.
-fn time_atom(num: &str, suffix: &str, default_us: f64) -> Result<f64, String> {
+fn time_atom(num: &str, suffix: &str, default_us: f64) -> Result<f64, ValueError> {
     let n: f64 = num
         .parse()
-        .map_err(|_| format!("'{num}{suffix}' is not a number"))?;
+        .map_err(|_| ValueError::NotANumber(format!("{num}{suffix}")))?;
     let m = match suffix.to_ascii_lowercase().as_str() {
         "" => default_us,
         "us" | "usec" => 1.0,
@@ -53,67 +50,71 @@ fn time_atom(num: &str, suffix: &str, default_us: f64) -> Result<f64, String> {
         "m" | "min" => 60e6,
         "h" => 3600e6,
         "d" => 86400e6,
-        _ => {
-            return Err(format!(
-                "unknown time suffix '{suffix}' (expected us, ms, s, m, h or d)"
-            ));
-        }
+        _ => return Err(ValueError::TimeSuffix(suffix.to_string())),
     };
     Ok(n * m)
 }
 
-fn to_u64(v: f64, text: &str) -> Result<u64, String> {
+fn to_u64(v: f64, text: &str) -> Result<u64, ValueError> {
     if v < 0.0 {
-        return Err(format!("'{text}' is negative"));
+        return Err(ValueError::Negative(text.to_string()));
     }
     if v >= u64::MAX as f64 {
-        return Err(format!("'{text}' is too large"));
+        return Err(ValueError::TooLarge(text.to_string()));
     }
     Ok(v as u64)
 }
 
 /// Parses a size in bytes: `4096`, `4k`, `1M`, `3500000B`, `4KiB`, `(1g/3)`.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, ValueError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("empty size".into());
+        return Err(ValueError::Empty("size"));
     }
-    let v = expr::eval(t, &size_atom).map_err(|e| format!("bad size '{t}': {e}"))?;
+    let v = expr::eval(t, &size_atom).map_err(|e| bad("size", t, e))?;
     to_u64(v, t)
+}
+
+/// `bad size '12x': ...`.
+fn bad(what: &'static str, text: &str, e: ValueError) -> ValueError {
+    ValueError::Bad {
+        what,
+        text: text.to_string(),
+        source: Box::new(e),
+    }
 }
 
 /// Parses a time; a bare number is in seconds (`runtime=10`), suffixes
 /// `us`, `ms`, `s`, `m`, `h`, `d` as fio. Returns microseconds.
-pub fn parse_time_us(text: &str) -> Result<u64, String> {
+pub fn parse_time_us(text: &str) -> Result<u64, ValueError> {
     let t = text.trim();
-    let v =
-        expr::eval(t, &|n, s| time_atom(n, s, 1e6)).map_err(|e| format!("bad time '{t}': {e}"))?;
+    let v = expr::eval(t, &|n, s| time_atom(n, s, 1e6)).map_err(|e| bad("time", t, e))?;
     to_u64(v, t)
 }
 
 /// Parses a plain integer, expressions allowed: `10`, `(100/4)`.
-pub fn parse_int(text: &str) -> Result<u64, String> {
+pub fn parse_int(text: &str) -> Result<u64, ValueError> {
     let t = text.trim();
     let v = expr::eval(t, &|n, s| {
         if s.is_empty() {
             n.parse::<f64>()
-                .map_err(|_| format!("'{n}' is not a number"))
+                .map_err(|_| ValueError::NotANumber(n.to_string()))
         } else {
-            Err(format!("'{n}{s}' is not a plain number"))
+            Err(ValueError::NotPlain(format!("{n}{s}")))
         }
     })
-    .map_err(|e| format!("bad number '{t}': {e}"))?;
+    .map_err(|e| bad("number", t, e))?;
     to_u64(v, t)
 }
 
 /// Parses a boolean: empty (bare flag), 1/0, true/false, yes/no, on/off.
-pub fn parse_bool(text: &str) -> Result<bool, String> {
+pub fn parse_bool(text: &str) -> Result<bool, ValueError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "" | "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
         other => parse_int(other)
             .map(|v| v != 0)
-            .map_err(|_| format!("'{text}' is not a boolean (expected 0 or 1)")),
+            .map_err(|_| ValueError::NotBool(text.to_string())),
     }
 }
 
@@ -133,7 +134,7 @@ pub fn split_range(text: &str) -> Option<(&str, &str)> {
 }
 
 /// Parses a size range `MIN-MAX` (or `MIN:MAX`); a single size means MIN=MAX.
-pub fn parse_size_range(text: &str) -> Result<(u64, u64), String> {
+pub fn parse_size_range(text: &str) -> Result<(u64, u64), ValueError> {
     match split_range(text.trim()) {
         Some((a, b)) => Ok((parse_size(a)?, parse_size(b)?)),
         None => {
@@ -161,17 +162,10 @@ mod tests {
         assert_eq!(parse_size("(4k*2)").unwrap(), 8192);
         assert_eq!(parse_size("1.5k").unwrap(), 1536);
         assert_eq!(parse_size("0x1000").unwrap(), 4096);
-        assert!(
-            parse_size("4q")
-                .unwrap_err()
-                .contains("unknown size suffix 'q'")
-        );
-        assert!(
-            parse_size("(1/0)")
-                .unwrap_err()
-                .contains("division by zero")
-        );
-        assert!(parse_size("-4k").unwrap_err().contains("negative"));
+        let err = |t: &str| parse_size(t).unwrap_err().to_string();
+        assert!(err("4q").contains("unknown size suffix 'q'"));
+        assert!(err("(1/0)").contains("division by zero"));
+        assert!(err("-4k").contains("negative"));
     }
 
     #[test]

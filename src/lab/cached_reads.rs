@@ -2,12 +2,12 @@
 //! repeated; bandwidth per run, the first run against the later ones, and a
 //! flamegraph of the read path when perf works.
 
-use super::{Lab, LabCtx, Outcome, arg, free_ram};
+use super::{Lab, LabCtx, Outcome, arg};
 use crate::error::Result;
-use crate::sys::pagecache;
 use crate::render::chart::{Chart, Series};
 use crate::render::table::{Table, fig};
 use crate::runner::Totals;
+use crate::sys::pagecache;
 
 /// One line for `lab list`.
 pub const ABOUT: &str = "seed 001: sequential 1 MiB reads of a file that fits in the page cache, 5 runs: first (cold) vs later runs, flamegraph";
@@ -24,21 +24,13 @@ pub const DETAILS: &str = "Lays out one file (--size, default 1 GiB, quick 128 M
 pub struct CachedReads;
 
 impl Lab for CachedReads {
-    fn name(&self) -> &'static str {
-        "cached-reads"
-    }
-
-    fn about(&self) -> &'static str {
-        ABOUT
-    }
-
     fn details(&self) -> &'static str {
         DETAILS
     }
 
     fn run(&self, ctx: &mut LabCtx) -> Result<Outcome> {
         let mut size = ctx.size(128 << 20, 1 << 30);
-        let ram = free_ram();
+        let ram = crate::sys::fs::meminfo("MemAvailable");
         if ctx.size.is_none() && ram > 0 {
             size = size.min(ram / 4);
         }
@@ -54,7 +46,7 @@ impl Lab for CachedReads {
             arg("size", size),
             "--number_ios=1".into(),
         ];
-        ctx.run_job(self.name(), &lay)?;
+        ctx.run_job(&lay)?;
         pagecache::evict(&file)
             .map_err(|e| crate::Error::io(format!("evict {}", file.display()), e))?;
         ctx.say(&format!(
@@ -69,7 +61,7 @@ impl Lab for CachedReads {
             "--cache=keep".into(),
             arg("repeat", reps),
         ];
-        let (r, id) = ctx.run_job(self.name(), &args)?;
+        let (r, id) = ctx.run_job(&args)?;
         let entry = r.entries().into_iter().next().expect("one job");
         let bw = |t: &Totals| t.bw_bytes(&t.read) / (1 << 20) as f64;
         let mut t = Table::new(["run", "MiB/s", "p50 (us)", "device reads", "note"]);
@@ -100,7 +92,7 @@ impl Lab for CachedReads {
         let later: Vec<f64> = entry.reps[1..].iter().map(bw).collect();
         let later_mean = later.iter().sum::<f64>() / later.len() as f64;
         let mut o = Outcome::new(
-            self.name(),
+            ctx.lab,
             "Sequential reads of a cached file, repeated (seed 001)",
             t,
         );
@@ -157,7 +149,7 @@ impl Lab for CachedReads {
                     "--cache=keep".into(),
                     "--repeat=2".into(),
                 ];
-                let (_, id2) = ctx.run_job(self.name(), &prof)?;
+                let (_, id2) = ctx.run_job(&prof)?;
                 o.runs.extend(id2);
                 match p.finish(
                     &svg,

@@ -36,14 +36,6 @@ fn iostat(r: &RunResult, key: &str) -> String {
 }
 
 impl Lab for LogScan {
-    fn name(&self) -> &'static str {
-        "log-scan"
-    }
-
-    fn about(&self) -> &'static str {
-        ABOUT
-    }
-
     fn details(&self) -> &'static str {
         DETAILS
     }
@@ -67,7 +59,7 @@ impl Lab for LogScan {
                 arg("size", each),
                 "--number_ios=1".into(),
             ];
-            ctx.run_job(self.name(), &lay)?;
+            ctx.run_job(&lay)?;
         }
         let mut t = Table::new([
             "bs",
@@ -103,7 +95,7 @@ impl Lab for LogScan {
                     "--cache=keep".into(),
                     "--repeat=2".into(),
                 ];
-                let (r, id) = ctx.run_job(self.name(), &args)?;
+                let (r, id) = ctx.run_job(&args)?;
                 runs.extend(id);
                 let (cold, warm) = (bw(&r, 0), bw(&r, 1));
                 t.push(vec![
@@ -130,7 +122,7 @@ impl Lab for LogScan {
         let d_small = pick(small, true);
         let d_large = pick(large, true);
         let mut o = Outcome::new(
-            self.name(),
+            ctx.lab,
             "Scanning log files: buffer size, O_DIRECT, cold vs warm (seed 004)",
             t,
         );

@@ -2,9 +2,10 @@
 //! with a cold and a warm cache: time, device reads and writes, inodes.
 
 use super::{Lab, LabCtx, Outcome};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::render::chart::Chart;
 use crate::render::table::{Table, fig};
+use crate::sys::pagecache;
 use crate::tree::{self, Shape, TreeResult, create::CreateOptions};
 
 /// One line for `lab list`.
@@ -23,15 +24,10 @@ pub struct Metadata;
 /// Empties the page cache, dentries and inodes (root), else evicts the
 /// files' data pages; says which.
 fn make_cold(dir: &std::path::Path) -> Result<&'static str> {
-    // SAFETY: sync has no preconditions.
-    unsafe { libc::sync() };
-    if std::fs::write("/proc/sys/vm/drop_caches", "3\n").is_ok() {
+    if pagecache::drop_all().is_ok() {
         return Ok("dropped page cache, dentries and inodes (drop_caches=3)");
     }
-    let (files, _) = crate::sys::pagecache::collect(&[dir.to_path_buf()]).map_err(Error::Tool)?;
-    for f in files {
-        let _ = crate::sys::pagecache::evict(&f);
-    }
+    pagecache::evict_all(&[dir.to_path_buf()])?;
     Ok("not root: evicted file data only (dentries and inodes stay cached)")
 }
 
@@ -44,14 +40,6 @@ fn dev(t: &TreeResult, f: fn(&crate::counters::DiskDelta) -> u64) -> u64 {
 }
 
 impl Lab for Metadata {
-    fn name(&self) -> &'static str {
-        "metadata"
-    }
-
-    fn about(&self) -> &'static str {
-        ABOUT
-    }
-
     fn details(&self) -> &'static str {
         DETAILS
     }
@@ -108,7 +96,7 @@ impl Lab for Metadata {
         ]);
         let mut runs = Vec::new();
         for (name, state, r) in &steps {
-            let id = ctx.store_tree(self.name(), r)?;
+            let id = ctx.store_tree(r)?;
             runs.extend(id);
             let s = tree::summary(r);
             t.push(vec![
@@ -124,7 +112,7 @@ impl Lab for Metadata {
         }
         let time = |i: usize| tree::summary(&steps[i].2).get("time_s");
         let mut o = Outcome::new(
-            self.name(),
+            ctx.lab,
             "Metadata: create, walk and copy, cold vs warm (seed 003)",
             t,
         );

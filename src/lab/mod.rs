@@ -3,22 +3,54 @@
 //! write-up made by hand, stores every run, and returns the answer: a table,
 //! one sentence with the measured numbers, text histograms and charts.
 //! Labs never print; they report progress through [`LabCtx::progress`].
+//! A new lab is one file here and one line in [`LABS`].
 
 pub mod cached_reads;
 pub mod log_scan;
 pub mod metadata;
 pub mod prefetch;
+pub mod session;
 pub mod small_reads;
 
 use crate::error::{Error, Result};
+use crate::registry::{self, Entry, entry};
 use crate::render::chart::Chart;
 use crate::render::table::Table;
-use crate::runner::{self, RunOptions, RunResult, StopFlag};
+use crate::runner::{self, Progress, RunOptions, RunResult, StopFlag};
 use crate::store::Store;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+/// Every lab, in the order of the seeds: name, aliases, what it needs, one line of help.
+pub static LABS: &[Entry<dyn Lab>] = &[
+    entry("prefetch", &[], "", prefetch::ABOUT, &prefetch::Prefetch),
+    entry(
+        "cached-reads",
+        &[],
+        "perf for the flamegraph (optional)",
+        cached_reads::ABOUT,
+        &cached_reads::CachedReads,
+    ),
+    entry(
+        "small-reads",
+        &[],
+        "",
+        small_reads::ABOUT,
+        &small_reads::SmallReads,
+    ),
+    entry(
+        "metadata",
+        &[],
+        "root for a cold dentry and inode cache",
+        metadata::ABOUT,
+        &metadata::Metadata,
+    ),
+    entry("log-scan", &[], "", log_scan::ABOUT, &log_scan::LogScan),
+];
 
 /// What a lab may use.
 pub struct LabCtx<'a> {
+    /// The lab's name (its runs are stored with label `lab:NAME`).
+    pub lab: &'static str,
     /// Scratch directory for its files (exists, removed by the caller).
     pub dir: PathBuf,
     /// Small sizes: done in under a minute.
@@ -31,8 +63,8 @@ pub struct LabCtx<'a> {
     pub stop: &'a StopFlag,
     /// Where runs are stored (None: --no-store).
     pub store: Option<&'a mut Store>,
-    /// Progress lines for the user.
-    pub progress: &'a mut dyn FnMut(&str),
+    /// Where the lab says what it is doing.
+    pub progress: &'a mut dyn Progress,
 }
 
 /// What a lab found.
@@ -76,31 +108,21 @@ impl Outcome {
 }
 
 /// One experiment.
-pub trait Lab {
-    /// Command name (`prefetch`).
-    fn name(&self) -> &'static str;
-    /// One line for `lab list`.
-    fn about(&self) -> &'static str;
-    /// What it runs and what `--size`/`--ops` mean for it.
+pub trait Lab: Sync {
+    /// What it runs and what `--size`/`--ops` mean for it (`--help`).
     fn details(&self) -> &'static str;
     /// Runs it.
     fn run(&self, ctx: &mut LabCtx) -> Result<Outcome>;
 }
 
-/// Every lab, in the order of the seeds.
-pub fn all() -> Vec<Box<dyn Lab>> {
-    vec![
-        Box::new(prefetch::Prefetch),
-        Box::new(cached_reads::CachedReads),
-        Box::new(small_reads::SmallReads),
-        Box::new(metadata::Metadata),
-        Box::new(log_scan::LogScan),
-    ]
-}
-
-/// The lab called `name`.
-pub fn find(name: &str) -> Option<Box<dyn Lab>> {
-    all().into_iter().find(|l| l.name() == name)
+/// The lab called `name`, or an error listing the labs there are.
+pub fn named(name: &str) -> Result<&'static Entry<dyn Lab>> {
+    registry::find(LABS, name).ok_or_else(|| {
+        Error::usage(
+            format!("lab '{name}'"),
+            registry::unknown("lab", name, LABS),
+        )
+    })
 }
 
 impl LabCtx<'_> {
@@ -108,7 +130,7 @@ impl LabCtx<'_> {
     /// quarter of the free space of the scratch directory.
     pub fn size(&self, quick: u64, full: u64) -> u64 {
         let want = self.size.unwrap_or(if self.quick { quick } else { full });
-        let cap = free_disk(&self.dir) / 4;
+        let cap = crate::sys::fs::free_disk(&self.dir) / 4;
         if self.size.is_none() && cap > 0 {
             want.min(cap).max(1 << 20)
         } else {
@@ -122,78 +144,47 @@ impl LabCtx<'_> {
     }
 
     /// Runs fio-style job options; stores the run with label `lab:NAME`.
-    pub fn run_job(&mut self, lab: &str, args: &[String]) -> Result<(RunResult, Option<i64>)> {
+    pub fn run_job(&mut self, args: &[String]) -> Result<(RunResult, Option<i64>)> {
         if self.stop.is_set() {
-            return Err(Error::Interrupted);
+            return Err(self.stop.interrupted());
         }
-        let jobs = crate::job::jobs_from_args(args).map_err(Error::Input)?;
-        let r = runner::run(jobs, &RunOptions::default(), self.stop)?;
-        if r.interrupted {
-            return Err(Error::Interrupted);
-        }
-        if let Some(e) = r.errors().into_iter().next() {
-            return Err(Error::Tool(e));
-        }
-        let id = self.store_run(lab, &r, args)?;
+        let jobs = crate::job::jobs_from_args(args)?;
+        let r = runner::run(jobs, &RunOptions::default(), self.stop)?.complete(self.stop)?;
+        let id = self.store_run(&r, args)?;
         Ok((r, id))
     }
 
-    fn store_run(&mut self, lab: &str, r: &RunResult, args: &[String]) -> Result<Option<i64>> {
+    fn store_run(&mut self, r: &RunResult, args: &[String]) -> Result<Option<i64>> {
+        let lab = self.lab;
         let Some(st) = self.store.as_deref_mut() else {
             return Ok(None);
         };
         let cmd = format!("iolab lab {lab}: iolab run {}", args.join(" "));
-        st.insert_run(r, &cmd, Some(&format!("lab:{lab}")), None)
-            .map(Some)
-            .map_err(|e| Error::Tool(e.to_string()))
+        Ok(Some(st.insert_run(
+            r,
+            &cmd,
+            Some(&format!("lab:{lab}")),
+            None,
+        )?))
     }
 
     /// Stores a tree result with label `lab:NAME`.
-    pub fn store_tree(&mut self, lab: &str, t: &crate::tree::TreeResult) -> Result<Option<i64>> {
+    pub fn store_tree(&mut self, t: &crate::tree::TreeResult) -> Result<Option<i64>> {
+        let lab = self.lab;
         let Some(st) = self.store.as_deref_mut() else {
             return Ok(None);
         };
-        st.insert_tree(
+        Ok(Some(st.insert_tree(
             t,
             &format!("iolab lab {lab}: tree {}", t.command),
             Some(&format!("lab:{lab}")),
-        )
-        .map(Some)
-        .map_err(|e| Error::Tool(e.to_string()))
+        )?))
     }
 
     /// Says what is happening.
     pub fn say(&mut self, msg: &str) {
-        (self.progress)(msg);
+        self.progress.step(msg);
     }
-}
-
-/// Free bytes of the file system holding `dir` (0 if unknown).
-pub fn free_disk(dir: &Path) -> u64 {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return 0;
-    };
-    // SAFETY: statvfs fills the zeroed struct for a valid path.
-    unsafe {
-        let mut s: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(c.as_ptr(), &mut s) != 0 {
-            return 0;
-        }
-        s.f_bavail * s.f_frsize
-    }
-}
-
-/// Available memory (`MemAvailable`) in bytes.
-pub fn free_ram() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find_map(|l| l.strip_prefix("MemAvailable:"))
-                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
 }
 
 /// A path argument for job options.

@@ -27,14 +27,6 @@ fn totals(r: &crate::runner::RunResult) -> Totals {
 }
 
 impl Lab for Prefetch {
-    fn name(&self) -> &'static str {
-        "prefetch"
-    }
-
-    fn about(&self) -> &'static str {
-        ABOUT
-    }
-
     fn details(&self) -> &'static str {
         DETAILS
     }
@@ -70,7 +62,7 @@ impl Lab for Prefetch {
                     "--cache=cold".into(),
                     "--randseed=4242".into(),
                 ];
-                let (r, id) = ctx.run_job(self.name(), &args)?;
+                let (r, id) = ctx.run_job(&args)?;
                 all_ids.extend(id);
                 tries[i].push((totals(&r), id));
             }
@@ -115,11 +107,7 @@ impl Lab for Prefetch {
             .max_by(|a, b| a.1.iops(&a.1.read).total_cmp(&b.1.iops(&b.1.read)))
             .expect("at least one distance");
         let none = &rows[0].1;
-        let mut o = Outcome::new(
-            self.name(),
-            "Prefetch ahead on cold random reads (seed 000)",
-            t,
-        );
+        let mut o = Outcome::new(ctx.lab, "Prefetch ahead on cold random reads (seed 000)", t);
         o.setup = vec![
             format!(
                 "file {} ({} MiB), random 8 KiB preads, {ops} per run",

@@ -37,14 +37,6 @@ pub fn knee(points: &[(u32, f64)]) -> Option<u32> {
 }
 
 impl Lab for SmallReads {
-    fn name(&self) -> &'static str {
-        "small-reads"
-    }
-
-    fn about(&self) -> &'static str {
-        ABOUT
-    }
-
     fn details(&self) -> &'static str {
         DETAILS
     }
@@ -74,7 +66,7 @@ impl Lab for SmallReads {
                 "--group_reporting".into(),
                 "--cache=warm".into(),
             ];
-            let (r, id) = ctx.run_job(self.name(), &args)?;
+            let (r, id) = ctx.run_job(&args)?;
             let s = crate::analysis::summary::Summary::of_run(&r);
             let bw = s.get("bw_mib_s");
             pts.push((n, bw));
@@ -95,7 +87,7 @@ impl Lab for SmallReads {
             .iter()
             .copied()
             .fold((1, 0.0), |a, b| if b.1 > a.1 { b } else { a });
-        let mut o = Outcome::new(self.name(), "Small random reads and threads (seed 002)", t);
+        let mut o = Outcome::new(ctx.lab, "Small random reads and threads (seed 002)", t);
         o.setup = vec![
             format!(
                 "file {} ({size} bytes) kept in the page cache (cache=warm)",

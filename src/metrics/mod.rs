@@ -5,6 +5,6 @@ pub mod histogram;
 pub mod recorder;
 
 pub use crate::sys::cachestat::CacheState;
+pub use crate::sys::rusage::CpuUsage;
 pub use histogram::LatencyHistogram;
 pub use recorder::Recorder;
-pub use crate::sys::rusage::CpuUsage;

@@ -2,6 +2,7 @@
 //! kernel and user stacks) while the jobs run; inferno folds `perf script`'s
 //! output and renders the SVG.
 
+use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -33,6 +34,11 @@ pub fn find_perf() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// A failure of perf itself.
+fn perf_err(problem: impl Into<String>) -> Error {
+    Error::tool("perf", problem)
+}
+
 fn perf_error(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     let first: Vec<&str> = text
@@ -51,11 +57,12 @@ fn perf_error(stderr: &[u8]) -> String {
 
 impl Profiler {
     /// Starts sampling this process; returns once perf is recording.
-    pub fn start() -> Result<Profiler, String> {
-        let perf = find_perf()
-            .ok_or("needs perf, which is not installed (Debian: apt-get install linux-perf)")?;
+    pub fn start() -> Result<Profiler> {
+        let perf = find_perf().ok_or_else(|| {
+            perf_err("needs perf, which is not installed (Debian: apt-get install linux-perf)")
+        })?;
         let dir = std::env::temp_dir().join(format!("iolab-perf-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
         let dir = TempDir(dir);
         let data = dir.0.join("perf.data");
         let mut child = Command::new(perf)
@@ -67,13 +74,18 @@ impl Profiler {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot start perf: {e}"))?;
+            .map_err(|e| perf_err(format!("cannot start perf: {e}")))?;
         // perf writes the file header once its events are open.
         let t0 = Instant::now();
         loop {
-            if let Some(_status) = child.try_wait().map_err(|e| e.to_string())? {
-                let out = child.wait_with_output().map_err(|e| e.to_string())?;
-                return Err(format!("perf record failed: {}", perf_error(&out.stderr)));
+            if let Some(_status) = child.try_wait().map_err(|e| perf_err(e.to_string()))? {
+                let out = child
+                    .wait_with_output()
+                    .map_err(|e| perf_err(e.to_string()))?;
+                return Err(perf_err(format!(
+                    "perf record failed: {}",
+                    perf_error(&out.stderr)
+                )));
             }
             if std::fs::metadata(&data).is_ok_and(|m| m.len() > 0) {
                 std::thread::sleep(Duration::from_millis(50));
@@ -81,7 +93,7 @@ impl Profiler {
             }
             if t0.elapsed() > Duration::from_secs(10) {
                 let _ = child.kill();
-                return Err("perf record did not start within 10 s".into());
+                return Err(perf_err("perf record did not start within 10 s"));
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -94,35 +106,36 @@ impl Profiler {
 
     /// Stops sampling and renders the flamegraph SVG to `out`; returns the
     /// number of distinct stacks drawn.
-    pub fn finish(mut self, out: &Path, title: &str) -> Result<usize, String> {
+    pub fn finish(mut self, out: &Path, title: &str) -> Result<usize> {
         let child = self.child.take().expect("perf runs until finish");
         // SAFETY: sending SIGINT to our own child process.
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
         let rec = child
             .wait_with_output()
-            .map_err(|e| format!("perf record: {e}"))?;
+            .map_err(|e| perf_err(format!("perf record: {e}")))?;
         if !self.data.exists() {
-            return Err(format!(
+            return Err(perf_err(format!(
                 "perf record wrote no data: {}",
                 perf_error(&rec.stderr)
-            ));
+            )));
         }
-        let script = Command::new(find_perf().ok_or("perf disappeared")?)
+        let script = Command::new(find_perf().ok_or_else(|| perf_err("perf disappeared"))?)
             .arg("script")
             .arg("-i")
             .arg(&self.data)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("cannot run perf script: {e}"))?;
+            .map_err(|e| perf_err(format!("cannot run perf script: {e}")))?;
         if !script.status.success() {
-            return Err(format!(
+            return Err(perf_err(format!(
                 "perf script failed: {}",
                 perf_error(&script.stderr)
-            ));
+            )));
         }
         let svg = render_svg(&script.stdout, title)?;
         let samples = svg.1;
-        std::fs::write(out, svg.0).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        std::fs::write(out, svg.0)
+            .map_err(|e| Error::io(format!("cannot write {}", out.display()), e))?;
         Ok(samples)
     }
 }
@@ -138,12 +151,12 @@ impl Drop for Profiler {
 
 /// Folds `perf script` output and draws it; returns the SVG and the number
 /// of distinct stacks.
-pub fn render_svg(perf_script: &[u8], title: &str) -> Result<(Vec<u8>, usize), String> {
+pub fn render_svg(perf_script: &[u8], title: &str) -> Result<(Vec<u8>, usize)> {
     use inferno::collapse::Collapse;
     let mut folded = Vec::new();
     inferno::collapse::perf::Folder::default()
         .collapse(perf_script, &mut folded)
-        .map_err(|e| format!("cannot fold perf samples: {e}"))?;
+        .map_err(|e| Error::tool("inferno", format!("cannot fold perf samples: {e}")))?;
     let text = String::from_utf8_lossy(&folded);
     let lines: Vec<&str> = text.lines().collect();
     let weight: u64 = lines
@@ -151,12 +164,14 @@ pub fn render_svg(perf_script: &[u8], title: &str) -> Result<(Vec<u8>, usize), S
         .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
         .sum();
     if weight == 0 {
-        return Err("perf recorded no samples (was the run too short?)".into());
+        return Err(perf_err(
+            "perf recorded no samples (was the run too short?)",
+        ));
     }
     let mut opts = inferno::flamegraph::Options::default();
     opts.title = title.to_string();
     let mut svg = Vec::new();
     inferno::flamegraph::from_lines(&mut opts, lines.iter().copied(), &mut svg)
-        .map_err(|e| format!("cannot draw the flamegraph: {e}"))?;
+        .map_err(|e| Error::tool("inferno", format!("cannot draw the flamegraph: {e}")))?;
     Ok((svg, lines.len()))
 }

@@ -3,6 +3,7 @@
 //! comparisons), as SVG text (for reports) or SVG/PNG files. The DejaVu
 //! Sans font is embedded, so PNG text renders on a machine without fonts.
 
+use crate::error::{Error, Result};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use plotters::coord::Shift;
@@ -79,40 +80,42 @@ pub enum Chart {
 
 impl Chart {
     /// The chart as an SVG document.
-    pub fn svg(&self) -> Result<String, String> {
+    pub fn svg(&self) -> Result<String> {
         let mut s = String::new();
         {
             let root = SVGBackend::with_string(&mut s, SIZE).into_drawing_area();
             self.draw(&root)?;
-            root.present().map_err(|e| e.to_string())?;
+            root.present().map_err(drawing)?;
         }
         Ok(s)
     }
 
     /// Writes the chart to `path`: `.svg` or `.png`.
-    pub fn save(&self, path: &Path) -> Result<(), String> {
+    pub fn save(&self, path: &Path) -> Result<()> {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
         let shown = path.display();
         match ext.as_deref() {
-            Some("svg") => {
-                std::fs::write(path, self.svg()?).map_err(|e| format!("cannot write {shown}: {e}"))
-            }
+            Some("svg") => std::fs::write(path, self.svg()?)
+                .map_err(|e| Error::io(format!("cannot write {shown}"), e)),
             Some("png") => {
                 let root = BitMapBackend::new(path, SIZE).into_drawing_area();
                 self.draw(&root)?;
                 root.present()
-                    .map_err(|e| format!("cannot write {shown}: {e}"))
+                    .map_err(|e| Error::tool("plotters", format!("cannot write {shown}: {e}")))
             }
-            _ => Err(format!("plot file {shown}: name must end in .svg or .png")),
+            _ => Err(Error::usage(
+                format!("plot file {shown}"),
+                "name must end in .svg or .png",
+            )),
         }
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
         let f = font();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE).map_err(drawing)?;
         match self {
             Chart::Lines {
                 title,
@@ -140,7 +143,7 @@ impl Chart {
                     .x_label_area_size(48)
                     .y_label_area_size(80)
                     .build_cartesian_2d(x0..x1, y0..y1)
-                    .map_err(|e| e.to_string())?;
+                    .map_err(drawing)?;
                 let names = x_names.clone();
                 // Integer parameters (numjobs, iodepth) get integer ticks only.
                 let int_x = !*log_x
@@ -183,21 +186,21 @@ impl Chart {
                     .axis_desc_style((f, 16))
                     .light_line_style(WHITE.mix(0.0))
                     .draw()
-                    .map_err(|e| e.to_string())?;
+                    .map_err(drawing)?;
                 for (i, s) in series.iter().enumerate() {
                     let c = COLORS[i % COLORS.len()];
                     let line: Vec<(f64, f64)> =
                         s.points.iter().map(|&(x, y)| (tx(x), ty(y))).collect();
                     chart
                         .draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))
-                        .map_err(|e| e.to_string())?
+                        .map_err(drawing)?
                         .label(s.name.as_str())
                         .legend(move |(x, y)| {
                             PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
                         });
                     chart
                         .draw_series(line.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                        .map_err(|e| e.to_string())?;
+                        .map_err(drawing)?;
                 }
                 if series.len() > 1 || series.iter().any(|s| !s.name.is_empty()) {
                     legend(&mut chart, f)?;
@@ -226,7 +229,7 @@ impl Chart {
                     .x_label_area_size(48)
                     .y_label_area_size(80)
                     .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..top)
-                    .map_err(|e| e.to_string())?;
+                    .map_err(drawing)?;
                 let cats = categories.clone();
                 let xfmt = move |v: &f64| {
                     let i = v.round();
@@ -248,7 +251,7 @@ impl Chart {
                     .disable_x_mesh()
                     .light_line_style(WHITE.mix(0.0))
                     .draw()
-                    .map_err(|e| e.to_string())?;
+                    .map_err(drawing)?;
                 let k = series.len().max(1) as f64;
                 let w = 0.8 / k;
                 for (s, (name, vals, errs)) in series.iter().enumerate() {
@@ -258,7 +261,7 @@ impl Chart {
                         .draw_series(vals.iter().enumerate().map(|(i, &v)| {
                             Rectangle::new([(left(i), 0.0), (left(i) + w * 0.92, v)], c.filled())
                         }))
-                        .map_err(|e| e.to_string())?
+                        .map_err(drawing)?
                         .label(name.as_str())
                         .legend(move |(x, y)| {
                             Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
@@ -272,7 +275,7 @@ impl Chart {
                                     BLACK.stroke_width(2),
                                 )
                             }))
-                            .map_err(|e| e.to_string())?;
+                            .map_err(drawing)?;
                     }
                 }
                 if series.len() > 1 {
@@ -287,18 +290,23 @@ impl Chart {
 type Xy =
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>;
 
+/// A drawing failure of plotters, as iolab's error.
+fn drawing(e: impl std::fmt::Display) -> Error {
+    Error::tool("plotters", e.to_string())
+}
+
 /// The legend box, top right.
 fn legend<'a, DB: DrawingBackend + 'a>(
     chart: &mut ChartContext<'a, DB, Xy>,
     f: &str,
-) -> Result<(), String> {
+) -> Result<()> {
     chart
         .configure_series_labels()
         .label_font((f, 14))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.3))
         .draw()
-        .map_err(|e| e.to_string())
+        .map_err(drawing)
 }
 
 fn range(v: impl Iterator<Item = f64>) -> (f64, f64) {

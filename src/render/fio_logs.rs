@@ -3,10 +3,10 @@
 //! `time_ms, value, ddir, bs, prio` (histogram logs: `time_ms, ddir, bs,`
 //! then fio's 1856 latency bins), so fio's plotting tools read them.
 
+use crate::job::{JobSpec, Mix};
 use crate::metrics::recorder::bucket_range;
 use crate::runner::series::{Interval, IoLogEntry};
 use crate::runner::{RunResult, Totals};
-use crate::job::{JobSpec, Mix};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

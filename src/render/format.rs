@@ -45,6 +45,15 @@ fn scaled(v: f64, base: f64, units: &[&str]) -> String {
     }
 }
 
+/// Unix seconds as local `YYYY-MM-DD HH:MM`.
+pub fn local_time(unix: i64) -> String {
+    use chrono::TimeZone;
+    chrono::Local.timestamp_opt(unix, 0).single().map_or_else(
+        || unix.to_string(),
+        |d| d.format("%Y-%m-%d %H:%M").to_string(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

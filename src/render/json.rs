@@ -8,6 +8,7 @@ use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
 use crate::runner::{OpStats, ReportEntry, RunResult, Totals};
+use crate::store::{StoredRun, kind};
 use serde_json::{Map, Value, json};
 
 /// The JSON exporter.
@@ -22,6 +23,36 @@ impl Exporter for Json {
         s.push('\n');
         s
     }
+}
+
+/// A stored run as fio-schema JSON (with histogram bins for json+) plus an
+/// `iolab_run` object with what the store knows of it.
+pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
+    let mut v = if r.kind == kind::TREE {
+        super::tree::json(&r.tree_result()?, bins)
+    } else {
+        Json { bins }.value(&r.result()?)
+    };
+    if let Value::Object(o) = &mut v {
+        o.insert(
+            "iolab_run".into(),
+            json!({
+                "id": r.id,
+                "stored": super::format::local_time(r.created_unix),
+                "created_unix": r.created_unix,
+                "label": r.label,
+                "kind": r.kind,
+                "name": r.name,
+                "command": r.command,
+                "iolab_version": r.iolab_version,
+                "sweep_id": r.sweep_id,
+                "point": r.point,
+                "environment": r.env,
+                "summary": r.summary,
+            }),
+        );
+    }
+    Ok(v)
 }
 
 /// fio's percentile key: `99.000000`.

@@ -1,9 +1,12 @@
 //! Turning a `RunResult` into text: one exporter per output format, behind
 //! one trait. Exporters return strings; the CLI decides where they go.
 
-pub mod fio_logs;
+pub mod cache;
 pub mod chart;
+pub mod compare;
+pub mod fio_logs;
 pub mod format;
+pub mod html;
 pub mod json;
 pub mod lab;
 pub mod log2;
@@ -11,6 +14,7 @@ pub mod normal;
 pub mod report;
 pub mod run_charts;
 pub mod stored;
+pub mod sweep;
 pub mod table;
 pub mod tree;
 

@@ -2,40 +2,37 @@
 //! a few lines of script, nothing fetched) with the job, environment, key
 //! figures and plots of stored runs.
 
-use crate::render::chart::Chart;
-use crate::render::run_charts::{self, latencies, whole};
-use crate::render::stored::{environment, summary_table};
-use crate::render::table::Table;
+use super::chart::Chart;
+use super::html::{esc, page, table as html_table};
+use super::run_charts::{self, latencies, whole};
+use super::stored::{environment, summary_table};
+use super::table::Table;
+use crate::error::Result;
 use crate::runner::RunResult;
-use crate::store::StoredRun;
+use crate::store::{Store, StoredRun, kind};
 use crate::tree::TreeResult;
 
-/// Escapes text for HTML.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// The page for the runs `names` stand for (ids or labels) in `store`;
+/// returns it and how many runs it shows.
+pub fn for_runs(
+    store: &Store,
+    names: &[String],
+    when: impl Fn(i64) -> String,
+) -> Result<(String, usize)> {
+    let mut runs = Vec::new();
+    for id in store.resolve(names)? {
+        let run = store.run(id)?;
+        let body = if run.kind == kind::TREE {
+            Body::Tree(run.tree_result()?)
+        } else {
+            Body::Run(run.result()?)
+        };
+        runs.push((run, body));
+    }
+    Ok((html(&runs, when)?, runs.len()))
 }
 
-fn html_table(t: &Table) -> String {
-    let mut s = String::from("<table><thead><tr>");
-    for h in &t.headers {
-        s.push_str(&format!("<th>{}</th>", esc(h)));
-    }
-    s.push_str("</tr></thead><tbody>");
-    for r in &t.rows {
-        s.push_str("<tr>");
-        for c in r {
-            s.push_str(&format!("<td>{}</td>", esc(c)));
-        }
-        s.push_str("</tr>");
-    }
-    s.push_str("</tbody></table>\n");
-    s
-}
-
-fn figure(chart: &Chart, caption: &str) -> Result<String, String> {
+fn figure(chart: &Chart, caption: &str) -> Result<String> {
     Ok(format!(
         "<figure>{}<figcaption>{}</figcaption></figure>\n",
         chart.svg()?,
@@ -51,7 +48,7 @@ pub enum Body {
     Tree(TreeResult),
 }
 
-fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String, String> {
+fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
     let mut s = format!(
         "<section class=\"run\" id=\"run-{id}\"><h2>Run {id}: {name}{label}</h2>\n<p class=\"meta\">stored {when} by iolab {ver} &middot; {kind} &middot; <code>{cmd}</code></p>\n",
         id = run.id,
@@ -112,7 +109,7 @@ fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String, Strin
 }
 
 /// The tree part of a section: phases, environment, per-phase latency.
-fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String, String> {
+fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String> {
     let mut s = String::from("<h3>Phases</h3>\n");
     let head = crate::render::tree::text(t);
     s.push_str(&format!(
@@ -151,24 +148,8 @@ fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String, String> {
     Ok(s)
 }
 
-const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
-h1{margin-bottom:.2em}h2{border-bottom:2px solid #1f77b4;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;margin:.5em 0;font-size:90%}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f0f4f8}td:first-child,th:first-child{text-align:left}pre{background:#f6f6f6;padding:.6em;overflow-x:auto}
-figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}figcaption{color:#555;font-size:90%}
-.label{background:#e8f0fe;border-radius:4px;padding:0 .4em;font-size:80%}.meta{color:#555}
-nav ul{columns:2}code{font-size:90%}";
-
-/// Builds the report/TOC in the page: lists the runs at the top.
-const SCRIPT: &str = "document.addEventListener('DOMContentLoaded',function(){
-var nav=document.getElementById('toc');var list=document.createElement('ul');
-document.querySelectorAll('section.run h2').forEach(function(h){
-var li=document.createElement('li');var a=document.createElement('a');
-a.href='#'+h.parentElement.id;a.textContent=h.textContent;li.appendChild(a);list.appendChild(li);});
-nav.appendChild(list);document.body.setAttribute('data-ready','1');});";
-
 /// The whole page for `runs` (each with its decoded result).
-pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<String, String> {
+pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<String> {
     let mut body = String::new();
     if runs.len() > 1 {
         let stored: Vec<StoredRun> = runs.iter().map(|(s, _)| s.clone()).collect();
@@ -195,9 +176,11 @@ pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<
         body.push_str(&run_section(s, r, &when(s.created_unix))?);
     }
     let ids: Vec<String> = runs.iter().map(|(s, _)| s.id.to_string()).collect();
-    Ok(format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>iolab report: runs {ids}</title>\n<style>{STYLE}</style>\n<script>{SCRIPT}</script>\n</head><body>\n<h1>iolab report</h1>\n<p class=\"meta\">runs {ids}, made by iolab {ver}</p>\n<nav id=\"toc\"></nav>\n{body}</body></html>\n",
-        ids = esc(&ids.join(", ")),
-        ver = env!("CARGO_PKG_VERSION"),
+    let ids = ids.join(", ");
+    Ok(page(
+        &format!("iolab report: runs {ids}"),
+        &format!("runs {ids}, made by iolab {}", env!("CARGO_PKG_VERSION")),
+        "run",
+        &body,
     ))
 }

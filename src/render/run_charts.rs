@@ -1,9 +1,61 @@
 //! The pictures of one run, shared by `iolab report` and `iolab plot`:
 //! log2 latency histogram, percentile curve, IOPS over time.
 
+use crate::error::{Error, Result};
 use crate::metrics::LatencyHistogram;
 use crate::render::chart::{self, Chart, Series};
 use crate::runner::{RunResult, Totals};
+use crate::store::{StoredRun, kind};
+use std::collections::BTreeMap;
+
+/// The pictures `iolab plot` draws of a stored run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Picture {
+    /// Operations per power-of-two latency bucket, per operation type.
+    Log2,
+    /// Latency at fio's percentiles, per operation type.
+    Percentiles,
+    /// IOPS per interval over the run.
+    Timeseries,
+}
+
+/// `what` of a stored run (an I/O run, an import or a tree).
+pub fn for_stored(run: &StoredRun, what: Picture) -> Result<Chart> {
+    let name = format!("run {} ({})", run.id, run.name);
+    let none = |why: &str| Error::usage(format!("run {}", run.id), why.to_string());
+    if run.kind == kind::TREE {
+        let t = run.tree_result()?;
+        let mut ops: BTreeMap<String, LatencyHistogram> = BTreeMap::new();
+        for p in &t.phases {
+            for (k, h) in &p.ops {
+                ops.entry(k.clone()).or_default().merge(h);
+            }
+        }
+        let hists: Vec<(&str, &LatencyHistogram)> =
+            ops.iter().map(|(k, h)| (k.as_str(), h)).collect();
+        return match what {
+            Picture::Log2 => Ok(chart::log2_histogram(
+                &format!("{name}: latency, log2 buckets"),
+                &hists,
+            )),
+            Picture::Percentiles => Ok(chart::percentile_curve(
+                &format!("{name}: latency percentiles"),
+                &hists,
+            )),
+            Picture::Timeseries => Err(none("is a tree result: it has no time series")),
+        };
+    }
+    let t = whole(&run.result()?);
+    match what {
+        Picture::Log2 => Ok(log2(&format!("{name}: latency, log2 buckets"), &t)),
+        Picture::Percentiles => Ok(percentiles(&format!("{name}: latency percentiles"), &t)),
+        Picture::Timeseries => {
+            timeseries(&format!("{name}: IOPS over time"), &t).ok_or_else(|| {
+                none("has fewer than two time intervals (it ran under one log_avg_msec)")
+            })
+        }
+    }
+}
 
 /// All clones and repetitions of a run added up.
 pub fn whole(r: &RunResult) -> Totals {

@@ -1,11 +1,11 @@
 //! Stored runs as text: the header `show` prints above a result, the
 //! environment in a few lines, and the summary table of `history`/`export`.
 
-use crate::sys::environment::Environment;
+use crate::analysis::summary::METRICS;
 use crate::render::format::bytes_iec;
 use crate::render::table::{Table, fig};
 use crate::store::StoredRun;
-use crate::analysis::summary::METRICS;
+use crate::sys::environment::Environment;
 
 /// The environment in a few readable lines.
 pub fn environment(e: &Environment) -> String {

@@ -4,10 +4,10 @@
 
 use super::stop::StopFlag;
 use crate::error::{Error, Result};
+use crate::job::JobError;
 use crate::job::JobSpec;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -44,21 +44,7 @@ pub fn has_mark(path: &Path) -> bool {
 }
 
 fn set_mark(file: &File) -> std::io::Result<()> {
-    let name = CString::new(MARK_XATTR).expect("no NUL in constant");
-    // SAFETY: valid descriptor, NUL-terminated name, value of given length.
-    let rc = unsafe {
-        libc::fsetxattr(
-            file.as_raw_fd(),
-            name.as_ptr(),
-            MARK_VALUE.as_ptr().cast(),
-            MARK_VALUE.len(),
-            0,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    crate::sys::xattr::set_fd(std::os::fd::AsFd::as_fd(file), MARK_XATTR, MARK_VALUE)
 }
 
 /// Size of a block device in bytes.
@@ -113,11 +99,14 @@ pub fn prepare(need: &Need, allow_overwrite: bool, stop: &StopFlag) -> Result<Pr
     let meta = std::fs::metadata(path);
     let Ok(meta) = meta else {
         let Some(len) = need.len else {
-            return Err(Error::Input(format!(
-                "job '{}': file {} does not exist and no size= is given to create it",
-                need.job,
-                path.display()
-            )));
+            return Err(JobError::invalid(
+                &need.job,
+                format!(
+                    "file {} does not exist and no size= is given to create it",
+                    path.display()
+                ),
+            )
+            .into());
         };
         return create(path, len, stop).map(|size| Prepared {
             path: path.clone(),
@@ -130,19 +119,25 @@ pub fn prepare(need: &Need, allow_overwrite: bool, stop: &StopFlag) -> Result<Pr
     let ft = meta.file_type();
     if ft.is_block_device() {
         if need.writes && !allow_overwrite {
-            return Err(Error::Refused(format!(
-                "refusing to write to block device {} (job '{}'): pass --allow-overwrite to destroy its data",
-                path.display(),
-                need.job
-            )));
+            return Err(Error::refused(
+                path,
+                format!(
+                    "refusing to write to block device {} (job '{}'): pass --allow-overwrite to destroy its data",
+                    path.display(),
+                    need.job
+                ),
+            ));
         }
         let size = block_device_size(path)?;
         if let Some(len) = need.len.filter(|&l| l > size) {
-            return Err(Error::Input(format!(
-                "job '{}': block device {} has {size} bytes, the job needs {len}",
-                need.job,
-                path.display()
-            )));
+            return Err(JobError::invalid(
+                &need.job,
+                format!(
+                    "block device {} has {size} bytes, the job needs {len}",
+                    path.display()
+                ),
+            )
+            .into());
         }
         return Ok(Prepared {
             path: path.clone(),
@@ -153,29 +148,35 @@ pub fn prepare(need: &Need, allow_overwrite: bool, stop: &StopFlag) -> Result<Pr
         });
     }
     if !ft.is_file() {
-        return Err(Error::Input(format!(
-            "job '{}': {} is not a regular file or block device",
-            need.job,
-            path.display()
-        )));
+        return Err(JobError::invalid(
+            &need.job,
+            format!("{} is not a regular file or block device", path.display()),
+        )
+        .into());
     }
     let ours = has_mark(path);
     if need.writes && !ours && !allow_overwrite {
-        return Err(Error::Refused(format!(
-            "refusing to write to {} (job '{}'): it exists and was not laid out by iolab; pass --allow-overwrite to write over it",
-            path.display(),
-            need.job
-        )));
+        return Err(Error::refused(
+            path,
+            format!(
+                "refusing to write to {} (job '{}'): it exists and was not laid out by iolab; pass --allow-overwrite to write over it",
+                path.display(),
+                need.job
+            ),
+        ));
     }
     let size = meta.len();
     match need.len {
         Some(len) if len > size => {
             if !ours && !allow_overwrite {
-                return Err(Error::Refused(format!(
-                    "job '{}': {} has {size} bytes but the job needs {len}; iolab does not extend files it did not lay out (pass --allow-overwrite, or a smaller size=)",
-                    need.job,
-                    path.display()
-                )));
+                return Err(Error::refused(
+                    path,
+                    format!(
+                        "job '{}': {} has {size} bytes but the job needs {len}; iolab does not extend files it did not lay out (pass --allow-overwrite, or a smaller size=)",
+                        need.job,
+                        path.display()
+                    ),
+                ));
             }
             extend(path, size, len, stop)?;
             Ok(Prepared {
@@ -253,7 +254,7 @@ fn fill(file: &File, path: &Path, from: u64, to: u64, stop: &StopFlag) -> Result
     let mut off = from;
     while off < to {
         if stop.is_set() {
-            return Err(Error::Interrupted);
+            return Err(stop.interrupted());
         }
         for w in buf.chunks_exact_mut(8) {
             // Set the low bit of every byte so no byte is zero.
@@ -272,13 +273,16 @@ fn fill(file: &File, path: &Path, from: u64, to: u64, stop: &StopFlag) -> Result
     Ok(())
 }
 
-/// Removes a file iolab laid out; refuses (returns a message) otherwise.
-pub fn unlink_if_ours(path: &Path) -> std::result::Result<(), String> {
+/// Removes a file iolab laid out; returns a warning for the user when it
+/// kept or could not remove it.
+pub fn unlink_if_ours(path: &Path) -> Option<String> {
     if !has_mark(path) {
-        return Err(format!(
+        return Some(format!(
             "unlink: kept {} because iolab did not lay it out",
             path.display()
         ));
     }
-    std::fs::remove_file(path).map_err(|e| format!("unlink: cannot remove {}: {e}", path.display()))
+    std::fs::remove_file(path)
+        .err()
+        .map(|e| format!("unlink: cannot remove {}: {e}", path.display()))
 }

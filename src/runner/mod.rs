@@ -6,12 +6,14 @@ pub mod cache;
 pub mod files;
 mod lookahead;
 pub mod open;
+pub mod progress;
 mod queued;
 pub mod result;
 pub mod series;
 pub mod stop;
 pub mod worker;
 
+pub use progress::{Progress, Quiet};
 pub use result::{CloneRun, FirstRunEffect, OpStats, Repetition, ReportEntry, RunResult, Totals};
 pub use stop::StopFlag;
 
@@ -20,8 +22,9 @@ use crate::engine::{
     LibaioEngine, MmapEngine, NullEngine, PsyncEngine, SyncEngine, UringEngine, uring::UringOptions,
 };
 use crate::error::{Error, Result};
-use crate::plan::{PlanParams, Planner, Region};
+use crate::job::JobError;
 use crate::job::{EngineKind, JobSpec};
+use crate::plan::{PlanParams, Planner, Region};
 use buffer::AlignedBuf;
 use open::OpenSpec;
 use std::collections::BTreeMap;
@@ -43,7 +46,7 @@ pub struct RunOptions {
 pub trait Observer {
     /// Right before the first repetition; an error stops the run before
     /// any I/O is timed.
-    fn timed_start(&mut self) -> std::result::Result<(), String> {
+    fn timed_start(&mut self) -> Result<()> {
         Ok(())
     }
     /// Right after the last repetition.
@@ -133,21 +136,27 @@ fn prepare(
             for p in paths {
                 let fsize = sizes[&p];
                 if job.offset >= fsize {
-                    return Err(Error::Input(format!(
-                        "job '{}': offset {} is beyond the end of {} ({fsize} bytes)",
-                        job.name,
-                        job.offset,
-                        p.display()
-                    )));
+                    return Err(JobError::invalid(
+                        &job.name,
+                        format!(
+                            "offset {} is beyond the end of {} ({fsize} bytes)",
+                            job.offset,
+                            p.display()
+                        ),
+                    )
+                    .into());
                 }
                 let len = per_file.unwrap_or(fsize - job.offset);
                 if job.bs_min > len {
-                    return Err(Error::Input(format!(
-                        "job '{}': bs ({}) is larger than the region of {} ({len} bytes)",
-                        job.name,
-                        job.bs_min,
-                        p.display()
-                    )));
+                    return Err(JobError::invalid(
+                        &job.name,
+                        format!(
+                            "bs ({}) is larger than the region of {} ({len} bytes)",
+                            job.bs_min,
+                            p.display()
+                        ),
+                    )
+                    .into());
                 }
                 cf.push(CloneFile {
                     path: p,
@@ -168,11 +177,14 @@ fn prepare(
 fn check_open(job: &JobSpec, path: &Path) -> Result<()> {
     OpenSpec::of(job).open(path).map(drop).map_err(|e| {
         if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
-            Error::Input(format!(
-                "job '{}': the file system of {} does not support O_DIRECT (direct=1)",
-                job.name,
-                path.display()
-            ))
+            JobError::invalid(
+                &job.name,
+                format!(
+                    "the file system of {} does not support O_DIRECT (direct=1)",
+                    path.display()
+                ),
+            )
+            .into()
         } else {
             Error::io(
                 format!("job '{}': cannot open {}", job.name, path.display()),
@@ -211,14 +223,20 @@ impl AnyEngine {
                     sqthread_poll: job.sqthread_poll,
                     hipri: job.hipri,
                 })
-                .map_err(|m| Error::Input(format!("job '{}': {m}", job.name)))?,
+                .map_err(|problem| Error::Engine {
+                    job: job.name.clone(),
+                    problem,
+                })?,
             )),
-            EngineKind::Libaio => AnyEngine::Libaio(LibaioEngine::new(job.iodepth).map_err(|e| {
-                Error::Input(format!(
-                    "job '{}': ioengine=libaio: io_setup({}) failed: {e} (see /proc/sys/fs/aio-max-nr)",
-                    job.name, job.iodepth
-                ))
-            })?),
+            EngineKind::Libaio => {
+                AnyEngine::Libaio(LibaioEngine::new(job.iodepth).map_err(|e| Error::Engine {
+                    job: job.name.clone(),
+                    problem: format!(
+                        "ioengine=libaio: io_setup({}) failed: {e} (see /proc/sys/fs/aio-max-nr)",
+                        job.iodepth
+                    ),
+                })?)
+            }
         })
     }
 
@@ -427,16 +445,14 @@ pub fn run_observed(
         .map(|f| f.path.clone())
         .collect();
     let disks = counters::disks_of(&all_files);
-    obs.timed_start().map_err(Error::Tool)?;
+    obs.timed_start()?;
     let r = repetitions_loop(&jobs, &layout, &disks, opts, stop, &mut warnings);
     obs.timed_end();
     let (repetitions, interrupted) = r?;
     for (j, job) in jobs.iter().enumerate() {
         if job.unlink {
             for (path, _) in job_regions(&layout[j]) {
-                if let Err(w) = files::unlink_if_ours(&path) {
-                    warnings.push(w);
-                }
+                warnings.extend(files::unlink_if_ours(&path));
             }
         }
     }

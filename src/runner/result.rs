@@ -4,8 +4,8 @@
 use super::cache::FileCache;
 use super::series::{self, Interval, IoLogEntry};
 use crate::counters::CounterDelta;
-use crate::metrics::{CpuUsage, LatencyHistogram};
 use crate::job::JobSpec;
+use crate::metrics::{CpuUsage, LatencyHistogram};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -271,6 +271,19 @@ impl FirstRunEffect {
 }
 
 impl RunResult {
+    /// This result if the run went to its end; the interruption or the
+    /// I/O failures as an error otherwise (for callers that need whole runs).
+    pub fn complete(self, stop: &super::StopFlag) -> crate::Result<RunResult> {
+        if self.interrupted {
+            return Err(stop.interrupted());
+        }
+        let errors = self.errors();
+        if !errors.is_empty() {
+            return Err(crate::Error::RunFailed { errors });
+        }
+        Ok(self)
+    }
+
     /// All clones and jobs of repetition `i` added up (they ran side by side).
     pub fn rep_totals(&self, i: usize) -> Totals {
         let mut t = Totals::default();

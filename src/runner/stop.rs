@@ -1,11 +1,14 @@
-//! A flag that asks a run to stop (set from a signal handler by the CLI).
+//! A flag that asks a run to stop, raised by SIGINT or SIGTERM; it keeps
+//! which signal it was, so the exit code can say (130 or 143).
 
+use crate::error::Error;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Shared "please stop" flag; cheap to poll once per I/O.
+/// Shared "please stop" flag; cheap to poll. Holds the signal number that
+/// raised it (0: not raised).
 #[derive(Clone, Debug, Default)]
-pub struct StopFlag(Arc<AtomicBool>);
+pub struct StopFlag(Arc<AtomicUsize>);
 
 impl StopFlag {
     /// A flag that is not set.
@@ -13,19 +16,39 @@ impl StopFlag {
         StopFlag::default()
     }
 
-    /// The atomic itself, for `signal_hook::flag::register`.
-    pub fn atomic(&self) -> Arc<AtomicBool> {
-        self.0.clone()
+    /// A flag raised by SIGINT and SIGTERM (handlers installed for the
+    /// whole process).
+    pub fn on_signals() -> std::io::Result<StopFlag> {
+        let stop = StopFlag::new();
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register_usize(sig, stop.0.clone(), sig as usize)?;
+        }
+        Ok(stop)
     }
 
-    /// Asks the run to stop.
+    /// Asks the run to stop, as SIGINT would.
     pub fn set(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.0.store(libc::SIGINT as usize, Ordering::Relaxed);
     }
 
     /// True once stop was asked.
     #[inline]
     pub fn is_set(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.load(Ordering::Relaxed) != 0
+    }
+
+    /// The signal that raised the flag, if any.
+    pub fn signal(&self) -> Option<i32> {
+        match self.0.load(Ordering::Relaxed) {
+            0 => None,
+            s => Some(s as i32),
+        }
+    }
+
+    /// The error of a run this flag stopped.
+    pub fn interrupted(&self) -> Error {
+        Error::Interrupted {
+            signal: self.signal().unwrap_or(libc::SIGINT),
+        }
     }
 }

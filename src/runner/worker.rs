@@ -193,7 +193,7 @@ pub fn run<E: Engine>(
         Ok(f) => f,
         Err(e) => {
             start.wait();
-            t.errors.push(e);
+            t.errors.push(e.to_string());
             return (t, false);
         }
     };
@@ -292,14 +292,14 @@ fn open_and_attach<E: Engine>(
     paths: &[PathBuf],
     bufs: &[AlignedBuf],
     engine: &mut E,
-) -> Result<Vec<File>, String> {
+) -> crate::Result<Vec<File>> {
     let files: Vec<File> = paths
         .iter()
         .map(|p| {
             open.open(p)
-                .map_err(|e| format!("cannot open {}: {e}", p.display()))
+                .map_err(|e| crate::Error::io(format!("cannot open {}", p.display()), e))
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<crate::Result<_>>()?;
     let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
     let sizes: Vec<u64> = files
         .iter()
@@ -319,7 +319,7 @@ fn open_and_attach<E: Engine>(
             bufs: &iov,
             writes: open.writable,
         })
-        .map_err(|e| format!("ioengine={}: {e}", engine.name()))?;
+        .map_err(|e| crate::Error::io(format!("ioengine={}", engine.name()), e))?;
     Ok(files)
 }
 

@@ -8,10 +8,25 @@
 //! value, so the percentiles iolab reports are fio's own (to fio's bin
 //! precision), and count, mean, min and max are fio's exact figures.
 
+use super::{NewRun, Store, kind};
+use crate::analysis::summary::Summary;
+use crate::error::{Error, Result};
+use crate::job::JobSpec;
 use crate::metrics::{CpuUsage, LatencyHistogram};
 use crate::runner::{CloneRun, OpStats, Repetition, RunResult, Totals};
-use crate::job::JobSpec;
+use crate::sys::environment::Environment;
 use serde_json::Value;
+
+/// A field of fio's document that is missing or does not read.
+#[derive(Debug, thiserror::Error)]
+enum BadField {
+    /// A required field is absent.
+    #[error("no {0}")]
+    Missing(&'static str),
+    /// A histogram bin key that is not a latency.
+    #[error("bad bin value '{0}'")]
+    Bin(String),
+}
 
 /// What was imported, and what could not be.
 #[derive(Debug)]
@@ -22,14 +37,59 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
+impl Store {
+    /// Stores fio's JSON output `text` (notes fio printed before the
+    /// document are skipped) as one run; `origin` names the file in
+    /// messages. Returns the run id and notes for the user.
+    pub fn import_fio(
+        &mut self,
+        text: &str,
+        origin: &str,
+        label: Option<&str>,
+    ) -> Result<(i64, Vec<String>)> {
+        let start = text.find('{').unwrap_or(0);
+        let doc: Value = serde_json::from_str(&text[start..])
+            .map_err(|e| Error::usage(origin, format!("not JSON: {e}")))?;
+        let imp = from_fio_json(&doc, origin)?;
+        let env = Environment {
+            hostname: format!(
+                "imported from fio {}",
+                doc.get("fio version")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+            ),
+            ..Environment::default()
+        };
+        let names: Vec<&str> = imp.result.jobs.iter().map(|j| j.name.as_str()).collect();
+        let result_json =
+            serde_json::to_string(&imp.result).map_err(|e| super::StoreError::Encode {
+                what: "imported result",
+                problem: e.to_string(),
+            })?;
+        let id = self.insert(&NewRun {
+            kind: kind::FIO,
+            label,
+            name: names.join(","),
+            command: format!("iolab import {origin}"),
+            env: &env,
+            result_json,
+            summary: &Summary::of_run(&imp.result),
+            sweep: None,
+            source_json: Some(&doc.to_string()),
+        })?;
+        Ok((id, imp.notes))
+    }
+}
+
 /// Converts fio's JSON output. `origin` names the file in messages.
-pub fn from_fio_json(doc: &Value, origin: &str) -> Result<Imported, String> {
+pub fn from_fio_json(doc: &Value, origin: &str) -> Result<Imported> {
+    let bad = |problem: String| Error::usage(origin, problem);
     let jobs = doc
         .get("jobs")
         .and_then(Value::as_array)
-        .ok_or_else(|| format!("{origin}: not a fio JSON result (no \"jobs\" array)"))?;
+        .ok_or_else(|| bad("not a fio JSON result (no \"jobs\" array)".into()))?;
     if jobs.is_empty() {
-        return Err(format!("{origin}: fio result has no jobs"));
+        return Err(bad("fio result has no jobs".into()));
     }
     let mut notes = Vec::new();
     let global = options_of(doc.get("global options"));
@@ -40,7 +100,7 @@ pub fn from_fio_json(doc: &Value, origin: &str) -> Result<Imported, String> {
         let name = j
             .get("jobname")
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("{origin}: jobs[{i}] has no \"jobname\""))?;
+            .ok_or_else(|| bad(format!("jobs[{i}] has no \"jobname\"")))?;
         let mut opts = global.clone();
         opts.extend(options_of(j.get("job options")));
         let (mut spec, ignored) = JobSpec::from_foreign_options(name, &opts);
@@ -66,8 +126,7 @@ pub fn from_fio_json(doc: &Value, origin: &str) -> Result<Imported, String> {
         };
         for (dir, stats) in [("read", &mut t.read), ("write", &mut t.write)] {
             if let Some(d) = j.get(dir) {
-                let (s, rebuilt) =
-                    op_stats(d).map_err(|m| format!("{origin}: jobs[{i}].{dir}: {m}"))?;
+                let (s, rebuilt) = op_stats(d).map_err(|m| bad(format!("jobs[{i}].{dir}: {m}")))?;
                 *stats = s;
                 reconstructed |= rebuilt;
             }
@@ -135,7 +194,7 @@ fn num(v: &Value, key: &str) -> f64 {
 }
 
 /// One direction; the flag tells whether a histogram was rebuilt from percentiles.
-fn op_stats(d: &Value) -> Result<(OpStats, bool), String> {
+fn op_stats(d: &Value) -> std::result::Result<(OpStats, bool), BadField> {
     let bytes = num(d, "io_bytes") as u64;
     let ios = num(d, "total_ios") as u64;
     if ios == 0 {
@@ -147,7 +206,7 @@ fn op_stats(d: &Value) -> Result<(OpStats, bool), String> {
             false,
         ));
     }
-    let clat = d.get("clat_ns").ok_or("no clat_ns")?;
+    let clat = d.get("clat_ns").ok_or(BadField::Missing("clat_ns"))?;
     let (hist, rebuilt) = histogram(clat)?;
     let mut lat = hist.clone();
     if let Some(l) = d.get("lat_ns") {
@@ -169,13 +228,13 @@ fn op_stats(d: &Value) -> Result<(OpStats, bool), String> {
 }
 
 /// fio's latency object as a histogram: bins when present, else percentiles.
-fn histogram(o: &Value) -> Result<(LatencyHistogram, bool), String> {
+fn histogram(o: &Value) -> std::result::Result<(LatencyHistogram, bool), BadField> {
     let n = num(o, "N") as u64;
     let mut h = LatencyHistogram::new();
     let mut rebuilt = false;
     if let Some(bins) = o.get("bins").and_then(Value::as_object) {
         for (k, c) in bins {
-            let v: u64 = k.parse().map_err(|_| format!("bad bin value '{k}'"))?;
+            let v: u64 = k.parse().map_err(|_| BadField::Bin(k.clone()))?;
             h.record_n(v, c.as_u64().unwrap_or(0));
         }
     } else if let Some(p) = o.get("percentile").and_then(Value::as_object) {

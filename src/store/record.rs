@@ -2,9 +2,9 @@
 //! files, the key figures computed, the result serialised.
 
 use super::{NewRun, Store, StoreError, StoreResult, kind};
-use crate::sys::environment::Environment;
-use crate::runner::RunResult;
 use crate::analysis::summary::Summary;
+use crate::runner::RunResult;
+use crate::sys::environment::Environment;
 use crate::tree::TreeResult;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -22,7 +22,7 @@ impl Store {
         let env = Environment::capture(&files);
         let summary = Summary::of_run(result);
         let names: Vec<&str> = result.jobs.iter().map(|j| j.name.as_str()).collect();
-        let json = serde_json::to_string(result).map_err(|e| StoreError(e.to_string()))?;
+        let json = serde_json::to_string(result).map_err(|e| encode("run result", e))?;
         self.insert(&NewRun {
             kind: kind::RUN,
             label,
@@ -47,7 +47,7 @@ impl Store {
         paths.extend(t.dest.clone());
         let env = Environment::capture(&paths);
         let summary = crate::tree::summary(t);
-        let json = serde_json::to_string(t).map_err(|e| StoreError(e.to_string()))?;
+        let json = serde_json::to_string(t).map_err(|e| encode("tree result", e))?;
         self.insert(&NewRun {
             kind: kind::TREE,
             label,
@@ -59,5 +59,12 @@ impl Store {
             sweep: None,
             source_json: None,
         })
+    }
+}
+
+fn encode(what: &'static str, e: serde_json::Error) -> StoreError {
+    StoreError::Encode {
+        what,
+        problem: e.to_string(),
     }
 }

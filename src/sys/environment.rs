@@ -64,7 +64,7 @@ impl Environment {
             kernel: uname(),
             cpu_model: cpu_model(),
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
-            memory_bytes: mem_total(),
+            memory_bytes: super::fs::meminfo("MemTotal"),
             files: Vec::new(),
         };
         for f in files {
@@ -116,14 +116,6 @@ fn cpu_model() -> String {
             matches!(k.trim(), "model name" | "Model" | "cpu model").then(|| v.trim().to_string())
         })
         .unwrap_or_default()
-}
-
-fn mem_total() -> u64 {
-    let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    info.lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
 }
 
 /// The existing path closest to `p` (the file, else its nearest ancestor).

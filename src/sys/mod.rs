@@ -5,6 +5,7 @@
 
 pub mod cachestat;
 pub mod environment;
+pub mod fs;
 pub mod pagecache;
 pub mod rusage;
 pub mod xattr;

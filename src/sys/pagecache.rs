@@ -1,33 +1,85 @@
-//! vmtouch's jobs in-process: how much of each file is in the page cache
-//! (cachestat(2), or mincore(2) where the kernel lacks it), reading files
-//! into the cache, evicting them (POSIX_FADV_DONTNEED, verified), and
-//! locking them in with mlock(2).
-//!
-//! mincore's limits: it needs a readable mapping of the file, counts only
-//! pages present in the page cache (not dirty/writeback/evicted), and
-//! cannot see pages of files it cannot open.
+//! The page cache, in one place: how much of a file is cached (cachestat,
+//! or mincore where the kernel lacks it, see [`super::cachestat`]), reading
+//! files in, evicting them (POSIX_FADV_DONTNEED after writing back their
+//! dirty pages), dropping the whole cache (root), and locking files in with
+//! mlock(2); also vmtouch's jobs over many files at once.
 
-use crate::metrics::CacheState;
-use crate::sys::cachestat::{cache_state, mincore_pages};
+use super::cachestat::{CacheState, cache_state, mincore_pages};
+use crate::error::{Error, Result};
 use serde::Serialize;
 use std::fs::File;
-use std::io::Read;
 use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Cache state of `[off, off+len)` of `path`.
+pub fn state(path: &Path, off: u64, len: u64) -> std::io::Result<CacheState> {
+    cache_state(File::open(path)?.as_fd(), off, len)
+}
+
+/// Writes back the file's dirty pages (they cannot be dropped), then asks
+/// the kernel to drop all its pages.
+pub fn evict(path: &Path) -> std::io::Result<()> {
+    let f = File::open(path)?;
+    f.sync_data().or_else(|e| {
+        // Some files (pipes, some pseudo files) cannot be synced.
+        if e.raw_os_error() == Some(libc::EINVAL) {
+            Ok(())
+        } else {
+            Err(e)
+        }
+    })?;
+    advise(&f, 0, 0, libc::POSIX_FADV_DONTNEED)
+}
+
+/// Reads `[off, off+len)` of `path` through `buf` so it is in the cache;
+/// returns the bytes read.
+pub fn warm(path: &Path, off: u64, len: u64, buf: &mut [u8]) -> std::io::Result<u64> {
+    let f = File::open(path)?;
+    advise(&f, 0, 0, libc::POSIX_FADV_SEQUENTIAL)?;
+    let (mut pos, end) = (off, off.saturating_add(len));
+    while pos < end {
+        let n = ((end - pos) as usize).min(buf.len());
+        let got = f.read_at(&mut buf[..n], pos)?;
+        if got == 0 {
+            break;
+        }
+        pos += got as u64;
+    }
+    Ok(pos - off)
+}
+
+/// Writes back every dirty page of the system and drops every clean page,
+/// dentry and inode (`drop_caches=3`; needs root).
+pub fn drop_all() -> std::io::Result<()> {
+    // SAFETY: sync(2) has no preconditions.
+    unsafe { libc::sync() };
+    std::fs::write("/proc/sys/vm/drop_caches", "3\n")
+}
+
+fn advise(f: &File, off: i64, len: i64, advice: libc::c_int) -> std::io::Result<()> {
+    // SAFETY: advice on an open descriptor; no memory is passed.
+    match unsafe { libc::posix_fadvise(f.as_raw_fd(), off, len, advice) } {
+        0 => Ok(()),
+        rc => Err(std::io::Error::from_raw_os_error(rc)),
+    }
+}
 
 /// Regular files under `paths` (directories recursively, symlinks not
 /// followed), and how many directories were entered.
-pub fn collect(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, u64), String> {
+pub fn collect(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, u64)> {
     let mut files = Vec::new();
     let mut dirs = 0;
     let mut stack: Vec<PathBuf> = paths.iter().rev().cloned().collect();
     while let Some(p) = stack.pop() {
-        let md = std::fs::symlink_metadata(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let named = |e| Error::io(p.display().to_string(), e);
+        let md = std::fs::symlink_metadata(&p).map_err(named)?;
         if md.is_dir() {
             dirs += 1;
             let mut kids: Vec<PathBuf> = std::fs::read_dir(&p)
                 .and_then(|it| it.map(|e| e.map(|e| e.path())).collect())
-                .map_err(|e| format!("{}: {e}", p.display()))?;
+                .map_err(|e| Error::io(p.display().to_string(), e))?;
             kids.sort();
             stack.extend(kids.into_iter().rev());
         } else if md.is_file() {
@@ -69,33 +121,125 @@ pub fn status(path: &Path, with_map: bool) -> std::io::Result<Residency> {
     })
 }
 
-/// Reads `path` through so it is in the cache; returns the bytes read.
-pub fn warm(path: &Path, buf: &mut [u8]) -> std::io::Result<u64> {
-    let mut f = File::open(path)?;
-    // SAFETY: plain advice on a valid descriptor.
-    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
-    let mut n = 0;
-    loop {
-        let r = f.read(buf)?;
-        if r == 0 {
-            return Ok(n);
+/// The residency of many files at one moment (`iolab cache status`).
+#[derive(Debug, Clone)]
+pub struct Survey {
+    /// Each file.
+    pub files: Vec<Residency>,
+    /// Directories walked.
+    pub dirs: u64,
+    /// Seconds the survey took.
+    pub elapsed_s: f64,
+}
+
+impl Survey {
+    /// Pages of all files.
+    pub fn pages(&self) -> u64 {
+        self.files.iter().map(|r| r.state.pages).sum()
+    }
+
+    /// Pages of all files in the cache.
+    pub fn cached(&self) -> u64 {
+        self.files.iter().map(|r| r.state.cached).sum()
+    }
+
+    /// Bytes of all files.
+    pub fn size(&self) -> u64 {
+        self.files.iter().map(|r| r.size).sum()
+    }
+
+    /// Which call measured it.
+    pub fn source(&self) -> &'static str {
+        if self.files.iter().any(|r| r.state.source == "mincore") {
+            "mincore(2) (cachestat unavailable: resident pages only)"
+        } else {
+            "cachestat(2)"
         }
-        n += r as u64;
     }
 }
 
-/// Writes back `path`'s dirty pages (dirty pages cannot be dropped), then
-/// asks the kernel to drop its pages; returns the state after.
-pub fn evict(path: &Path) -> std::io::Result<CacheState> {
-    let f = File::open(path)?;
-    f.sync_data()?;
-    // SAFETY: plain advice on a valid descriptor.
-    let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    if rc != 0 {
-        return Err(std::io::Error::from_raw_os_error(rc));
+/// The residency of every file under `paths` (maps when `with_map`).
+pub fn survey(paths: &[PathBuf], with_map: bool) -> Result<Survey> {
+    let (files, dirs) = collect(paths)?;
+    let t0 = Instant::now();
+    let files = files
+        .iter()
+        .map(|f| status(f, with_map).map_err(|e| Error::io(f.display().to_string(), e)))
+        .collect::<Result<_>>()?;
+    Ok(Survey {
+        files,
+        dirs,
+        elapsed_s: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// What `warm_all` did.
+#[derive(Debug, Clone)]
+pub struct Warmed {
+    /// Bytes read.
+    pub bytes: u64,
+    /// Seconds it took.
+    pub elapsed_s: f64,
+    /// The residency afterwards.
+    pub after: Survey,
+}
+
+/// Reads every file under `paths` into the cache.
+pub fn warm_all(paths: &[PathBuf]) -> Result<Warmed> {
+    let (files, _) = collect(paths)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let t0 = Instant::now();
+    let mut bytes = 0;
+    for f in &files {
+        bytes +=
+            warm(f, 0, u64::MAX, &mut buf).map_err(|e| Error::io(f.display().to_string(), e))?;
     }
-    let size = f.metadata()?.len();
-    cache_state(f.as_fd(), 0, size)
+    let elapsed_s = t0.elapsed().as_secs_f64();
+    Ok(Warmed {
+        bytes,
+        elapsed_s,
+        after: survey(paths, false)?,
+    })
+}
+
+/// What `evict_all` did.
+#[derive(Debug, Clone)]
+pub struct Evicted {
+    /// Files and directories handled.
+    pub files: usize,
+    /// Directories walked.
+    pub dirs: u64,
+    /// Pages of the files.
+    pub pages: u64,
+    /// Seconds it took.
+    pub elapsed_s: f64,
+    /// Files still (partly) cached: path, cached pages, dirty pages.
+    pub left: Vec<(PathBuf, u64, u64)>,
+}
+
+/// Evicts every file under `paths` and checks what stayed.
+pub fn evict_all(paths: &[PathBuf]) -> Result<Evicted> {
+    let (files, dirs) = collect(paths)?;
+    let t0 = Instant::now();
+    let mut out = Evicted {
+        files: files.len(),
+        dirs,
+        pages: 0,
+        elapsed_s: 0.0,
+        left: Vec::new(),
+    };
+    for f in &files {
+        let s = evict(f)
+            .and_then(|_| status(f, false))
+            .map_err(|e| Error::io(f.display().to_string(), e))?
+            .state;
+        out.pages += s.pages;
+        if s.cached > 0 {
+            out.left.push((f.clone(), s.cached, s.dirty.unwrap_or(0)));
+        }
+    }
+    out.elapsed_s = t0.elapsed().as_secs_f64();
+    Ok(out)
 }
 
 /// A file mapped and locked into memory until dropped.
@@ -155,14 +299,31 @@ pub fn lock(path: &Path) -> std::io::Result<Locked> {
     if addr == libc::MAP_FAILED {
         return Err(std::io::Error::last_os_error());
     }
-    // SAFETY: the range is the mapping just made.
+    let locked = Locked { addr, len };
+    // SAFETY: the range is the mapping just made (unmapped by `locked`'s
+    // Drop if this fails).
     if unsafe { libc::mlock(addr, len) } != 0 {
-        let e = std::io::Error::last_os_error();
-        // SAFETY: as above.
-        unsafe { libc::munmap(addr, len) };
-        return Err(e);
+        return Err(std::io::Error::last_os_error());
     }
-    Ok(Locked { addr, len })
+    Ok(locked)
+}
+
+/// Locks every file (the error names the file and the likely limit).
+pub fn lock_all(files: &[PathBuf]) -> Result<Vec<Locked>> {
+    files
+        .iter()
+        .map(|f| {
+            lock(f).map_err(|e| {
+                Error::io(
+                    format!(
+                        "mlock {} (RLIMIT_MEMLOCK too small? root or CAP_IPC_LOCK lifts it)",
+                        f.display()
+                    ),
+                    e,
+                )
+            })
+        })
+        .collect()
 }
 
 /// vmtouch's residency line: `width` cells, `O` all pages resident, `o`

@@ -1,7 +1,39 @@
 //! CPU use of the calling thread (`getrusage(RUSAGE_THREAD)`) or the
-//! process (`RUSAGE_SELF`).
+//! process (`RUSAGE_SELF`): the one place that calls getrusage.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// `getrusage(who)`.
+fn getrusage(who: libc::c_int) -> libc::rusage {
+    // SAFETY: getrusage writes into the zeroed struct we pass; `who` is one
+    // of the RUSAGE_* constants.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(who, &mut ru);
+        ru
+    }
+}
+
+fn micros(t: libc::timeval) -> u64 {
+    t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64
+}
+
+/// The whole process's counters by name: CPU µs, faults, context
+/// switches, blocks (for `iolab.counters.rusage`).
+pub fn process_counters() -> BTreeMap<String, u64> {
+    let ru = getrusage(libc::RUSAGE_SELF);
+    BTreeMap::from([
+        ("user_us".to_string(), micros(ru.ru_utime)),
+        ("sys_us".to_string(), micros(ru.ru_stime)),
+        ("majflt".to_string(), ru.ru_majflt as u64),
+        ("minflt".to_string(), ru.ru_minflt as u64),
+        ("nvcsw".to_string(), ru.ru_nvcsw as u64),
+        ("nivcsw".to_string(), ru.ru_nivcsw as u64),
+        ("inblock".to_string(), ru.ru_inblock as u64),
+        ("oublock".to_string(), ru.ru_oublock as u64),
+    ])
+}
 
 /// CPU figures of one thread over an interval.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -30,16 +62,10 @@ impl CpuUsage {
     }
 
     fn of(who: libc::c_int) -> CpuUsage {
-        // SAFETY: getrusage writes into the zeroed struct we pass.
-        let ru = unsafe {
-            let mut ru: libc::rusage = std::mem::zeroed();
-            libc::getrusage(who, &mut ru);
-            ru
-        };
-        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        let ru = getrusage(who);
         CpuUsage {
-            user_us: us(ru.ru_utime),
-            sys_us: us(ru.ru_stime),
+            user_us: micros(ru.ru_utime),
+            sys_us: micros(ru.ru_stime),
             ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
             majf: ru.ru_majflt as u64,
             minf: ru.ru_minflt as u64,

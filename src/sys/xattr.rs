@@ -1,33 +1,67 @@
-//! Extended attributes by path: iolab's marks on what it made (laid-out
-//! files, trees), which make re-runs and removal safe.
+//! Extended attributes: iolab's marks on what it made (laid-out files,
+//! trees), which make re-runs and removal safe. On an open descriptor
+//! (what the next check reads is the file that was opened) or by path.
 
 use std::ffi::CString;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-fn cstrings(path: &Path, name: &str) -> Option<(CString, CString)> {
-    Some((
-        CString::new(path.as_os_str().as_bytes()).ok()?,
-        CString::new(name).ok()?,
-    ))
+fn c_name(name: &str) -> std::io::Result<CString> {
+    CString::new(name).map_err(|_| std::io::Error::other("NUL in attribute name"))
 }
 
-/// True when `path` carries attribute `name` with a non-empty value.
-pub fn has(path: &Path, name: &str) -> bool {
-    let Some((p, n)) = cstrings(path, name) else {
-        return false;
-    };
+fn check(rc: libc::c_int) -> std::io::Result<()> {
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// True when the open file `fd` carries attribute `name` with a value.
+pub fn has_fd(fd: BorrowedFd<'_>, name: &str) -> bool {
+    let Ok(n) = c_name(name) else { return false };
     let mut buf = [0u8; 64];
-    // SAFETY: valid NUL-terminated strings and a buffer of the given length.
-    let rc = unsafe { libc::getxattr(p.as_ptr(), n.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    // SAFETY: valid descriptor and NUL-terminated name; the kernel writes at
+    // most `buf.len()` bytes into `buf`.
+    let rc = unsafe {
+        libc::fgetxattr(
+            fd.as_raw_fd(),
+            n.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
     rc > 0
+}
+
+/// Sets attribute `name` on the open file `fd`.
+pub fn set_fd(fd: BorrowedFd<'_>, name: &str, value: &[u8]) -> std::io::Result<()> {
+    let n = c_name(name)?;
+    // SAFETY: valid descriptor, NUL-terminated name, value of the given length.
+    check(unsafe {
+        libc::fsetxattr(
+            fd.as_raw_fd(),
+            n.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        )
+    })
+}
+
+/// True when `path` carries attribute `name` with a value (following symlinks).
+pub fn has(path: &Path, name: &str) -> bool {
+    std::fs::File::open(path).is_ok_and(|f| has_fd(std::os::fd::AsFd::as_fd(&f), name))
 }
 
 /// Sets attribute `name` on `path` (following symlinks).
 pub fn set(path: &Path, name: &str, value: &[u8]) -> std::io::Result<()> {
-    let (p, n) = cstrings(path, name).ok_or_else(|| std::io::Error::other("NUL in path"))?;
+    let p = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::other("NUL in path"))?;
+    let n = c_name(name)?;
     // SAFETY: valid NUL-terminated strings and a value of the given length.
-    let rc = unsafe {
+    check(unsafe {
         libc::setxattr(
             p.as_ptr(),
             n.as_ptr(),
@@ -35,9 +69,5 @@ pub fn set(path: &Path, name: &str, value: &[u8]) -> std::io::Result<()> {
             value.len(),
             0,
         )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    })
 }

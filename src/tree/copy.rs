@@ -61,10 +61,7 @@ pub fn copy(
     stop: &StopFlag,
 ) -> Result<TreeResult> {
     if !src.is_dir() {
-        return Err(Error::Input(format!(
-            "{} is not a directory",
-            src.display()
-        )));
+        return Err(Error::usage(src.display().to_string(), "not a directory"));
     }
     let (sc, dc) = (
         src.canonicalize().map_err(ctx("cannot resolve", src))?,
@@ -75,11 +72,10 @@ pub fn copy(
             .map_err(ctx("cannot resolve the parent of", dst))?,
     );
     if dc.starts_with(&sc) {
-        return Err(Error::Input(format!(
-            "{} is inside {}: a copy into itself never ends",
-            dst.display(),
-            src.display()
-        )));
+        return Err(Error::usage(
+            dst.display().to_string(),
+            format!("inside {}: a copy into itself never ends", src.display()),
+        ));
     }
     prepare_top(dst)?;
     let started_unix = std::time::SystemTime::now()

@@ -49,21 +49,23 @@ pub fn prepare_top(dir: &Path) -> Result<()> {
     match std::fs::read_dir(dir) {
         Ok(mut it) => {
             if it.next().is_some() {
-                return Err(Error::Refused(format!(
-                    "{} exists and is not empty: iolab makes trees only in a new or empty directory",
-                    dir.display()
-                )));
+                return Err(Error::refused(
+                    dir,
+                    format!(
+                        "{} exists and is not empty: iolab makes trees only in a new or empty directory",
+                        dir.display()
+                    ),
+                ));
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty())
                 && !parent.is_dir()
             {
-                return Err(Error::Input(format!(
-                    "cannot create {}: directory {} does not exist",
-                    dir.display(),
-                    parent.display()
-                )));
+                return Err(Error::usage(
+                    format!("cannot create {}", dir.display()),
+                    format!("directory {} does not exist", parent.display()),
+                ));
             }
             std::fs::create_dir(dir)
                 .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;

@@ -9,6 +9,7 @@ pub mod copy;
 pub mod create;
 pub mod mark;
 pub mod ops;
+pub mod options;
 pub mod remove;
 pub mod walk;
 

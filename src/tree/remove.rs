@@ -21,22 +21,22 @@ pub fn remove(
     let md = std::fs::symlink_metadata(top)
         .map_err(|e| Error::io(format!("cannot remove {}", top.display()), e))?;
     if !md.is_dir() {
-        return Err(Error::Input(format!(
-            "{} is not a directory",
-            top.display()
-        )));
+        return Err(Error::usage(top.display().to_string(), "not a directory"));
     }
     let canon = top.canonicalize().unwrap_or_else(|_| top.to_path_buf());
     if canon.parent().is_none() {
-        return Err(Error::Refused("refusing to remove /".into()));
+        return Err(Error::refused("/", "refusing to remove /"));
     }
     if !foreign && !mark::is_ours(top) {
-        return Err(Error::Refused(format!(
-            "{} was not made by `iolab tree create` or `tree copy` (no {} mark); \
-             add --not-mine to remove it anyway",
-            top.display(),
-            mark::TREE_XATTR
-        )));
+        return Err(Error::refused(
+            top,
+            format!(
+                "{} was not made by `iolab tree create` or `tree copy` (no {} mark); \
+                 add --not-mine to remove it anyway",
+                top.display(),
+                mark::TREE_XATTR
+            ),
+        ));
     }
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

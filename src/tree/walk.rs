@@ -59,10 +59,7 @@ pub fn walk(
     stop: &StopFlag,
 ) -> Result<TreeResult> {
     if !top.is_dir() {
-        return Err(Error::Input(format!(
-            "{} is not a directory",
-            top.display()
-        )));
+        return Err(Error::usage(top.display().to_string(), "not a directory"));
     }
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -1,0 +1,92 @@
+//! The rules between a job's options (sizes, depths, engine options, logs),
+//! checked once every option is applied.
+
+use super::error::JobError;
+use super::spec::{EngineKind, JobSpec};
+
+impl JobSpec {
+    /// Checks the rules between options; the error names the job.
+    pub(super) fn validate(&self) -> Result<(), JobError> {
+        let bad = |why: String| Err(JobError::invalid(&self.name, why));
+        if self.bs_min == 0 {
+            return bad("bs must be at least 1 byte".into());
+        }
+        if self.bs_min > self.bs_max {
+            return bad(format!(
+                "blocksize_range minimum {} is larger than its maximum {}",
+                self.bs_min, self.bs_max
+            ));
+        }
+        if self.bs_max > u32::MAX as u64 {
+            return bad(format!("bs {} is too large (at most 4 GiB)", self.bs_max));
+        }
+        if let Some(size) = self.size {
+            if size == 0 {
+                return bad("size must be larger than 0".into());
+            }
+            if self.bs_min > size {
+                return bad(format!("bs ({}) is larger than size ({size})", self.bs_min));
+            }
+        }
+        if self.rwmixread > 100 {
+            return bad(format!(
+                "rwmixread={} is not a percentage (0-100)",
+                self.rwmixread
+            ));
+        }
+        if self.numjobs == 0 {
+            return bad("numjobs must be at least 1".into());
+        }
+        if self.repeat == 0 {
+            return bad("repeat must be at least 1".into());
+        }
+        if self.loops == 0 {
+            return bad("loops must be at least 1".into());
+        }
+        if self.iodepth == 0 || self.iodepth > 32768 {
+            return bad(format!(
+                "iodepth={} must be between 1 and 32768",
+                self.iodepth
+            ));
+        }
+        if self.iodepth_batch_submit == 0 {
+            return bad("iodepth_batch_submit must be at least 1".into());
+        }
+        if self.iodepth_batch_complete_min == 0 {
+            return bad("iodepth_batch_complete_min must be at least 1".into());
+        }
+        for (on, name) in [
+            (self.fixedbufs, "fixedbufs"),
+            (self.registerfiles, "registerfiles"),
+            (self.sqthread_poll, "sqthread_poll"),
+            (self.hipri, "hipri"),
+        ] {
+            if on && self.engine != EngineKind::IoUring {
+                return bad(format!(
+                    "option '{name}' applies to ioengine=io_uring only (this job uses ioengine={})",
+                    self.engine.name()
+                ));
+            }
+        }
+        if self.hipri && !self.direct {
+            return bad("option 'hipri' (polled completions) works only with direct=1".into());
+        }
+        if self.logs.hist.is_some() && self.logs.hist_msec == 0 {
+            return bad("write_hist_log needs log_hist_msec (e.g. log_hist_msec=1000)".into());
+        }
+        if self.time_based && self.runtime_us.is_none() {
+            return bad("time_based needs a runtime (e.g. runtime=10s)".into());
+        }
+        if self.direct
+            && (!self.bs_min.is_multiple_of(512)
+                || !self.bs_max.is_multiple_of(512)
+                || !self.offset.is_multiple_of(512))
+        {
+            return bad(format!(
+                "direct=1 needs bs and offset in multiples of 512 bytes (bs {}-{}, offset {})",
+                self.bs_min, self.bs_max, self.offset
+            ));
+        }
+        Ok(())
+    }
+}

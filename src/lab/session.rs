@@ -1,0 +1,169 @@
+//! Running labs for a user: each lab gets a scratch directory (removed
+//! afterwards unless kept), its charts are saved as SVG and PNG and its
+//! files copied into the output directory, and several labs make one HTML
+//! page. The CLI only shows what this returns.
+
+use super::{Lab, LabCtx, Outcome};
+use crate::error::{Error, Result};
+use crate::registry::Entry;
+use crate::runner::{Progress, StopFlag};
+use crate::store::Store;
+use std::path::{Path, PathBuf};
+
+/// What the user asked of every lab.
+#[derive(Debug, Clone, Default)]
+pub struct LabOptions {
+    /// Small sizes and fewer steps.
+    pub quick: bool,
+    /// Where scratch directories go (default: the current directory).
+    pub dir: Option<PathBuf>,
+    /// Keep the scratch directories.
+    pub keep: bool,
+    /// Main file size instead of the lab's own choice.
+    pub size: Option<u64>,
+    /// Operations per run instead of the lab's own choice.
+    pub ops: Option<u64>,
+    /// Where charts and the report go (default `./iolab-labs/DATE-TIME-NAME/`).
+    pub out: Option<PathBuf>,
+}
+
+/// One lab done: its outcome, and one line per file saved.
+#[derive(Debug)]
+pub struct Finished {
+    /// What the lab found.
+    pub outcome: Outcome,
+    /// Where its charts, files and stored runs are, one line each.
+    pub saved: Vec<String>,
+}
+
+/// Labs run one after the other into one output directory.
+pub struct Session<'a> {
+    opts: LabOptions,
+    base: PathBuf,
+    out: PathBuf,
+    store: Option<&'a mut Store>,
+    stop: &'a StopFlag,
+}
+
+impl<'a> Session<'a> {
+    /// Checks the scratch location and makes the output directory (named
+    /// after `name` unless `--out` is given).
+    pub fn new(
+        opts: LabOptions,
+        name: &str,
+        store: Option<&'a mut Store>,
+        stop: &'a StopFlag,
+    ) -> Result<Session<'a>> {
+        let base = opts.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        if !base.is_dir() {
+            return Err(Error::usage(
+                format!("--dir {}", base.display()),
+                "not a directory",
+            ));
+        }
+        let out = opts.out.clone().unwrap_or_else(|| {
+            PathBuf::from("iolab-labs").join(format!(
+                "{}-{name}",
+                chrono::Local::now().format("%Y%m%d-%H%M%S")
+            ))
+        });
+        std::fs::create_dir_all(&out)
+            .map_err(|e| Error::io(format!("--out {}", out.display()), e))?;
+        Ok(Session {
+            opts,
+            base,
+            out,
+            store,
+            stop,
+        })
+    }
+
+    /// The output directory.
+    pub fn out(&self) -> &Path {
+        &self.out
+    }
+
+    /// Runs one lab in a fresh scratch directory and saves what it made.
+    pub fn run(&mut self, lab: &Entry<dyn Lab>, progress: &mut dyn Progress) -> Result<Finished> {
+        let scratch = self
+            .base
+            .join(format!("iolab-scratch-{}-{}", lab.name, std::process::id()));
+        std::fs::create_dir_all(&scratch)
+            .map_err(|e| Error::io(format!("cannot create {}", scratch.display()), e))?;
+        progress.step(&format!(
+            "lab {}: scratch directory {}",
+            lab.name,
+            scratch.display()
+        ));
+        let ran = {
+            let mut ctx = LabCtx {
+                lab: lab.name,
+                dir: scratch.clone(),
+                quick: self.opts.quick,
+                size: self.opts.size,
+                ops: self.opts.ops,
+                stop: self.stop,
+                store: self.store.as_deref_mut(),
+                progress,
+            };
+            lab.item.run(&mut ctx)
+        };
+        // Saved before the scratch directory goes: files may live there.
+        let finished = ran.and_then(|outcome| {
+            let saved = save(&outcome, &self.out)?;
+            Ok(Finished { outcome, saved })
+        });
+        if self.opts.keep {
+            progress.step(&format!("kept {}", scratch.display()));
+        } else if let Err(e) = std::fs::remove_dir_all(&scratch) {
+            progress.warning(&format!("could not remove {}: {e}", scratch.display()));
+        }
+        finished
+    }
+
+    /// Writes every outcome into one HTML page in the output directory.
+    pub fn report(&self, outcomes: &[Outcome]) -> Result<PathBuf> {
+        let note = format!(
+            "iolab {} on {}{}",
+            env!("CARGO_PKG_VERSION"),
+            crate::sys::environment::Environment::capture(&[]).kernel,
+            if self.opts.quick {
+                ", --quick sizes"
+            } else {
+                ""
+            }
+        );
+        let path = self.out.join("report.html");
+        crate::render::html::write_file(&path, &crate::render::lab::html(outcomes, &note)?)?;
+        Ok(path)
+    }
+}
+
+/// Writes the outcome's charts (SVG and PNG) and files into `out`; returns
+/// the lines telling where they are.
+fn save(o: &Outcome, out: &Path) -> Result<Vec<String>> {
+    let mut lines = Vec::new();
+    for (stem, chart) in &o.charts {
+        let svg = out.join(format!("{stem}.svg"));
+        chart.save(&svg)?;
+        chart.save(&out.join(format!("{stem}.png")))?;
+        lines.push(format!("plot: {} (and .png)", svg.display()));
+    }
+    for (what, path) in &o.files {
+        let dest = out.join(path.file_name().unwrap_or_default());
+        std::fs::copy(path, &dest)
+            .map_err(|e| Error::io(format!("cannot copy {}", path.display()), e))?;
+        lines.push(format!("{what}: {}", dest.display()));
+    }
+    if !o.runs.is_empty() {
+        let ids: Vec<String> = o.runs.iter().map(|i| i.to_string()).collect();
+        lines.push(format!(
+            "stored runs {} (label lab:{}): iolab report {} -o {}.html",
+            ids.join(","),
+            o.lab,
+            ids.join(" "),
+            o.lab
+        ));
+    }
+    Ok(lines)
+}

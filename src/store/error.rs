@@ -1,0 +1,78 @@
+//! What can go wrong with the results database, naming the file.
+
+use std::path::PathBuf;
+
+/// Why the database could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No location for the database could be worked out.
+    #[error("no results database: set --db, IOLAB_DB or HOME")]
+    NoLocation,
+    /// The database cannot be opened: a directory, a missing parent, a
+    /// file that is not an iolab database, a schema newer than this iolab.
+    #[error("results database {}: {problem}", .path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A query or write failed.
+    #[error("results database {}: {op}: {source}", .path.display())]
+    Sql {
+        /// The file.
+        path: PathBuf,
+        /// What was being done (`store run`, `list runs`).
+        op: String,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// A stored value does not read back (written by a broken or newer iolab).
+    #[error("run {id}: {what} unreadable: {problem}")]
+    Decode {
+        /// The run.
+        id: i64,
+        /// `environment`, `summary`, `stored result`.
+        what: &'static str,
+        /// The decoder's message.
+        problem: String,
+    },
+    /// No run with this id.
+    #[error("no run {id} in {}", .path.display())]
+    NoRun {
+        /// The id asked for.
+        id: i64,
+        /// The database.
+        path: PathBuf,
+    },
+    /// Neither a run id nor a label of any stored run.
+    #[error("'{name}' is neither a run id nor a stored label (in {})", .path.display())]
+    NoSuchName {
+        /// What was asked for.
+        name: String,
+        /// The database.
+        path: PathBuf,
+    },
+    /// Something to store could not be serialised.
+    #[error("cannot serialise {what}: {problem}")]
+    Encode {
+        /// What.
+        what: &'static str,
+        /// serde's message.
+        problem: String,
+    },
+}
+
+impl StoreError {
+    /// True when the user named something that is not there or not usable
+    /// (exit code 2), false when the database failed under a command.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            StoreError::NoLocation
+                | StoreError::Open { .. }
+                | StoreError::NoRun { .. }
+                | StoreError::NoSuchName { .. }
+        )
+    }
+}
