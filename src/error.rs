@@ -60,12 +60,12 @@ pub enum Error {
         source: std::io::Error,
     },
     /// An engine could not be set up for a job (the kernel refused).
-    #[error("job '{job}': {problem}")]
+    #[error("job '{job}': {source}")]
     Engine {
         /// The job.
         job: String,
-        /// What the engine said.
-        problem: String,
+        /// What the engine or the kernel said.
+        source: crate::engine::EngineError,
     },
     /// An outside tool iolab drives (perf) or a library it uses (plotters,
     /// inferno) failed.

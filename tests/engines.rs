@@ -210,7 +210,15 @@ fn engine_settings_errors_and_warnings() {
         ),
         (
             vec!["--ioengine=io_uring", "--hipri=1"],
-            "option 'hipri' (polled completions) works only with direct=1",
+            "option 'hipri': polled completions work only with direct=1",
+        ),
+        (
+            vec!["--ioengine=posixaio"],
+            "fio's ioengine 'posixaio' is not supported by iolab yet; iolab has: psync, sync, io_uring",
+        ),
+        (
+            vec!["--ioengine=psyncc"],
+            "unknown ioengine 'psyncc'; iolab has: psync, sync, io_uring",
         ),
         (
             vec!["--ioengine=io_uring", "--iodepth=0"],

@@ -66,7 +66,7 @@ fn files_iolab_laid_out_can_be_rewritten_and_unlinked() {
     let f = d.path().join("mine");
     let fa = format!("--filename={}", s(&f));
     run_json(&["--name=a", &fa, "--size=1M", "--rw=write"]);
-    assert!(iolab::runner::files::has_mark(&f));
+    assert!(iolab::runner::layout::has_mark(&f));
     run_json(&["--name=b", &fa, "--size=1M", "--rw=randwrite"]);
     run_json(&["--name=c", &fa, "--size=2M", "--rw=randread"]); // extends its own file
     assert_eq!(fs::metadata(&f).unwrap().len(), 2 << 20);

@@ -280,7 +280,7 @@ fn issue_3_options_parse_like_fio() {
     // A bare log flag on the command line does not swallow the job file.
     let jobs = spec::jobs_from_args(&args(&["--write_bw_log", &f, "--log_avg_msec=250"])).unwrap();
     let j = &jobs[0];
-    assert_eq!(j.engine.name(), "io_uring");
+    assert_eq!(j.engine, "io_uring");
     assert_eq!(
         (
             j.iodepth,
@@ -289,7 +289,7 @@ fn issue_3_options_parse_like_fio() {
         ),
         (32, 4, 1)
     );
-    assert!(j.fixedbufs && !j.registerfiles);
+    assert!(j.flags.fixedbufs && !j.flags.registerfiles);
     assert_eq!(j.logs.bw.as_deref(), Some("q"), "bare flag: the job name");
     assert_eq!(j.logs.lat.as_deref(), Some("q"));
     assert_eq!(j.logs.avg_msec, 250);

@@ -2,8 +2,9 @@
 //! `io_submit`, `io_getevents`). Truly asynchronous only with `direct=1`;
 //! buffered AIO completes inside `io_submit`, as with fio.
 
-use super::{Completion, Engine, Queued};
+use super::{Completion, Engine, EngineConfig, EngineError, Queued};
 use crate::plan::IoUnit;
+use std::io;
 use std::os::fd::RawFd;
 
 const IOCB_CMD_PREAD: u16 = 0;
@@ -51,14 +52,30 @@ pub struct LibaioEngine {
 // by one thread at a time.
 unsafe impl Send for LibaioEngine {}
 
-impl LibaioEngine {
-    /// A context for `depth` I/Os in flight.
-    pub fn new(depth: u32) -> std::io::Result<LibaioEngine> {
+impl Engine for LibaioEngine {
+    const QUEUED: bool = true;
+
+    fn warnings(cfg: &EngineConfig) -> Vec<String> {
+        (!cfg.direct)
+            .then(|| "ioengine=libaio without direct=1 is synchronous (buffered AIO completes inside io_submit); set direct=1 for real queue depth".into())
+            .into_iter()
+            .collect()
+    }
+
+    /// A context for `iodepth` I/Os in flight.
+    fn build(cfg: &EngineConfig) -> Result<Self, EngineError> {
+        let depth = cfg.iodepth;
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes the new context id into ctx.
         let rc = unsafe { libc::syscall(libc::SYS_io_setup, depth as libc::c_long, &mut ctx) };
         if rc < 0 {
-            return Err(std::io::Error::last_os_error());
+            return Err(EngineError::new(
+                "ioengine=libaio",
+                format!(
+                    "io_setup({depth}) failed: {} (see /proc/sys/fs/aio-max-nr)",
+                    io::Error::last_os_error()
+                ),
+            ));
         }
         Ok(LibaioEngine {
             ctx,
@@ -67,43 +84,27 @@ impl LibaioEngine {
             events: vec![IoEvent::default(); depth as usize],
         })
     }
-}
 
-impl Engine for LibaioEngine {
-    fn name(&self) -> &'static str {
-        "libaio"
-    }
-
-    fn is_sync(&self) -> bool {
-        false
-    }
-
-    fn queue(
-        &mut self,
-        tag: u32,
-        fd: RawFd,
-        io: IoUnit,
-        buf: &mut [u8],
-    ) -> std::io::Result<Queued> {
+    fn queue(&mut self, tag: u32, fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued> {
         let cb = &mut self.iocbs[tag as usize];
         *cb = Iocb {
             data: tag as u64,
-            opcode: if io.write {
+            opcode: if unit.write {
                 IOCB_CMD_PWRITE
             } else {
                 IOCB_CMD_PREAD
             },
             fildes: fd as u32,
             buf: buf.as_mut_ptr() as u64,
-            nbytes: io.len as u64,
-            offset: io.offset as i64,
+            nbytes: unit.len as u64,
+            offset: unit.offset as i64,
             ..Iocb::default()
         };
         self.pending.push(cb);
         Ok(Queued::Pending)
     }
 
-    fn commit(&mut self) -> std::io::Result<usize> {
+    fn commit(&mut self) -> io::Result<usize> {
         let mut sent = 0;
         while sent < self.pending.len() {
             let rest = &mut self.pending[sent..];
@@ -118,7 +119,7 @@ impl Engine for LibaioEngine {
                 )
             };
             if rc < 0 {
-                let e = std::io::Error::last_os_error();
+                let e = io::Error::last_os_error();
                 if e.raw_os_error() == Some(libc::EAGAIN) {
                     continue;
                 }
@@ -132,7 +133,7 @@ impl Engine for LibaioEngine {
         Ok(sent)
     }
 
-    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> std::io::Result<()> {
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<()> {
         let max = max.min(self.events.len());
         loop {
             // SAFETY: events has room for `max` entries; no timeout.
@@ -147,8 +148,8 @@ impl Engine for LibaioEngine {
                 )
             };
             if rc < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() == std::io::ErrorKind::Interrupted {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
                     continue;
                 }
                 return Err(e);

@@ -1,8 +1,9 @@
 //! `mmap`: reads and writes are copies from and to a shared mapping of the
 //! file; the kernel does the I/O on page faults (counted in `majf`/`minf`).
 
-use super::{Attach, Engine, Queued};
+use super::{Attach, Engine, EngineConfig, EngineError, Queued};
 use crate::plan::IoUnit;
+use std::io;
 use std::os::fd::RawFd;
 
 /// One mapping per file, made in [`Engine::attach`].
@@ -15,11 +16,18 @@ pub struct MmapEngine {
 unsafe impl Send for MmapEngine {}
 
 impl Engine for MmapEngine {
-    fn name(&self) -> &'static str {
-        "mmap"
+    fn warnings(cfg: &EngineConfig) -> Vec<String> {
+        cfg.direct
+            .then(|| "direct=1 has no effect on ioengine=mmap (the mapping always goes through the page cache)".into())
+            .into_iter()
+            .collect()
     }
 
-    fn attach(&mut self, a: Attach<'_>) -> std::io::Result<()> {
+    fn build(_: &EngineConfig) -> Result<Self, EngineError> {
+        Ok(MmapEngine::default())
+    }
+
+    fn attach(&mut self, a: Attach<'_>) -> io::Result<()> {
         let prot = libc::PROT_READ | if a.writes { libc::PROT_WRITE } else { 0 };
         for (&fd, &size) in a.fds.iter().zip(a.sizes) {
             let len = size as usize;
@@ -31,7 +39,7 @@ impl Engine for MmapEngine {
             // refers to that address range.
             let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, fd, 0) };
             if p == libc::MAP_FAILED {
-                return Err(std::io::Error::last_os_error());
+                return Err(io::Error::last_os_error());
             }
             self.maps.push((p.cast(), len));
         }
@@ -39,23 +47,17 @@ impl Engine for MmapEngine {
     }
 
     #[inline]
-    fn queue(
-        &mut self,
-        _tag: u32,
-        _fd: RawFd,
-        io: IoUnit,
-        buf: &mut [u8],
-    ) -> std::io::Result<Queued> {
-        let (base, len) = self.maps[io.file as usize];
-        let n = io.len as usize;
-        let off = io.offset as usize;
+    fn queue(&mut self, _tag: u32, _fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued> {
+        let (base, len) = self.maps[unit.file as usize];
+        let n = unit.len as usize;
+        let off = unit.offset as usize;
         if off + n > len {
-            return Err(std::io::Error::from_raw_os_error(libc::ENXIO));
+            return Err(io::Error::from_raw_os_error(libc::ENXIO));
         }
         // SAFETY: off + n is inside the mapping (checked) and `buf` holds at
         // least n bytes; the two never overlap.
         unsafe {
-            if io.write {
+            if unit.write {
                 std::ptr::copy_nonoverlapping(buf.as_ptr(), base.add(off), n);
             } else {
                 std::ptr::copy_nonoverlapping(base.add(off), buf.as_mut_ptr(), n);

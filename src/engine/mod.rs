@@ -1,35 +1,35 @@
-//! How I/O is issued: one trait, one file per engine. The runner stamps the
-//! times (queued, submitted, completed) around the trait's calls; an engine
-//! only performs the operations, like fio's `ioengine_ops`.
+//! How I/O is issued: one trait, one file per engine, one line per engine
+//! in [`registry`]. The runner stamps the times (queued, submitted,
+//! completed) around the trait's calls; an engine only performs the
+//! operations, like fio's `ioengine_ops`.
 //!
 //! A synchronous engine implements [`Engine::queue`] alone and returns
-//! [`Queued::Done`] ("submit and complete"). An asynchronous engine returns
-//! [`Queued::Pending`], sends what it queued to the kernel in
-//! [`Engine::commit`] and hands completions back from [`Engine::reap`].
+//! [`Queued::Done`] ("submit and complete"). An asynchronous engine sets
+//! [`Engine::QUEUED`], returns [`Queued::Pending`], sends what it queued to
+//! the kernel in [`Engine::commit`] and hands completions back from
+//! [`Engine::reap`].
 
 mod libaio;
 mod mmap;
 mod null;
 mod psync;
+pub mod registry;
 mod sync;
-pub mod uring;
+mod uring;
 
-pub use libaio::LibaioEngine;
-pub use mmap::MmapEngine;
-pub use null::NullEngine;
-pub use psync::PsyncEngine;
-pub use sync::SyncEngine;
-pub use uring::UringEngine;
+pub use registry::{AnyEngine, ENGINES, EngineDef, FIO_ONLY, find};
 
 use crate::plan::IoUnit;
+use serde::{Deserialize, Serialize};
+use std::io;
 use std::os::fd::RawFd;
 
 /// What [`Engine::queue`] did with an I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queued {
-    /// Completed already, with this many bytes transferred.
+    /// Done: this many bytes were transferred.
     Done(usize),
-    /// Queued; it completes through [`Engine::reap`].
+    /// Queued; it completes through [`Engine::commit`] and [`Engine::reap`].
     Pending,
 }
 
@@ -55,48 +55,144 @@ pub struct Attach<'a> {
     pub writes: bool,
 }
 
-/// An I/O engine.
-pub trait Engine: Send {
-    /// fio's name of the engine.
-    fn name(&self) -> &'static str;
+/// The engine options of a job, by fio's names. Each engine lists the
+/// ones it takes in [`Engine::OPTIONS`]; the job is refused if it sets
+/// one its engine does not take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineFlags {
+    /// Register the I/O buffers with the kernel.
+    pub fixedbufs: bool,
+    /// Register the files with the kernel.
+    pub registerfiles: bool,
+    /// A kernel thread polls the submission queue.
+    pub sqthread_poll: bool,
+    /// Polled completions (RWF_HIPRI, IORING_SETUP_IOPOLL).
+    pub hipri: bool,
+    /// Fail instead of blocking (RWF_NOWAIT).
+    #[serde(default)]
+    pub nowait: bool,
+}
 
-    /// True when every I/O completes inside [`Engine::queue`]; the runner
-    /// then uses its one-I/O-at-a-time loop.
-    fn is_sync(&self) -> bool {
-        true
+impl EngineFlags {
+    /// Every option with its value, by fio's name.
+    pub fn all(&self) -> [(&'static str, bool); 5] {
+        [
+            ("fixedbufs", self.fixedbufs),
+            ("registerfiles", self.registerfiles),
+            ("sqthread_poll", self.sqthread_poll),
+            ("hipri", self.hipri),
+            ("nowait", self.nowait),
+        ]
     }
 
-    /// Called once with the clone's files and buffers before the start
-    /// barrier (mmap maps the files, io_uring registers them).
-    fn attach(&mut self, _a: Attach<'_>) -> std::io::Result<()> {
+    /// Sets the option `name`; false if it is not an engine option.
+    pub fn set(&mut self, name: &str, on: bool) -> bool {
+        let f = match name {
+            "fixedbufs" => &mut self.fixedbufs,
+            "registerfiles" => &mut self.registerfiles,
+            "sqthread_poll" => &mut self.sqthread_poll,
+            "hipri" => &mut self.hipri,
+            "nowait" => &mut self.nowait,
+            _ => return false,
+        };
+        *f = on;
+        true
+    }
+}
+
+/// What an engine needs to know of the job it runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// I/Os in flight (queued engines).
+    pub iodepth: u32,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// The job writes.
+    pub writes: bool,
+    /// Engine options.
+    pub flags: EngineFlags,
+}
+
+/// Why an engine cannot be used for a job: the option concerned and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what}: {problem}")]
+pub struct EngineError {
+    /// The engine or option (`sqthread_poll`, `ioengine=libaio`).
+    pub what: String,
+    /// What the kernel or the engine said.
+    pub problem: String,
+}
+
+impl EngineError {
+    /// `what`: `problem`.
+    pub fn new(what: impl Into<String>, problem: impl Into<String>) -> EngineError {
+        EngineError {
+            what: what.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// An I/O engine.
+pub trait Engine: Send + Sized {
+    /// True when I/Os stay in flight (`iodepth` matters); false when every
+    /// I/O completes inside [`Engine::queue`] and the runner uses its
+    /// one-I/O-at-a-time loop.
+    const QUEUED: bool = false;
+
+    /// The engine options it takes (see [`EngineFlags`]).
+    const OPTIONS: &'static [&'static str] = &[];
+
+    /// Checks a job's settings before anything runs (a combination the
+    /// engine cannot do is refused here, with the reason).
+    fn check(_cfg: &EngineConfig) -> Result<(), EngineError> {
         Ok(())
     }
 
-    /// Starts `io` on descriptor `fd` (file index `io.file`) with `buf`
-    /// (`io.len` bytes), remembering `tag` for its completion.
-    fn queue(&mut self, tag: u32, fd: RawFd, io: IoUnit, buf: &mut [u8])
-    -> std::io::Result<Queued>;
+    /// Settings that run but do not do what they may suggest.
+    fn warnings(_cfg: &EngineConfig) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Sets the engine up for one clone, before the threads start, so a
+    /// refusal of the kernel is an error and not a dead clone.
+    fn build(cfg: &EngineConfig) -> Result<Self, EngineError>;
+
+    /// Called once with the clone's files and buffers before the start
+    /// barrier (mmap maps the files, io_uring registers them).
+    fn attach(&mut self, _a: Attach<'_>) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Starts `unit` on descriptor `fd` (file index `unit.file`) with `buf`
+    /// (`unit.len` bytes), remembering `tag` for its completion.
+    fn queue(&mut self, tag: u32, fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued>;
 
     /// Sends the queued I/Os to the kernel; returns how many were sent.
-    fn commit(&mut self) -> std::io::Result<usize> {
+    fn commit(&mut self) -> io::Result<usize> {
         Ok(0)
     }
 
     /// Waits until at least `min` I/Os have completed and appends every
     /// completion available (at most `max`) to `out`.
-    fn reap(
-        &mut self,
-        _min: usize,
-        _max: usize,
-        _out: &mut Vec<Completion>,
-    ) -> std::io::Result<()> {
+    fn reap(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<()> {
         Ok(())
     }
 }
 
-fn check(rc: isize) -> std::io::Result<usize> {
+/// Something that runs with an engine of any type: the runner's timed loop,
+/// compiled once per engine so the hot path has no dynamic call.
+pub trait Driver {
+    /// What the drive returns.
+    type Output;
+    /// Runs with `engine`.
+    fn drive<E: Engine>(self, engine: E) -> Self::Output;
+}
+
+/// The result of a raw syscall that returns a byte count or -1.
+fn check(rc: isize) -> io::Result<usize> {
     if rc < 0 {
-        Err(std::io::Error::last_os_error())
+        Err(io::Error::last_os_error())
     } else {
         Ok(rc as usize)
     }

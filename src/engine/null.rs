@@ -1,7 +1,8 @@
 //! `null`: no I/O; every I/O completes at once. Measures iolab's own cost.
 
-use super::{Engine, Queued};
+use super::{Engine, EngineConfig, EngineError, Queued};
 use crate::plan::IoUnit;
+use std::io;
 use std::os::fd::RawFd;
 
 /// Completes every I/O without a syscall.
@@ -9,8 +10,8 @@ use std::os::fd::RawFd;
 pub struct NullEngine;
 
 impl Engine for NullEngine {
-    fn name(&self) -> &'static str {
-        "null"
+    fn build(_: &EngineConfig) -> Result<Self, EngineError> {
+        Ok(NullEngine)
     }
 
     #[inline]
@@ -18,9 +19,9 @@ impl Engine for NullEngine {
         &mut self,
         _tag: u32,
         _fd: RawFd,
-        io: IoUnit,
+        unit: IoUnit,
         _buf: &mut [u8],
-    ) -> std::io::Result<Queued> {
-        Ok(Queued::Done(io.len as usize))
+    ) -> io::Result<Queued> {
+        Ok(Queued::Done(unit.len as usize))
     }
 }

@@ -4,30 +4,21 @@
 //! with registered buffers and files, a kernel polling thread and polled
 //! completions.
 
-use super::{Attach, Completion, Engine, Queued};
+use super::{Attach, Completion, Engine, EngineConfig, EngineError, EngineFlags, Queued};
 use crate::plan::IoUnit;
 use io_uring::{IoUring, opcode, squeue, types};
+use std::io;
 use std::os::fd::RawFd;
 
-/// io_uring settings of a job (fio's option names).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UringOptions {
-    /// Ring size and I/Os in flight.
-    pub iodepth: u32,
-    /// `fixedbufs`: register the I/O buffers, use READ_FIXED/WRITE_FIXED.
-    pub fixedbufs: bool,
-    /// `registerfiles`: register the descriptors, address them by index.
-    pub registerfiles: bool,
-    /// `sqthread_poll`: a kernel thread polls the submission ring.
-    pub sqthread_poll: bool,
-    /// `hipri`: polled completions (IORING_SETUP_IOPOLL; O_DIRECT only).
-    pub hipri: bool,
-}
-
-/// A ring of `iodepth` entries.
+/// A ring of `iodepth` entries. Options (fio's names): `fixedbufs`
+/// registers the buffers (READ_FIXED/WRITE_FIXED), `registerfiles` the
+/// descriptors, `sqthread_poll` has a kernel thread poll the submission
+/// ring, `hipri` polls for completions (IORING_SETUP_IOPOLL, O_DIRECT only),
+/// `nowait` sets RWF_NOWAIT on every read and write.
 pub struct UringEngine {
     ring: IoUring,
-    opts: UringOptions,
+    opts: EngineFlags,
+    rw_flags: i32,
     queued: usize,
 }
 
@@ -39,9 +30,33 @@ impl std::fmt::Debug for UringEngine {
     }
 }
 
-impl UringEngine {
+impl Engine for UringEngine {
+    const QUEUED: bool = true;
+    const OPTIONS: &'static [&'static str] = &[
+        "fixedbufs",
+        "registerfiles",
+        "sqthread_poll",
+        "hipri",
+        "nowait",
+    ];
+
+    fn check(cfg: &EngineConfig) -> Result<(), EngineError> {
+        if cfg.flags.hipri && !cfg.direct {
+            return Err(EngineError::new(
+                "hipri",
+                "polled completions work only with direct=1",
+            ));
+        }
+        Ok(())
+    }
+
     /// Sets up the ring; the error names the option the kernel refused.
-    pub fn new(opts: UringOptions) -> Result<UringEngine, String> {
+    fn build(cfg: &EngineConfig) -> Result<Self, EngineError> {
+        let mut opts = cfg.flags;
+        // The SQ polling thread does not share the clone's private
+        // descriptor table: it needs registered files (fio turns them on
+        // with sqthread_poll too).
+        opts.registerfiles |= opts.sqthread_poll;
         let builder = |coop: bool| {
             let mut b = IoUring::builder();
             if opts.sqthread_poll {
@@ -58,7 +73,7 @@ impl UringEngine {
             }
             b
         };
-        let entries = opts.iodepth.max(1).next_power_of_two();
+        let entries = cfg.iodepth.max(1).next_power_of_two();
         let ring = builder(true)
             .build(entries)
             .or_else(|e| match e.raw_os_error() {
@@ -72,73 +87,66 @@ impl UringEngine {
                 (false, true) => "hipri",
                 (false, false) => "ioengine=io_uring",
             };
-            match e.raw_os_error() {
+            let problem = match e.raw_os_error() {
                 Some(libc::EPERM) | Some(libc::EACCES) => {
-                    format!("{what}: not permitted to set up this io_uring ({e}); run as root or drop the option")
+                    format!("not permitted to set up this io_uring ({e}); run as root or drop the option")
                 }
-                Some(libc::ENOSYS) => format!("{what}: this kernel has no io_uring ({e})"),
-                _ => format!("{what}: the kernel refused to set up the io_uring: {e}"),
-            }
+                Some(libc::ENOSYS) => format!("this kernel has no io_uring ({e})"),
+                _ => format!("the kernel refused to set up the io_uring: {e}"),
+            };
+            EngineError::new(what, problem)
         })?;
         Ok(UringEngine {
             ring,
             opts,
+            rw_flags: if opts.nowait { libc::RWF_NOWAIT } else { 0 },
             queued: 0,
         })
     }
-}
 
-impl Engine for UringEngine {
-    fn name(&self) -> &'static str {
-        "io_uring"
-    }
-
-    fn is_sync(&self) -> bool {
-        false
-    }
-
-    fn attach(&mut self, a: Attach<'_>) -> std::io::Result<()> {
+    fn attach(&mut self, a: Attach<'_>) -> io::Result<()> {
         let sub = self.ring.submitter();
         if self.opts.fixedbufs {
             // SAFETY: the buffers stay allocated and in place while the ring
             // exists (the runner drops the engine before the buffers).
             unsafe { sub.register_buffers(a.bufs) }
-                .map_err(|e| std::io::Error::new(e.kind(), format!("fixedbufs: {e}")))?;
+                .map_err(|e| io::Error::new(e.kind(), format!("fixedbufs: {e}")))?;
         }
         if self.opts.registerfiles {
             sub.register_files(a.fds)
-                .map_err(|e| std::io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
+                .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
         }
         Ok(())
     }
 
     #[inline]
-    fn queue(
-        &mut self,
-        tag: u32,
-        fd: RawFd,
-        io: IoUnit,
-        buf: &mut [u8],
-    ) -> std::io::Result<Queued> {
+    fn queue(&mut self, tag: u32, fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued> {
         let ptr = buf.as_mut_ptr();
-        let len = io.len;
-        let off = io.offset;
+        let (len, off, rwf) = (unit.len, unit.offset, self.rw_flags);
         macro_rules! build {
             ($target:expr) => {
-                match (io.write, self.opts.fixedbufs) {
-                    (false, false) => opcode::Read::new($target, ptr, len).offset(off).build(),
-                    (true, false) => opcode::Write::new($target, ptr, len).offset(off).build(),
+                match (unit.write, self.opts.fixedbufs) {
+                    (false, false) => opcode::Read::new($target, ptr, len)
+                        .offset(off)
+                        .rw_flags(rwf)
+                        .build(),
+                    (true, false) => opcode::Write::new($target, ptr, len)
+                        .offset(off)
+                        .rw_flags(rwf)
+                        .build(),
                     (false, true) => opcode::ReadFixed::new($target, ptr, len, tag as u16)
                         .offset(off)
+                        .rw_flags(rwf)
                         .build(),
                     (true, true) => opcode::WriteFixed::new($target, ptr, len, tag as u16)
                         .offset(off)
+                        .rw_flags(rwf)
                         .build(),
                 }
             };
         }
         let entry: squeue::Entry = if self.opts.registerfiles {
-            build!(types::Fixed(io.file as u32))
+            build!(types::Fixed(unit.file as u32))
         } else {
             build!(types::Fd(fd))
         };
@@ -150,13 +158,13 @@ impl Engine for UringEngine {
             // flight, but with SQPOLL the kernel thread may post a completion
             // before it moves the ring's head past that entry: wait for it.
             if !self.opts.sqthread_poll {
-                return Err(std::io::Error::other(
+                return Err(io::Error::other(
                     "io_uring submission ring is full: more I/Os queued than iodepth (an iolab bug)",
                 ));
             }
             match self.ring.submitter().squeue_wait() {
                 Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
@@ -164,12 +172,12 @@ impl Engine for UringEngine {
         Ok(Queued::Pending)
     }
 
-    fn commit(&mut self) -> std::io::Result<usize> {
+    fn commit(&mut self) -> io::Result<usize> {
         let n = self.queued;
         if n > 0 {
             let sent = loop {
                 match self.ring.submit() {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     other => break other?,
                 }
             };
@@ -181,7 +189,7 @@ impl Engine for UringEngine {
         Ok(0)
     }
 
-    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> std::io::Result<()> {
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<()> {
         let mut got = 0;
         loop {
             for cqe in self.ring.completion().take(max - got) {
@@ -196,7 +204,7 @@ impl Engine for UringEngine {
             }
             match self.ring.submit_and_wait(min - got) {
                 Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
                 Err(e) => return Err(e),
             }

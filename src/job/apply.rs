@@ -5,7 +5,7 @@ use super::cmdline::CommandLine;
 use super::error::{JobError, JobProblem};
 use super::ini::{self, Entry};
 use super::options::{self, Kind};
-use super::spec::{CachePolicy, EngineKind, FadviseHint, JobSpec, Mix, Pattern};
+use super::spec::{CachePolicy, FadviseHint, JobSpec, Mix, Pattern};
 use super::units;
 use std::path::PathBuf;
 
@@ -86,6 +86,10 @@ impl JobSpec {
             if !applied {
                 ignored.push(k.clone());
             }
+            if k == "ioengine" {
+                // Kept as written, whether iolab has that engine or not.
+                job.engine = v.clone();
+            }
             job.options.push((k.clone(), v.clone()));
         }
         (job, ignored)
@@ -162,14 +166,9 @@ impl JobSpec {
             }
             "group_reporting" => self.group_reporting = b(v)?,
             "ioengine" => {
-                self.engine = match v {
-                    "psync" => EngineKind::Psync,
-                    "sync" => EngineKind::Sync,
-                    "io_uring" => EngineKind::IoUring,
-                    "libaio" => EngineKind::Libaio,
-                    "mmap" => EngineKind::Mmap,
-                    _ => EngineKind::Null,
-                }
+                let e = crate::engine::find(v)
+                    .ok_or_else(|| JobProblem::Invalid(crate::engine::registry::unknown(v)))?;
+                self.engine = e.name.to_string();
             }
             "direct" => self.direct = b(v)?,
             "invalidate" => self.invalidate = b(v)?,
@@ -199,10 +198,9 @@ impl JobSpec {
             "iodepth" => self.iodepth = int(v)? as u32,
             "iodepth_batch_submit" => self.iodepth_batch_submit = int(v)? as u32,
             "iodepth_batch_complete_min" => self.iodepth_batch_complete_min = int(v)? as u32,
-            "fixedbufs" => self.fixedbufs = b(v)?,
-            "registerfiles" => self.registerfiles = b(v)?,
-            "sqthread_poll" => self.sqthread_poll = b(v)?,
-            "hipri" => self.hipri = b(v)?,
+            "fixedbufs" | "registerfiles" | "sqthread_poll" | "hipri" | "nowait" => {
+                self.flags.set(key, b(v)?);
+            }
             "write_bw_log" => self.logs.bw = Some(log_prefix(v, &self.name)),
             "write_lat_log" => self.logs.lat = Some(log_prefix(v, &self.name)),
             "write_iops_log" => self.logs.iops = Some(log_prefix(v, &self.name)),

@@ -16,7 +16,7 @@ mod validate;
 
 pub use apply::build_jobs;
 pub use error::{JobError, JobProblem, ValueError};
-pub use spec::{CachePolicy, EngineKind, FadviseHint, JobSpec, LogSpec, Mix, Pattern};
+pub use spec::{CachePolicy, FadviseHint, JobSpec, LogSpec, Mix, Pattern};
 
 /// Parses the job part of an `iolab run` command line (and the job files it
 /// names) into validated jobs.

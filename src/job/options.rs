@@ -134,8 +134,8 @@ pub const OPTIONS: &[OptDef] = &[
     ),
     opt(
         "ioengine",
-        Kind::Choice(&["psync", "sync", "null", "io_uring", "libaio", "mmap"]),
-        "how I/O is issued (pread/pwrite, lseek+read/write, none, io_uring, kernel AIO, mapping)",
+        Kind::Str,
+        "how I/O is issued: an engine of `iolab list engines` (or one of its fio aliases)",
     ),
     opt(
         "iodepth",
@@ -161,18 +161,27 @@ pub const OPTIONS: &[OptDef] = &[
     opt(
         "fixedbufs",
         Kind::Bool,
-        "io_uring: register the I/O buffers",
+        "engine option: register the I/O buffers",
     ),
-    opt("registerfiles", Kind::Bool, "io_uring: register the files"),
+    opt(
+        "registerfiles",
+        Kind::Bool,
+        "engine option: register the files",
+    ),
     opt(
         "sqthread_poll",
         Kind::Bool,
-        "io_uring: a kernel thread polls the submission ring",
+        "engine option: a kernel thread polls the submission ring",
     ),
     opt(
         "hipri",
         Kind::Bool,
-        "io_uring: polled completions (direct=1, device with poll queues)",
+        "engine option: polled completions (RWF_HIPRI; io_uring needs direct=1)",
+    ),
+    opt(
+        "nowait",
+        Kind::Bool,
+        "engine option: RWF_NOWAIT, an I/O that would block fails with EAGAIN",
     ),
     opt(
         "write_bw_log",

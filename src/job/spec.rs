@@ -2,7 +2,8 @@
 //! made of. How options become a job is in [`super::apply`], the rules
 //! between options in [`super::validate`].
 
-use serde::{Deserialize, Serialize};
+use crate::engine::{EngineConfig, EngineDef, EngineFlags};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::path::PathBuf;
 
 /// Order of the offsets.
@@ -23,42 +24,6 @@ pub enum Mix {
     Write,
     /// Reads and writes, `rwmixread` percent reads.
     Mixed,
-}
-
-/// How I/O is issued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum EngineKind {
-    /// `pread`/`pwrite`.
-    Psync,
-    /// `lseek` then `read`/`write`.
-    Sync,
-    /// No I/O at all: measures iolab's own overhead.
-    Null,
-    /// io_uring, `iodepth` I/Os in flight.
-    IoUring,
-    /// Kernel AIO (`io_submit`), `iodepth` I/Os in flight.
-    Libaio,
-    /// Copies from and to a shared mapping.
-    Mmap,
-}
-
-impl EngineKind {
-    /// fio's name of the engine.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Psync => "psync",
-            EngineKind::Sync => "sync",
-            EngineKind::Null => "null",
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Libaio => "libaio",
-            EngineKind::Mmap => "mmap",
-        }
-    }
-
-    /// True for engines that keep several I/Os in flight.
-    pub fn is_async(self) -> bool {
-        matches!(self, EngineKind::IoUring | EngineKind::Libaio)
-    }
 }
 
 /// Page-cache state wanted before each repetition.
@@ -133,8 +98,10 @@ pub struct JobSpec {
     pub numjobs: u32,
     /// Report the clones as one job.
     pub group_reporting: bool,
-    /// Engine.
-    pub engine: EngineKind,
+    /// The engine's name in [`crate::engine::ENGINES`]; for a result
+    /// imported from fio, as fio wrote it (iolab may not have that engine).
+    #[serde(deserialize_with = "engine_name")]
+    pub engine: String,
     /// O_DIRECT.
     pub direct: bool,
     /// fio's `invalidate` (used when `cache` is not given).
@@ -161,14 +128,9 @@ pub struct JobSpec {
     pub iodepth_batch_submit: u32,
     /// Wait for at least this many completions at a time.
     pub iodepth_batch_complete_min: u32,
-    /// io_uring: registered buffers.
-    pub fixedbufs: bool,
-    /// io_uring: registered files.
-    pub registerfiles: bool,
-    /// io_uring: kernel submission polling thread.
-    pub sqthread_poll: bool,
-    /// io_uring: polled completions.
-    pub hipri: bool,
+    /// Engine options (`fixedbufs`, `hipri`, `nowait`, ...).
+    #[serde(flatten)]
+    pub flags: EngineFlags,
     /// Logs to write: fio's `write_*_log` prefixes.
     pub logs: LogSpec,
     /// The options as written (canonical names), for reports.
@@ -222,7 +184,7 @@ impl JobSpec {
             time_based: false,
             numjobs: 1,
             group_reporting: false,
-            engine: EngineKind::Psync,
+            engine: "psync".into(),
             direct: false,
             invalidate: true,
             fadvise_hint: FadviseHint::ByPattern,
@@ -236,12 +198,30 @@ impl JobSpec {
             iodepth: 1,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
-            fixedbufs: false,
-            registerfiles: false,
-            sqthread_poll: false,
-            hipri: false,
+            flags: EngineFlags::default(),
             logs: LogSpec::default(),
             options: Vec::new(),
+        }
+    }
+
+    /// The registry's definition of the job's engine (`None` only for an
+    /// imported result whose engine iolab does not have).
+    pub fn engine_def(&self) -> Option<&'static EngineDef> {
+        crate::engine::find(&self.engine).map(|e| e.item)
+    }
+
+    /// True when the engine keeps several I/Os in flight.
+    pub fn queued(&self) -> bool {
+        self.engine_def().is_some_and(|d| d.queued)
+    }
+
+    /// What the engine needs to know of this job.
+    pub fn engine_config(&self) -> EngineConfig {
+        EngineConfig {
+            iodepth: self.iodepth,
+            direct: self.direct,
+            writes: self.writes(),
+            flags: self.flags,
         }
     }
 
@@ -261,4 +241,19 @@ impl JobSpec {
             (Pattern::Random, Mix::Mixed) => "randrw",
         }
     }
+}
+
+/// Reads an engine name; results stored before the engine registry named
+/// engines by their Rust variant (`"IoUring"`).
+fn engine_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let name = String::deserialize(d)?;
+    Ok(match name.as_str() {
+        "Psync" => "psync".into(),
+        "Sync" => "sync".into(),
+        "Null" => "null".into(),
+        "IoUring" => "io_uring".into(),
+        "Libaio" => "libaio".into(),
+        "Mmap" => "mmap".into(),
+        _ => name,
+    })
 }

@@ -2,7 +2,8 @@
 //! checked once every option is applied.
 
 use super::error::JobError;
-use super::spec::{EngineKind, JobSpec};
+use super::spec::JobSpec;
+use crate::engine::ENGINES;
 
 impl JobSpec {
     /// Checks the rules between options; the error names the job.
@@ -55,22 +56,26 @@ impl JobSpec {
         if self.iodepth_batch_complete_min == 0 {
             return bad("iodepth_batch_complete_min must be at least 1".into());
         }
-        for (on, name) in [
-            (self.fixedbufs, "fixedbufs"),
-            (self.registerfiles, "registerfiles"),
-            (self.sqthread_poll, "sqthread_poll"),
-            (self.hipri, "hipri"),
-        ] {
-            if on && self.engine != EngineKind::IoUring {
+        let def = self.engine_def().ok_or_else(|| {
+            JobError::invalid(&self.name, crate::engine::registry::unknown(&self.engine))
+        })?;
+        for (name, on) in self.flags.all() {
+            if on && !def.options.contains(&name) {
+                let takes: Vec<&str> = ENGINES
+                    .iter()
+                    .filter(|e| e.item.options.contains(&name))
+                    .map(|e| e.name)
+                    .collect();
                 return bad(format!(
-                    "option '{name}' applies to ioengine=io_uring only (this job uses ioengine={})",
-                    self.engine.name()
+                    "option '{name}' applies to ioengine={} only (this job uses ioengine={})",
+                    takes.join(", "),
+                    self.engine
                 ));
             }
         }
-        if self.hipri && !self.direct {
-            return bad("option 'hipri' (polled completions) works only with direct=1".into());
-        }
+        (def.check)(&self.engine_config()).map_err(|e| {
+            JobError::invalid(&self.name, format!("option '{}': {}", e.what, e.problem))
+        })?;
         if self.logs.hist.is_some() && self.logs.hist_msec == 0 {
             return bad("write_hist_log needs log_hist_msec (e.g. log_hist_msec=1000)".into());
         }

@@ -44,7 +44,7 @@ pub fn render(r: &RunResult) -> Vec<(PathBuf, String)> {
             let n = c + 1;
             let name = |prefix: &str, kind: &str| PathBuf::from(format!("{prefix}_{kind}.{n}.log"));
             let dirs = directions(job);
-            let is_async = job.engine.is_async();
+            let is_async = job.queued();
             if let Some(p) = &l.bw {
                 out.push((name(p, "bw"), lines(job, &t, &dirs, Value::Bw)));
             }

@@ -242,18 +242,18 @@ impl Json {
             "ctx": t.cpu.ctx,
             "majf": t.cpu.majf,
             "minf": t.cpu.minf,
-            "iodepth_level": iodepth_level(t),
-            "iodepth_submit": {"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0},
-            "iodepth_complete": {"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0},
+            "iodepth_level": percents(&t.depth_counts, &["1", "2", "4", "8", "16", "32", ">=64"]),
+            "iodepth_submit": percents(&t.submit_counts, &BATCH_KEYS),
+            "iodepth_complete": percents(&t.complete_counts, &BATCH_KEYS),
             "latency_ns": lns,
             "latency_us": lus,
             "latency_ms": lms,
-            "latency_depth": 1,
+            "latency_depth": job.iodepth,
             "latency_target": 0,
             "latency_percentile": 100.0,
             "latency_window": 0,
             "iolab": {
-                "engine": job.engine.name(),
+                "engine": job.engine,
                 "rw": job.rw_name(),
                 "clones": e.clones,
                 "files": files,
@@ -294,13 +294,15 @@ fn rep_dir(t: &Totals, s: &OpStats) -> Value {
     })
 }
 
-/// fio's `iodepth_level`: percent of I/Os issued at each queue depth.
-fn iodepth_level(t: &Totals) -> Value {
-    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
-    let total = t.depth_counts.iter().sum::<u64>().max(1) as f64;
+/// fio's keys of `iodepth_submit` and `iodepth_complete` (batch sizes).
+const BATCH_KEYS: [&str; 7] = ["0", "4", "8", "16", "32", "64", ">=64"];
+
+/// fio's depth distributions: each bucket's share of the counts, in percent.
+fn percents(counts: &[u64; 7], keys: &[&str]) -> Value {
+    let total = counts.iter().sum::<u64>().max(1) as f64;
     keys.iter()
-        .zip(t.depth_counts)
-        .map(|(k, c)| (k.to_string(), json!(100.0 * c as f64 / total)))
+        .zip(counts)
+        .map(|(k, &c)| (k.to_string(), json!(100.0 * c as f64 / total)))
         .collect::<Map<_, _>>()
         .into()
 }

@@ -42,7 +42,7 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
         e.clones.len(),
         job.rw_name(),
         bs,
-        job.engine.name(),
+        job.engine,
         job.prefetch,
         job.cache.name(),
         job.repeat

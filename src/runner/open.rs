@@ -1,6 +1,10 @@
-//! Opening a job's files with the job's flags and `fadvise_hint`.
+//! Step 3 of a repetition: a clone's files opened once, with the job's
+//! flags and `fadvise_hint`, checked here so a problem is an error before
+//! any thread starts (the clone takes these very descriptors over).
 
-use crate::job::{FadviseHint, JobSpec, Pattern};
+use super::layout::CloneFile;
+use crate::error::{Error, Result};
+use crate::job::{FadviseHint, JobError, JobSpec, Pattern};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
@@ -51,4 +55,32 @@ impl OpenSpec {
         }
         Ok(f)
     }
+}
+
+/// Opens the files of one clone of `job`; the error names the job, the
+/// file and, for O_DIRECT, that the file system does not support it.
+pub fn open_clone(job: &JobSpec, files: &[CloneFile]) -> Result<Vec<File>> {
+    let spec = OpenSpec::of(job);
+    files
+        .iter()
+        .map(|f| {
+            spec.open(&f.path).map_err(|e| {
+                if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                    JobError::invalid(
+                        &job.name,
+                        format!(
+                            "the file system of {} does not support O_DIRECT (direct=1)",
+                            f.path.display()
+                        ),
+                    )
+                    .into()
+                } else {
+                    Error::io(
+                        format!("job '{}': cannot open {}", job.name, f.path.display()),
+                        e,
+                    )
+                }
+            })
+        })
+        .collect()
 }

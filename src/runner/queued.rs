@@ -2,11 +2,11 @@
 //! `iodepth` I/Os queued, submit every `iodepth_batch_submit`, reap at least
 //! `iodepth_batch_complete_min` at a time. Each I/O is stamped when queued,
 //! when its batch was submitted and when it was reaped, giving fio's slat,
-//! clat and lat.
+//! clat and lat; each submit and reap is counted by its batch size.
 
 use super::buffer::AlignedBuf;
+use super::ctx::{Ctx, batch_bucket, depth_bucket};
 use super::stop::StopFlag;
-use super::worker::Ctx;
 use crate::engine::{Completion, Engine, Queued};
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;
@@ -25,8 +25,7 @@ pub(super) fn run<E: Engine>(
     cx: &mut Ctx,
     engine: &mut E,
     bufs: &mut [AlignedBuf],
-    batch_submit: usize,
-    complete_min: usize,
+    (batch_submit, complete_min): (usize, usize),
     stop: &StopFlag,
 ) -> bool {
     let depth = bufs.len();
@@ -76,14 +75,14 @@ pub(super) fn run<E: Engine>(
                 Ok(Queued::Done(n)) => {
                     let now = now_ns();
                     free.push(tag);
-                    if !complete(cx, engine.name(), &slots[tag as usize], n as i64, now) {
+                    if !complete(cx, &slots[tag as usize], n as i64, now) {
                         filling = false;
                     }
                     continue;
                 }
                 Err(e) => {
                     free.push(tag);
-                    cx.io_error(engine.name(), io, Err(e));
+                    cx.io_error(io, Err(e));
                     filling = false;
                     break;
                 }
@@ -115,17 +114,18 @@ pub(super) fn run<E: Engine>(
         if let Err(e) = engine.reap(min.max(1), depth, &mut done) {
             cx.errors.push(format!(
                 "waiting for completions ({}) failed: {e}",
-                engine.name()
+                cx.engine
             ));
             // The I/Os in flight cannot be accounted for; their buffers stay
             // alive until the engine is dropped, which waits for them.
             return interrupted;
         }
         let now = now_ns();
+        cx.complete_counts[batch_bucket(done.len())] += 1;
         for c in &done {
             in_flight -= 1;
             free.push(c.tag);
-            if !complete(cx, engine.name(), &slots[c.tag as usize], c.result, now) {
+            if !complete(cx, &slots[c.tag as usize], c.result, now) {
                 filling = false;
             }
         }
@@ -150,14 +150,15 @@ fn submit<E: Engine>(
         Ok(sent) => sent.min(n),
         Err(e) => {
             cx.errors
-                .push(format!("submitting I/O ({}) failed: {e}", engine.name()));
+                .push(format!("submitting I/O ({}) failed: {e}", cx.engine));
             0
         }
     };
+    cx.submit_counts[batch_bucket(sent)] += 1;
     if sent < n && cx.errors.is_empty() {
         cx.errors.push(format!(
             "the kernel took {sent} of {n} I/Os submitted ({})",
-            engine.name()
+            cx.engine
         ));
     }
     for &tag in &unsubmitted[..sent] {
@@ -170,7 +171,7 @@ fn submit<E: Engine>(
 }
 
 /// Records one completion; false if it failed (the run then drains).
-fn complete(cx: &mut Ctx, engine: &str, s: &Slot, result: i64, now: u64) -> bool {
+fn complete(cx: &mut Ctx, s: &Slot, result: i64, now: u64) -> bool {
     let io = s.io;
     if result != io.len as i64 {
         let r = if result < 0 {
@@ -178,7 +179,7 @@ fn complete(cx: &mut Ctx, engine: &str, s: &Slot, result: i64, now: u64) -> bool
         } else {
             Ok(result as usize)
         };
-        cx.io_error(engine, io, r);
+        cx.io_error(io, r);
         return false;
     }
     let (slat, clat, lat) = (s.t_submit - s.t_queue, now - s.t_submit, now - s.t_queue);
@@ -191,17 +192,4 @@ fn complete(cx: &mut Ctx, engine: &str, s: &Slot, result: i64, now: u64) -> bool
         cx.log_io(io, now, lat, clat, slat);
     }
     !io.write || cx.after_write(io.file)
-}
-
-/// fio's `iodepth_level` bucket of a queue depth: 1, 2, 4, 8, 16, 32, >=64.
-fn depth_bucket(d: usize) -> usize {
-    match d {
-        0..=1 => 0,
-        2..=3 => 1,
-        4..=7 => 2,
-        8..=15 => 3,
-        16..=31 => 4,
-        32..=63 => 5,
-        _ => 6,
-    }
 }

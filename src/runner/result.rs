@@ -3,6 +3,7 @@
 
 use super::cache::FileCache;
 use super::series::{self, Interval, IoLogEntry};
+use super::stop::StopFlag;
 use crate::counters::CounterDelta;
 use crate::job::JobSpec;
 use crate::metrics::{CpuUsage, LatencyHistogram};
@@ -79,6 +80,14 @@ pub struct Totals {
     /// I/Os issued at each depth bucket (fio's `iodepth_level`: 1, 2, 4,
     /// 8, 16, 32, >=64).
     pub depth_counts: [u64; 7],
+    /// Submit calls by the I/Os each sent (fio's `iodepth_submit`: 0,
+    /// 1-4, 5-8, 9-16, 17-32, 33-64, >64).
+    #[serde(default)]
+    pub submit_counts: [u64; 7],
+    /// Reap calls by the completions each returned (fio's
+    /// `iodepth_complete`, same buckets).
+    #[serde(default)]
+    pub complete_counts: [u64; 7],
 }
 
 impl Totals {
@@ -116,8 +125,12 @@ impl Totals {
         self.advise.merge(&c.advise);
         self.fsync.merge(&c.fsync);
         self.thread_ns += c.thread_ns;
-        for (a, b) in self.depth_counts.iter_mut().zip(c.depth_counts) {
-            *a += b;
+        for (mine, theirs) in [
+            (&mut self.depth_counts, &c.depth_counts),
+            (&mut self.submit_counts, &c.submit_counts),
+            (&mut self.complete_counts, &c.complete_counts),
+        ] {
+            mine.iter_mut().zip(theirs).for_each(|(a, b)| *a += b);
         }
         self.cpu.add(&c.cpu);
         self.errors.extend(c.errors.iter().cloned());
@@ -273,7 +286,7 @@ impl FirstRunEffect {
 impl RunResult {
     /// This result if the run went to its end; the interruption or the
     /// I/O failures as an error otherwise (for callers that need whole runs).
-    pub fn complete(self, stop: &super::StopFlag) -> crate::Result<RunResult> {
+    pub fn complete(self, stop: &StopFlag) -> crate::Result<RunResult> {
         if self.interrupted {
             return Err(stop.interrupted());
         }

@@ -1,30 +1,35 @@
-//! One clone: open its files, attach the engine, wait at the start barrier,
+//! One clone's thread: take over its files into a descriptor table of its
+//! own, build and attach its engine, say it is ready, wait for the start,
 //! run the timed loop (the one-at-a-time loop here for synchronous engines,
-//! [`super::queued`] for engines with I/Os in flight), and return what it
+//! [`super::queued`] for engines with I/Os in flight) and return what it
 //! measured. Nothing here prints or allocates per I/O.
 
 use super::buffer::AlignedBuf;
+use super::ctx::{Ctx, batch_bucket};
 use super::lookahead::Lookahead;
-use super::open::OpenSpec;
 use super::result::Totals;
-use super::series::{DirRecorders, IoLogEntry, Ticker};
+use super::series::{DirRecorders, Ticker};
 use super::stop::StopFlag;
-use crate::engine::{Attach, Engine, Queued};
+use crate::engine::{Attach, Driver, Engine, EngineError, Queued};
 use crate::metrics::clock::now_ns;
 use crate::metrics::{CpuUsage, Recorder};
 use crate::plan::{IoUnit, Planner};
 use std::fs::File;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::path::PathBuf;
-use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-/// Everything one clone needs, prepared before the start barrier.
+/// Everything one clone needs besides its engine, prepared by the launcher.
 pub struct Worker {
-    /// How to open the files.
-    pub open: OpenSpec,
+    /// fio's name of the engine, for messages.
+    pub engine: &'static str,
     /// The files, indexed by `IoUnit::file`.
     pub paths: Vec<PathBuf>,
+    /// The job writes.
+    pub writes: bool,
     /// The I/O sequence.
     pub planner: Planner,
     /// WILLNEED advice this many I/Os ahead (0: none).
@@ -47,135 +52,98 @@ pub struct Worker {
     pub per_io_log: bool,
 }
 
-/// State of the timed loop shared by the synchronous and queued loops.
-pub(super) struct Ctx<'a> {
-    pub fds: Vec<RawFd>,
-    pub paths: &'a [PathBuf],
-    pub look: Lookahead,
-    pub recs: [DirRecorders; 2],
-    pub advise: Recorder,
-    pub fsync: Recorder,
-    pub fsync_every: u64,
-    pub writes_since_fsync: u64,
-    pub series: Ticker,
-    pub hist: Option<Ticker>,
-    pub io_log: Option<Vec<IoLogEntry>>,
-    pub t_start: u64,
-    pub deadline: u64,
-    /// Earliest of the deadline and the next interval boundary.
-    pub next_event: u64,
-    pub errors: Vec<String>,
-    /// Failed I/Os after the first (in flight when it failed).
-    pub more_errors: u64,
-    /// I/Os queued at each depth bucket of fio's `iodepth_level`.
-    pub depth_counts: [u64; 7],
+/// Where every clone waits for the start; the launcher opens it once.
+#[derive(Debug, Default)]
+pub struct Gate {
+    open: Mutex<bool>,
+    opened: Condvar,
 }
 
-impl Ctx<'_> {
-    /// Handles `now >= next_event`: closes intervals; true when the
-    /// deadline has passed.
-    #[cold]
-    pub fn event(&mut self, now: u64) -> bool {
-        if now >= self.series.next_ns {
-            self.series.tick(now, &self.recs);
-        }
-        if let Some(h) = &mut self.hist
-            && now >= h.next_ns
-        {
-            h.tick(now, &self.recs);
-        }
-        self.next_event = self
-            .deadline
-            .min(self.series.next_ns)
-            .min(self.hist.as_ref().map_or(u64::MAX, |h| h.next_ns));
-        now >= self.deadline
-    }
-
-    /// Records the per-I/O log entry.
-    #[cold]
-    pub fn log_io(&mut self, io: IoUnit, t_done: u64, lat: u64, clat: u64, slat: u64) {
-        if let Some(l) = &mut self.io_log {
-            l.push(IoLogEntry {
-                t_ns: t_done - self.t_start,
-                lat,
-                clat,
-                slat,
-                len: io.len,
-                write: io.write,
-            });
+impl Gate {
+    /// Waits until the gate is open.
+    pub fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(|e| e.into_inner());
         }
     }
 
-    /// Issues the fsync due after a completed write; false on failure.
-    pub fn after_write(&mut self, file: u16) -> bool {
-        if self.fsync_every == 0 {
-            return true;
-        }
-        self.writes_since_fsync += 1;
-        if self.writes_since_fsync < self.fsync_every {
-            return true;
-        }
-        self.writes_since_fsync = 0;
-        let f0 = now_ns();
-        // SAFETY: fsync on an open descriptor.
-        let rc = unsafe { libc::fsync(self.fds[file as usize]) };
-        self.fsync.record(now_ns() - f0);
-        if rc != 0 {
-            self.errors.push(format!(
-                "fsync of {} failed: {}",
-                self.paths[file as usize].display(),
-                std::io::Error::last_os_error()
-            ));
-            return false;
-        }
-        true
-    }
-
-    /// The error text of a failed or short I/O.
-    pub fn io_error(&mut self, engine: &str, io: IoUnit, result: std::io::Result<usize>) {
-        if !self.errors.is_empty() {
-            self.more_errors += 1;
-            return;
-        }
-        let dir = if io.write { "write" } else { "read" };
-        let path = self.paths[io.file as usize].display();
-        self.errors.push(match result {
-            Ok(n) => format!(
-                "short {dir} of {engine} at offset {} of {path}: {n} of {} bytes",
-                io.offset, io.len
-            ),
-            Err(e) => {
-                let hint = if engine == "io_uring" && e.raw_os_error() == Some(libc::EOPNOTSUPP) {
-                    " (with hipri=1: this device has no poll queues for polled I/O; drop hipri)"
-                } else {
-                    ""
-                };
-                format!(
-                    "{dir} at offset {} ({} bytes) of {path} failed ({engine}): {e}{hint}",
-                    io.offset, io.len
-                )
-            }
-        });
+    /// Opens it: every clone waiting goes.
+    pub fn open(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.opened.notify_all();
     }
 }
 
-/// Runs the clone to its end (or until `stop`); returns its measurements and
-/// whether it was interrupted.
-pub fn run<E: Engine>(
-    w: Worker,
-    mut engine: E,
-    start: &Barrier,
-    stop: &StopFlag,
-) -> (Totals, bool) {
+/// How a clone and the launcher meet: the clone says it is ready (or why
+/// it cannot run), then waits at `start`; `abort` set means do no I/O.
+pub struct Meeting<'a> {
+    /// The clone's answer: ready, or the reason it is not.
+    pub ready: Sender<Result<(), EngineError>>,
+    /// Opened by the launcher when every clone is ready.
+    pub start: &'a Gate,
+    /// Set by the launcher when some clone could not get ready.
+    pub abort: &'a AtomicBool,
+    /// Ctrl-C.
+    pub stop: &'a StopFlag,
+}
+
+/// Gives this thread a descriptor table of its own and takes the copies of
+/// `fds` in it: each I/O then finds its file through the kernel's
+/// single-owner fast path (no atomic file refcount per I/O), as fio's
+/// forked job processes do.
+///
+/// # Safety
+/// `fds` are open descriptors of the launcher, which closes its own copies
+/// once this returns and never uses them again; after `unshare` the copies
+/// in this thread's table belong to nothing else.
+pub unsafe fn adopt(fds: &[RawFd]) -> std::io::Result<Vec<File>> {
+    // SAFETY: unshare(CLONE_FILES) changes only the calling thread.
+    if unsafe { libc::unshare(libc::CLONE_FILES) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: see the function's safety note: each number is this thread's
+    // own copy now, owned by nothing else.
+    Ok(fds
+        .iter()
+        .map(|&fd| unsafe { File::from_raw_fd(fd) })
+        .collect())
+}
+
+/// The timed part of one clone, as a [`Driver`] of its engine.
+pub struct Clone<'a> {
+    /// The clone.
+    pub w: Worker,
+    /// Its files, adopted.
+    pub files: Vec<File>,
+    /// Where it meets the launcher.
+    pub meet: Meeting<'a>,
+}
+
+impl Driver for Clone<'_> {
+    type Output = (Totals, bool);
+
+    fn drive<E: Engine>(self, engine: E) -> (Totals, bool) {
+        run(self, engine)
+    }
+}
+
+/// Attaches the engine, meets the launcher, runs to the end (or until
+/// `stop`); returns the measurements and whether it was interrupted.
+fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
+    let Clone { w, files, meet } = c;
     let mut t = Totals::default();
-    // A private descriptor table gives this thread the kernel's single-owner
-    // fdget() fast path (no atomic file refcount per I/O), as fio's forked
-    // job processes have. Files are opened after it, so they live only here.
-    // SAFETY: unshare(CLONE_FILES) affects only the calling thread.
-    unsafe { libc::unshare(libc::CLONE_FILES) };
-    let opened = open_and_attach(&w.open, &w.paths, &w.bufs, &mut engine);
-    let writes = w.open.writable;
+    let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+    let attached = attach(&mut engine, &fds, &files, &w.bufs, w.writes)
+        .map_err(|e| EngineError::new(format!("ioengine={}", w.engine), e.to_string()));
+    let ok = attached.is_ok();
+    let _ = meet.ready.send(attached);
+    meet.start.wait();
+    if !ok || meet.abort.load(Ordering::Relaxed) {
+        return (t, false);
+    }
     let Worker {
+        engine: name,
         paths,
         planner,
         prefetch,
@@ -187,34 +155,26 @@ pub fn run<E: Engine>(
         series_ms,
         hist_ms,
         per_io_log,
-        ..
+        writes,
     } = w;
-    let files = match opened {
-        Ok(f) => f,
-        Err(e) => {
-            start.wait();
-            t.errors.push(e.to_string());
-            return (t, false);
+    let recorder = |on: bool| {
+        if on {
+            Recorder::new()
+        } else {
+            Recorder::empty()
         }
     };
     let mut cx = Ctx {
-        fds: files.iter().map(|f| f.as_raw_fd()).collect(),
+        engine: name,
+        fds,
         paths: &paths,
         look: Lookahead::new(planner, prefetch),
         recs: [
-            DirRecorders::new(false, !engine.is_sync()),
-            DirRecorders::new(!writes, !engine.is_sync()),
+            DirRecorders::new(false, E::QUEUED),
+            DirRecorders::new(!writes, E::QUEUED),
         ],
-        advise: if prefetch > 0 {
-            Recorder::new()
-        } else {
-            Recorder::empty()
-        },
-        fsync: if fsync_every > 0 {
-            Recorder::new()
-        } else {
-            Recorder::empty()
-        },
+        advise: recorder(prefetch > 0),
+        fsync: recorder(fsync_every > 0),
         fsync_every,
         writes_since_fsync: 0,
         series: Ticker::new(None, 0),
@@ -226,9 +186,10 @@ pub fn run<E: Engine>(
         errors: Vec::new(),
         more_errors: 0,
         depth_counts: [0; 7],
+        submit_counts: [0; 7],
+        complete_counts: [0; 7],
     };
 
-    start.wait();
     let cpu0 = CpuUsage::thread_now();
     let t_start = now_ns();
     cx.t_start = t_start;
@@ -240,20 +201,12 @@ pub fn run<E: Engine>(
         let fds = &cx.fds;
         cx.look.prime(fds, &mut cx.advise);
     }
-
-    let interrupted = if engine.is_sync() {
-        sync_loop(&mut cx, &mut engine, bufs[0].as_mut_slice(), stop)
+    let interrupted = if E::QUEUED {
+        let batches = (batch_submit, complete_min);
+        super::queued::run(&mut cx, &mut engine, &mut bufs, batches, meet.stop)
     } else {
-        super::queued::run(
-            &mut cx,
-            &mut engine,
-            &mut bufs,
-            batch_submit,
-            complete_min,
-            stop,
-        )
+        sync_loop(&mut cx, &mut engine, bufs[0].as_mut_slice(), meet.stop)
     };
-
     let t_end = now_ns();
     cx.series.finish(t_end, &cx.recs);
     if let Some(h) = &mut cx.hist {
@@ -263,6 +216,12 @@ pub fn run<E: Engine>(
     t.runtime_ns = t_end - t_start;
     t.thread_ns = t.runtime_ns;
     t.cpu = CpuUsage::thread_now().since(&cpu0);
+    collect(&mut t, cx, E::QUEUED);
+    (t, interrupted)
+}
+
+/// Moves what the loop measured into the totals.
+fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
     let [r, wr] = &cx.recs;
     for (stats, rec) in [(&mut t.read, r), (&mut t.write, wr)] {
         stats.lat = rec.lat.finish();
@@ -276,35 +235,33 @@ pub fn run<E: Engine>(
     t.hist_series = cx.hist.map(|h| h.out);
     t.io_log = cx.io_log.take().unwrap_or_default();
     t.errors = cx.errors;
-    t.depth_counts = cx.depth_counts;
-    if t.depth_counts == [0; 7] {
-        t.depth_counts[0] = t.read.ios() + t.write.ios();
+    (t.depth_counts, t.submit_counts, t.complete_counts) =
+        (cx.depth_counts, cx.submit_counts, cx.complete_counts);
+    if !queued {
+        // One at a time: every I/O is submitted and completed alone (as
+        // fio counts its synchronous engines), nothing counted per I/O.
+        let ios = t.read.ios() + t.write.ios();
+        t.depth_counts[0] = ios;
+        t.submit_counts[batch_bucket(1)] = ios;
+        t.complete_counts[batch_bucket(1)] = ios;
     }
     if cx.more_errors > 0 {
         t.errors
             .push(format!("{} more I/Os in flight failed too", cx.more_errors));
     }
-    (t, interrupted)
 }
 
-fn open_and_attach<E: Engine>(
-    open: &OpenSpec,
-    paths: &[PathBuf],
-    bufs: &[AlignedBuf],
+fn attach<E: Engine>(
     engine: &mut E,
-) -> crate::Result<Vec<File>> {
-    let files: Vec<File> = paths
+    fds: &[RawFd],
+    files: &[File],
+    bufs: &[AlignedBuf],
+    writes: bool,
+) -> std::io::Result<()> {
+    let sizes = files
         .iter()
-        .map(|p| {
-            open.open(p)
-                .map_err(|e| crate::Error::io(format!("cannot open {}", p.display()), e))
-        })
-        .collect::<crate::Result<_>>()?;
-    let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
-    let sizes: Vec<u64> = files
-        .iter()
-        .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
-        .collect();
+        .map(|f| f.metadata().map(|m| m.len()))
+        .collect::<std::io::Result<Vec<u64>>>()?;
     let iov: Vec<libc::iovec> = bufs
         .iter()
         .map(|b| libc::iovec {
@@ -312,15 +269,12 @@ fn open_and_attach<E: Engine>(
             iov_len: b.len(),
         })
         .collect();
-    engine
-        .attach(Attach {
-            fds: &fds,
-            sizes: &sizes,
-            bufs: &iov,
-            writes: open.writable,
-        })
-        .map_err(|e| crate::Error::io(format!("ioengine={}", engine.name()), e))?;
-    Ok(files)
+    engine.attach(Attach {
+        fds,
+        sizes: &sizes,
+        bufs: &iov,
+        writes,
+    })
 }
 
 /// How often the synchronous loop looks at the stop flag.
@@ -358,12 +312,12 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
         match res {
             Ok(Queued::Done(n)) if n == io.len as usize => {}
             Ok(Queued::Done(n)) => {
-                cx.io_error(engine.name(), io, Ok(n));
+                cx.io_error(io, Ok(n));
                 return false;
             }
             Ok(Queued::Pending) => unreachable!("a synchronous engine queued an I/O"),
             Err(e) => {
-                cx.io_error(engine.name(), io, Err(e));
+                cx.io_error(io, Err(e));
                 return false;
             }
         }

@@ -1,13 +1,15 @@
-//! The files of a job: their paths, laying them out before timing starts
-//! (random non-zero data, never sparse), the iolab mark that makes re-runs
-//! safe, and the write-safety rules.
+//! Step 1 of a run: the files of every job clone, laid out before timing
+//! starts (random non-zero data, never sparse), each with the region the
+//! clone works on. Also the iolab mark that makes re-runs safe and the
+//! write-safety rules.
 
 use super::stop::StopFlag;
 use crate::error::{Error, Result};
-use crate::job::JobError;
-use crate::job::JobSpec;
+use crate::job::{JobError, JobSpec};
+use crate::plan::Region;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -17,6 +19,124 @@ use std::path::{Path, PathBuf};
 /// Extended attribute iolab puts on files it lays out.
 pub const MARK_XATTR: &str = "user.iolab.layout";
 const MARK_VALUE: &[u8] = b"1";
+
+/// A clone's file with its region.
+#[derive(Debug, Clone)]
+pub struct CloneFile {
+    /// The file.
+    pub path: PathBuf,
+    /// The part of it the clone works on.
+    pub region: Region,
+}
+
+/// Every clone's files: job → clone → files.
+#[derive(Debug, Clone)]
+pub struct Layout(pub Vec<Vec<Vec<CloneFile>>>);
+
+impl Layout {
+    /// Distinct (path, region) pairs of job `j` over all its clones.
+    pub fn job_regions(&self, j: usize) -> Vec<(PathBuf, Region)> {
+        let mut m: BTreeMap<PathBuf, Region> = BTreeMap::new();
+        for cf in self.0[j].iter().flatten() {
+            m.entry(cf.path.clone()).or_insert(cf.region);
+        }
+        m.into_iter().collect()
+    }
+
+    /// Every file, once per clone that uses it.
+    pub fn all_paths(&self) -> Vec<PathBuf> {
+        self.0
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|f| f.path.clone())
+            .collect()
+    }
+
+    /// The paths, job → clone → files (as a result reports them).
+    pub fn paths(&self) -> Vec<Vec<Vec<PathBuf>>> {
+        self.0
+            .iter()
+            .map(|clones| {
+                clones
+                    .iter()
+                    .map(|cf| cf.iter().map(|f| f.path.clone()).collect())
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// Lays out every job's files (checking the safety rules) and works out
+/// every clone's regions.
+pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Result<Layout> {
+    let mut needs: BTreeMap<PathBuf, Need> = BTreeMap::new();
+    for job in jobs {
+        for c in 0..job.numjobs {
+            let paths = clone_paths(job, c);
+            let per_file = job.size.map(|s| s / paths.len() as u64);
+            for p in paths {
+                let n = needs.entry(p.clone()).or_insert(Need {
+                    path: p,
+                    len: None,
+                    writes: false,
+                    job: job.name.clone(),
+                });
+                if let Some(pf) = per_file {
+                    n.len = Some(n.len.unwrap_or(0).max(job.offset + pf));
+                }
+                n.writes |= job.writes();
+            }
+        }
+    }
+    let mut sizes = BTreeMap::new();
+    for need in needs.values() {
+        let p = prepare(need, allow_overwrite, stop)?;
+        sizes.insert(p.path.clone(), p.size);
+    }
+    let mut out = Vec::new();
+    for job in jobs {
+        let clones = (0..job.numjobs)
+            .map(|c| clone_files(job, c, &sizes))
+            .collect::<Result<_>>()?;
+        out.push(clones);
+    }
+    Ok(Layout(out))
+}
+
+/// The files and regions of clone `c` of `job`, given the files' sizes.
+fn clone_files(job: &JobSpec, c: u32, sizes: &BTreeMap<PathBuf, u64>) -> Result<Vec<CloneFile>> {
+    let paths = clone_paths(job, c);
+    let per_file = job.size.map(|s| s / paths.len() as u64);
+    let mut out = Vec::new();
+    for p in paths {
+        let fsize = sizes[&p];
+        let bad = |why: String| -> Error { JobError::invalid(&job.name, why).into() };
+        if job.offset >= fsize {
+            return Err(bad(format!(
+                "offset {} is beyond the end of {} ({fsize} bytes)",
+                job.offset,
+                p.display()
+            )));
+        }
+        let len = per_file.unwrap_or(fsize - job.offset);
+        if job.bs_min > len {
+            return Err(bad(format!(
+                "bs ({}) is larger than the region of {} ({len} bytes)",
+                job.bs_min,
+                p.display()
+            )));
+        }
+        out.push(CloneFile {
+            path: p,
+            region: Region {
+                start: job.offset,
+                len,
+            },
+        });
+    }
+    Ok(out)
+}
 
 /// The paths of clone `clone` of `job` (fio's naming for generated files:
 /// `NAME.CLONE.0` in `directory` or the current directory).

@@ -1,0 +1,173 @@
+//! The state of a clone's timed loop, shared by the one-at-a-time loop
+//! ([`super::worker`]) and the loop with I/Os in flight ([`super::queued`]):
+//! files, recorders, interval tickers, the per-I/O log, errors, and the
+//! depth figures fio reports (`iodepth_level`, `iodepth_submit`,
+//! `iodepth_complete`).
+
+use super::lookahead::Lookahead;
+use super::series::{DirRecorders, IoLogEntry, Ticker};
+use crate::metrics::Recorder;
+use crate::metrics::clock::now_ns;
+use crate::plan::IoUnit;
+use std::os::fd::RawFd;
+use std::path::PathBuf;
+
+/// Everything the timed loop updates.
+pub struct Ctx<'a> {
+    /// fio's name of the engine, for messages.
+    pub engine: &'static str,
+    /// Descriptors, indexed by `IoUnit::file`.
+    pub fds: Vec<RawFd>,
+    /// The files, for messages.
+    pub paths: &'a [PathBuf],
+    /// The I/O sequence with its prefetch window.
+    pub look: Lookahead,
+    /// Latencies and bytes of reads (0) and writes (1).
+    pub recs: [DirRecorders; 2],
+    /// `posix_fadvise(WILLNEED)` latencies.
+    pub advise: Recorder,
+    /// `fsync` latencies.
+    pub fsync: Recorder,
+    /// fsync every this many writes (0: never).
+    pub fsync_every: u64,
+    /// Writes since the last fsync.
+    pub writes_since_fsync: u64,
+    /// The time series (`log_avg_msec`).
+    pub series: Ticker,
+    /// The histogram log's intervals, when they differ from the series'.
+    pub hist: Option<Ticker>,
+    /// Every I/O, when fio's per-I/O logs are asked for.
+    pub io_log: Option<Vec<IoLogEntry>>,
+    /// When the timed part started.
+    pub t_start: u64,
+    /// When it must end (`runtime`).
+    pub deadline: u64,
+    /// Earliest of the deadline and the next interval boundary.
+    pub next_event: u64,
+    /// The error that stopped the clone, if any.
+    pub errors: Vec<String>,
+    /// Failed I/Os after the first (in flight when it failed).
+    pub more_errors: u64,
+    /// I/Os queued at each depth bucket of fio's `iodepth_level`.
+    pub depth_counts: [u64; 7],
+    /// Submit calls by I/Os they sent, in fio's `iodepth_submit` buckets.
+    pub submit_counts: [u64; 7],
+    /// Reap calls by I/Os they returned, in fio's `iodepth_complete` buckets.
+    pub complete_counts: [u64; 7],
+}
+
+impl Ctx<'_> {
+    /// Handles `now >= next_event`: closes intervals; true when the
+    /// deadline has passed.
+    #[cold]
+    pub fn event(&mut self, now: u64) -> bool {
+        if now >= self.series.next_ns {
+            self.series.tick(now, &self.recs);
+        }
+        if let Some(h) = &mut self.hist
+            && now >= h.next_ns
+        {
+            h.tick(now, &self.recs);
+        }
+        self.next_event = self
+            .deadline
+            .min(self.series.next_ns)
+            .min(self.hist.as_ref().map_or(u64::MAX, |h| h.next_ns));
+        now >= self.deadline
+    }
+
+    /// Records the per-I/O log entry.
+    #[cold]
+    pub fn log_io(&mut self, io: IoUnit, t_done: u64, lat: u64, clat: u64, slat: u64) {
+        if let Some(l) = &mut self.io_log {
+            l.push(IoLogEntry {
+                t_ns: t_done - self.t_start,
+                lat,
+                clat,
+                slat,
+                len: io.len,
+                write: io.write,
+            });
+        }
+    }
+
+    /// Issues the fsync due after a completed write; false on failure.
+    pub fn after_write(&mut self, file: u16) -> bool {
+        if self.fsync_every == 0 {
+            return true;
+        }
+        self.writes_since_fsync += 1;
+        if self.writes_since_fsync < self.fsync_every {
+            return true;
+        }
+        self.writes_since_fsync = 0;
+        let f0 = now_ns();
+        // SAFETY: fsync on an open descriptor.
+        let rc = unsafe { libc::fsync(self.fds[file as usize]) };
+        self.fsync.record(now_ns() - f0);
+        if rc != 0 {
+            self.errors.push(format!(
+                "fsync of {} failed: {}",
+                self.paths[file as usize].display(),
+                std::io::Error::last_os_error()
+            ));
+            return false;
+        }
+        true
+    }
+
+    /// Keeps the error text of a failed or short I/O (the first; later
+    /// ones are counted).
+    pub fn io_error(&mut self, io: IoUnit, result: std::io::Result<usize>) {
+        if !self.errors.is_empty() {
+            self.more_errors += 1;
+            return;
+        }
+        let (engine, dir) = (self.engine, if io.write { "write" } else { "read" });
+        let path = self.paths[io.file as usize].display();
+        self.errors.push(match result {
+            Ok(n) => format!(
+                "short {dir} of {engine} at offset {} of {path}: {n} of {} bytes",
+                io.offset, io.len
+            ),
+            Err(e) => {
+                let hint = if engine == "io_uring" && e.raw_os_error() == Some(libc::EOPNOTSUPP) {
+                    " (with hipri=1: this device has no poll queues for polled I/O; drop hipri)"
+                } else {
+                    ""
+                };
+                format!(
+                    "{dir} at offset {} ({} bytes) of {path} failed ({engine}): {e}{hint}",
+                    io.offset, io.len
+                )
+            }
+        });
+    }
+}
+
+/// fio's `iodepth_level` bucket of a queue depth: 1, 2, 4, 8, 16, 32, >=64.
+pub fn depth_bucket(d: usize) -> usize {
+    match d {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+/// fio's `iodepth_submit`/`iodepth_complete` bucket of a batch of `n`
+/// I/Os (fio's `__io_u_mark_map`): 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64.
+pub fn batch_bucket(n: usize) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}

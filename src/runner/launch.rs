@@ -1,0 +1,183 @@
+//! Step 4 of a repetition: every clone of the active jobs, started
+//! together. For each clone the launcher opens its files (step 3), starts
+//! its thread and waits until the clone has taken the files into a
+//! descriptor table of its own and built its engine; only then does it close
+//! its own copies and go on, so while the clones run each file is held by
+//! its clone alone. All clones then start at one barrier.
+
+use super::buffer::AlignedBuf;
+use super::layout::{CloneFile, Layout};
+use super::open::open_clone;
+use super::result::{CloneRun, Totals};
+use super::stop::StopFlag;
+use super::worker::{self, Clone, Gate, Meeting, Worker};
+use crate::engine::EngineError;
+use crate::error::{Error, Result};
+use crate::job::JobSpec;
+use crate::plan::{PlanParams, Planner};
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Seed of clone `clone` of `job`: fixed by `randseed` unless `randrepeat=0`.
+pub fn clone_seed(job: &JobSpec, clone: u32) -> u64 {
+    let base = if job.randrepeat {
+        job.randseed
+    } else {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    };
+    base ^ (clone as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// What clone `clone` of `job` will do, before its engine and files.
+fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Worker {
+    let series_ms = Some(if job.logs.avg_msec > 0 {
+        job.logs.avg_msec
+    } else {
+        1000
+    });
+    let depth = if job.queued() {
+        job.iodepth as usize
+    } else {
+        1
+    };
+    Worker {
+        engine: crate::engine::find(&job.engine).map_or("?", |e| e.name),
+        paths: files.iter().map(|f| f.path.clone()).collect(),
+        writes: job.writes(),
+        planner: Planner::new(PlanParams {
+            regions: files.iter().map(|f| f.region).collect(),
+            pattern: job.pattern,
+            mix: job.mix,
+            rwmixread: job.rwmixread,
+            bs_min: job.bs_min,
+            bs_max: job.bs_max,
+            loops: (!job.time_based).then_some(job.loops),
+            number_ios: job.number_ios,
+            seed: clone_seed(job, clone),
+        }),
+        prefetch: job.prefetch as usize,
+        fsync_every: job.fsync,
+        runtime: job.runtime_us.map(Duration::from_micros),
+        bufs: (0..depth)
+            .map(|_| AlignedBuf::new(job.bs_max as usize))
+            .collect(),
+        batch_submit: job.iodepth_batch_submit.min(job.iodepth) as usize,
+        complete_min: job.iodepth_batch_complete_min.min(job.iodepth) as usize,
+        series_ms,
+        hist_ms: (job.logs.hist.is_some() && Some(job.logs.hist_msec) != series_ms)
+            .then_some(job.logs.hist_msec),
+        per_io_log: job.logs.per_io(),
+    }
+}
+
+/// Runs every clone of the jobs in `active` side by side until they end.
+pub fn run_clones(
+    jobs: &[JobSpec],
+    layout: &Layout,
+    active: &[usize],
+    stop: &StopFlag,
+) -> Result<Vec<CloneRun>> {
+    let start = Gate::default();
+    let abort = AtomicBool::new(false);
+    let mut failure: Option<Error> = None;
+    let runs = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for (j, c) in active
+            .iter()
+            .flat_map(|&j| (0..jobs[j].numjobs).map(move |c| (j, c)))
+        {
+            if failure.is_some() {
+                break;
+            }
+            let (job, files) = (&jobs[j], &layout.0[j][c as usize]);
+            let opened = match open_clone(job, files) {
+                Ok(f) => f,
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            };
+            let raw: Vec<RawFd> = opened.iter().map(|f| f.as_raw_fd()).collect();
+            let (tx, rx) = mpsc::channel();
+            let meet = Meeting {
+                ready: tx,
+                start: &start,
+                abort: &abort,
+                stop,
+            };
+            let (w, cfg, def) = (worker(job, files, c), job.engine_config(), job.engine_def());
+            let thread = std::thread::Builder::new()
+                .name(format!("{}.{c}", job.name))
+                .spawn_scoped(s, move || clone_thread(def, &cfg, raw, w, meet));
+            match thread {
+                Ok(h) => {
+                    if let Ok(Err(e)) = rx.recv() {
+                        failure = Some(Error::Engine {
+                            job: job.name.clone(),
+                            source: e,
+                        });
+                    }
+                    handles.push((j, c, h));
+                }
+                Err(e) => failure = Some(Error::io("cannot start a worker thread", e)),
+            }
+            // The clone has its own copies now (or gave up): close ours.
+            drop(opened);
+        }
+        abort.store(failure.is_some(), Ordering::Relaxed);
+        start.open();
+        handles
+            .into_iter()
+            .map(|(j, c, h)| finished(j, c, h.join()))
+            .collect::<Vec<_>>()
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(runs),
+    }
+}
+
+/// A clone's thread: take over the files, build the engine, run.
+fn clone_thread(
+    def: Option<&'static crate::engine::EngineDef>,
+    cfg: &crate::engine::EngineConfig,
+    raw: Vec<RawFd>,
+    w: Worker,
+    meet: Meeting<'_>,
+) -> (Totals, bool) {
+    let give_up = |meet: Meeting<'_>, e: EngineError| {
+        let _ = meet.ready.send(Err(e));
+        meet.start.wait();
+        (Totals::default(), false)
+    };
+    // SAFETY: the launcher closes its own copies of `raw` once this clone
+    // answers on `ready`, and never uses them again.
+    let files = match unsafe { worker::adopt(&raw) } {
+        Ok(f) => f,
+        Err(e) => {
+            let e = EngineError::new("a descriptor table of its own (unshare)", e.to_string());
+            return give_up(meet, e);
+        }
+    };
+    let engine = match def.map(|d| (d.build)(cfg)) {
+        Some(Ok(engine)) => engine,
+        Some(Err(e)) => return give_up(meet, e),
+        None => return give_up(meet, EngineError::new(w.engine, "not an engine iolab has")),
+    };
+    engine.drive(Clone { w, files, meet })
+}
+
+/// A joined clone as a [`CloneRun`] (a panic is a bug; it is passed on).
+fn finished(job: usize, clone: u32, joined: std::thread::Result<(Totals, bool)>) -> CloneRun {
+    let (totals, interrupted) = joined.unwrap_or_else(|p| std::panic::resume_unwind(p));
+    CloneRun {
+        job,
+        clone,
+        totals,
+        interrupted,
+    }
+}
