@@ -4,7 +4,7 @@ mod common;
 use common::*;
 use std::fs;
 
-fn one_line(args: &[&str], want: &[&str]) {
+fn one_line(args: &[impl AsRef<std::ffi::OsStr>], want: &[&str]) {
     let (code, err) = run_err(args);
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
@@ -17,31 +17,22 @@ fn one_line(args: &[&str], want: &[&str]) {
 fn bad_input_errors() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
+    let a = |opts: &str| job("a", &f, opts);
     one_line(
-        &["--name=a", &fa, "--blocksiz=4k"],
+        &a("--blocksiz=4k"),
         &["unknown option 'blocksiz'", "did you mean 'blocksize'"],
     );
     one_line(
-        &["--name=a", &fa, "--iodepth_low=4"],
+        &a("--iodepth_low=4"),
         &["fio option 'iodepth_low' is not supported by iolab yet"],
     );
+    one_line(&a("--size=10q"), &["size", "unknown size suffix 'q'"]);
     one_line(
-        &["--name=a", &fa, "--size=10q"],
-        &["size", "unknown size suffix 'q'"],
-    );
-    one_line(
-        &["--name=a", &fa, "--size=4k", "--bs=64k"],
+        &a("--size=4k --bs=64k"),
         &["bs (65536) is larger than size (4096)"],
     );
-    one_line(
-        &["--name=a", &fa, "--size=(1M/(2-2))"],
-        &["division by zero"],
-    );
-    one_line(
-        &["--name=a", &fa, "--rw=read"],
-        &["does not exist", "no size="],
-    );
+    one_line(&a("--size=(1M/(2-2))"), &["division by zero"]);
+    one_line(&a("--rw=read"), &["does not exist", "no size="]);
     let bad = d.path().join("bad.fio");
     fs::write(&bad, "[global]\nbs=4k\n[job\n").unwrap();
     one_line(&[s(&bad)], &["bad.fio:3", "malformed section header"]);
@@ -74,11 +65,7 @@ fn unwritable_directory() {
         );
         return;
     }
-    let (code, err) = run_err(&[
-        "--name=a",
-        &format!("--filename={}", s(&ro.join("f"))),
-        "--size=1M",
-    ]);
+    let (code, err) = run_err(&job("a", &ro.join("f"), "--size=1M"));
     if root {
         std::process::Command::new("chattr")
             .args(["-i", s(&ro)])
@@ -124,14 +111,9 @@ fn no_space_during_layout_leaves_nothing_behind() {
         return;
     }
     let f = mnt.join("big");
-    let out = iolab()
-        .args([
-            "run",
-            "--name=a",
-            &format!("--filename={}", s(&f)),
-            "--size=8M",
-            "--rw=read",
-        ])
+    let out = bin()
+        .arg("run")
+        .args(job("a", &f, "--size=8M --rw=read"))
         .output()
         .unwrap();
     let listing: Vec<_> = fs::read_dir(&mnt).unwrap().collect();

@@ -28,13 +28,11 @@ const ENGINES: &[(&str, &[&str])] = &[
     ("mmap", &[]),
 ];
 
-fn run_engine(f: &Path, engine: &str, extra: &[&str], job: &[&str]) -> Value {
-    let fa = format!("--filename={}", s(f));
-    let ea = format!("--ioengine={engine}");
-    let mut args = vec!["--name=e", fa.as_str(), ea.as_str()];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(job);
-    run_json(&args)
+/// Runs one job on `f` with `engine`, its `extra` settings and `opts`
+/// (options split at whitespace); returns the JSON result.
+fn run_engine(f: &Path, engine: &str, extra: &[&str], opts: &str) -> Value {
+    let extra = extra.join(" ");
+    run_json(&job("e", f, &format!("--ioengine={engine} {extra} {opts}")))
 }
 
 #[test]
@@ -43,12 +41,7 @@ fn every_engine_reads_every_block_once() {
     let f = d.path().join("f");
     for (engine, extra) in ENGINES {
         for rw in ["randread", "read"] {
-            let v = run_engine(
-                &f,
-                engine,
-                extra,
-                &["--size=4M", &format!("--rw={rw}"), "--bs=4k"],
-            );
+            let v = run_engine(&f, engine, extra, &format!("--size=4M --rw={rw} --bs=4k"));
             let j = &v["jobs"][0];
             assert_eq!(
                 j["error"], 0,
@@ -85,15 +78,10 @@ fn every_engine_writes_land_in_the_file() {
         let f = d.path().join(format!("w{i}"));
         // Lay out with random non-zero bytes, then overwrite every block once:
         // iolab's write buffers are zero, so the file must end all zeros.
-        run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
+        lay_out(&f, "1M");
         let before = std::fs::read(&f).unwrap();
         assert!(before.iter().filter(|&&b| b == 0).count() < before.len() / 100);
-        let v = run_engine(
-            &f,
-            engine,
-            extra,
-            &["--size=1M", "--rw=randwrite", "--bs=4k"],
-        );
+        let v = run_engine(&f, engine, extra, "--size=1M --rw=randwrite --bs=4k");
         let j = &v["jobs"][0];
         assert_eq!(
             j["error"], 0,
@@ -117,28 +105,22 @@ fn every_engine_prefetches_the_same_reads() {
     }
     let d = scratch();
     let f = d.path().join("f");
-    run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
+    lay_out(&f, "1M");
     let advice = |engine: &str, extra: &[&str]| -> Vec<String> {
         let log = d.path().join(format!("{engine}.strace"));
         let mut cmd = std::process::Command::new("strace");
         cmd.args(["-f", "-qq", "-e", "trace=fadvise64", "-o", s(&log)])
             .env("IOLAB_DB", test_db())
             .arg(assert_cmd::cargo::cargo_bin("iolab"))
-            .args([
-                "run",
-                "--no-store",
-                "--name=p",
-                &format!("--filename={}", s(&f)),
-            ])
-            .arg(format!("--ioengine={engine}"))
-            .args(extra)
-            .args([
-                "--size=1M",
-                "--rw=randread",
-                "--bs=4k",
-                "--prefetch=8",
-                "--cache=keep",
-            ]);
+            .args(["run", "--no-store"])
+            .args(job(
+                "p",
+                &f,
+                &format!(
+                    "--ioengine={engine} {} --size=1M --rw=randread --bs=4k --prefetch=8 --cache=keep",
+                    extra.join(" ")
+                ),
+            ));
         succeed(&mut cmd);
         std::fs::read_to_string(&log)
             .unwrap()
@@ -161,12 +143,7 @@ fn every_engine_prefetches_the_same_reads() {
 fn mmap_counts_page_faults() {
     let d = scratch();
     let f = d.path().join("f");
-    let v = run_engine(
-        &f,
-        "mmap",
-        &[],
-        &["--size=4M", "--rw=read", "--bs=64k", "--cache=cold"],
-    );
+    let v = run_engine(&f, "mmap", &[], "--size=4M --rw=read --bs=64k --cache=cold");
     let j = &v["jobs"][0];
     // 1024 pages mapped and touched: each costs at least a minor fault
     // (fault-around maps up to 16 pages per fault).
@@ -189,7 +166,7 @@ fn sqpoll_survives_completions_ahead_of_the_ring_head() {
             &f,
             "io_uring",
             &["--iodepth=4", "--sqthread_poll=1"],
-            &["--size=4M", "--rw=read", "--bs=4k", "--no-store"],
+            "--size=4M --rw=read --bs=4k --no-store",
         );
         let j = &v["jobs"][0];
         assert_eq!(j["error"], 0, "run {i}: {}", j["iolab"]["errors"]);
@@ -201,8 +178,7 @@ fn sqpoll_survives_completions_ahead_of_the_ring_head() {
 fn engine_settings_errors_and_warnings() {
     let d = scratch();
     let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
-    run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
+    lay_out(&f, "1M");
     for (args, want) in [
         (
             vec!["--ioengine=psync", "--sqthread_poll=1"],
@@ -221,42 +197,29 @@ fn engine_settings_errors_and_warnings() {
             "iodepth=100000 must be between 1 and 32768",
         ),
     ] {
-        let mut a = vec!["--name=x", fa.as_str(), "--size=1M"];
-        a.extend(args.iter().copied());
-        let (code, err) = run_err(&a);
+        let (code, err) = run_err(&job("x", &f, &format!("--size=1M {}", args.join(" "))));
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     }
     // libaio without direct runs, with a warning naming the option.
-    let out = iolab()
-        .args([
-            "run",
-            "--name=x",
-            &fa,
-            "--size=1M",
-            "--ioengine=libaio",
-            "--iodepth=4",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (_, err) = succeed_text(bin().arg("run").args(job(
+        "x",
+        &f,
+        "--size=1M --ioengine=libaio --iodepth=4",
+    )));
     assert!(
         err.contains("ioengine=libaio without direct=1 is synchronous"),
         "{err}"
     );
     // hipri on a device without poll queues fails with a named error, never hangs.
-    let out = iolab()
-        .args([
-            "run",
-            "--name=x",
-            &fa,
-            "--size=1M",
-            "--ioengine=io_uring",
-            "--direct=1",
-            "--hipri=1",
-        ])
+    let out = bin()
+        .arg("run")
+        .args(job(
+            "x",
+            &f,
+            "--size=1M --ioengine=io_uring --direct=1 --hipri=1",
+        ))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

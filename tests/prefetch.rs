@@ -10,7 +10,7 @@ enum Ev {
     Read(u64, u64),
 }
 
-fn trace(args: &[&str]) -> Vec<Ev> {
+fn trace(args: &[String]) -> Vec<Ev> {
     let d = tempfile::tempdir().unwrap();
     let log = d.path().join("strace.log");
     let bin = assert_cmd::cargo::cargo_bin("iolab");
@@ -103,57 +103,23 @@ fn prefetch_advice_count_offsets_and_distance() {
     }
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
     // Lay out first so strace sees only the measured run's reads.
-    iolab()
-        .args(["run", "--name=l", &fa, "--size=1M", "--number_ios=1"])
-        .assert()
-        .success();
+    lay_out(&f, "1M");
+    let traced = |opts: &str| trace(&job("p", &f, &format!("--size=1M {opts} --cache=keep")));
     for (rw, n) in [("randread", 8usize), ("read", 3), ("randread", 1)] {
-        let evs = trace(&[
-            "--name=p",
-            &fa,
-            "--size=1M",
-            &format!("--rw={rw}"),
-            "--bs=4k",
-            &format!("--prefetch={n}"),
-            "--cache=keep",
-        ]);
+        let evs = traced(&format!("--rw={rw} --bs=4k --prefetch={n}"));
         let reads = evs.iter().filter(|e| matches!(e, Ev::Read(..))).count();
         assert_eq!(reads, 256, "{rw}");
         check_prefetch(&evs, n);
     }
     // Variable sizes, and fewer I/Os than the distance.
-    let evs = trace(&[
-        "--name=p",
-        &fa,
-        "--size=1M",
-        "--rw=randread",
-        "--bsrange=512-8k",
-        "--prefetch=20",
-        "--number_ios=50",
-        "--cache=keep",
-    ]);
+    let evs = traced("--rw=randread --bsrange=512-8k --prefetch=20 --number_ios=50");
     check_prefetch(&evs, 20);
-    let evs = trace(&[
-        "--name=p",
-        &fa,
-        "--size=1M",
-        "--rw=randread",
-        "--prefetch=20",
-        "--number_ios=5",
-        "--cache=keep",
-    ]);
+    let evs = traced("--rw=randread --prefetch=20 --number_ios=5");
     check_prefetch(&evs, 20);
     assert_eq!(evs.len(), 10);
     // Without prefetch no WILLNEED at all.
-    let evs = trace(&[
-        "--name=p",
-        &fa,
-        "--size=1M",
-        "--rw=randread",
-        "--cache=keep",
-    ]);
+    let evs = traced("--rw=randread");
     assert!(evs.iter().all(|e| matches!(e, Ev::Read(..))));
 }
 
@@ -161,13 +127,7 @@ fn prefetch_advice_count_offsets_and_distance() {
 fn prefetch_counts_in_json() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("f");
-    let v = run_json(&[
-        "--name=p",
-        &format!("--filename={}", s(&f)),
-        "--size=2M",
-        "--rw=randread",
-        "--prefetch=16",
-    ]);
+    let v = run_json(&job("p", &f, "--size=2M --rw=randread --prefetch=16"));
     let j = &v["jobs"][0];
     assert_eq!(j["iolab"]["advise"]["total_ios"], j["read"]["total_ios"]);
     assert_eq!(j["iolab"]["prefetch"], 16);

@@ -3,10 +3,11 @@
 
 use assert_cmd::Command;
 use serde_json::Value;
-use std::path::Path;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 
 /// The results database the tests' runs go to (never the user's).
-pub fn test_db() -> std::path::PathBuf {
+pub fn test_db() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("tests-results.db")
 }
 
@@ -31,6 +32,24 @@ pub fn with_db(db: &Path) -> std::process::Command {
     c
 }
 
+/// The arguments of a one-job run: `--name=NAME --filename=FILE`, then
+/// `opts` split at whitespace (`"--size=1M --rw=read"` is two options).
+pub fn job(name: &str, file: &Path, opts: &str) -> Vec<String> {
+    let mut args = vec![format!("--name={name}"), format!("--filename={}", s(file))];
+    args.extend(opts.split_whitespace().map(String::from));
+    args
+}
+
+/// Lays out `file` with `size` bytes (a one-I/O read run), so that a later
+/// run finds it in place.
+pub fn lay_out(file: &Path, size: &str) {
+    run_text(&job(
+        "layout",
+        file,
+        &format!("--size={size} --rw=read --number_ios=1"),
+    ));
+}
+
 /// Runs `cmd`, asserts it succeeded (showing its stderr if not), returns stdout.
 pub fn succeed(cmd: &mut std::process::Command) -> Vec<u8> {
     let out = cmd.output().expect("start command");
@@ -43,34 +62,63 @@ pub fn succeed(cmd: &mut std::process::Command) -> Vec<u8> {
     out.stdout
 }
 
-/// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
-pub fn run_json(args: &[&str]) -> Value {
-    let mut cmd = bin();
-    cmd.arg("run").args(args).arg("--output-format=json");
-    let out = succeed(&mut cmd);
-    serde_json::from_slice(&out).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}):\n{}",
-            String::from_utf8_lossy(&out)
-        )
-    })
+/// Runs `cmd`, asserts it succeeded, returns (stdout, stderr) as UTF-8 text.
+pub fn succeed_text(cmd: &mut std::process::Command) -> (String, String) {
+    let out = cmd.output().expect("start command");
+    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\n{stderr}",
+        out.status
+    );
+    (
+        String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr,
+    )
 }
 
-/// Runs `iolab run ARGS` (normal output), asserts success, returns stdout.
-pub fn run_text(args: &[&str]) -> String {
-    let mut cmd = bin();
-    cmd.arg("run").args(args);
-    String::from_utf8_lossy(&succeed(&mut cmd)).into_owned()
+/// Runs `cmd`, asserts it succeeded, returns its stdout as UTF-8 text.
+pub fn stdout_text(cmd: &mut std::process::Command) -> String {
+    String::from_utf8(succeed(cmd)).expect("stdout is UTF-8")
 }
 
-/// Runs iolab expecting failure; returns (exit code, stderr).
-pub fn run_err(args: &[&str]) -> (i32, String) {
-    let out = iolab().arg("run").args(args).output().expect("run iolab");
-    assert!(!out.status.success(), "expected failure, got success");
+/// Parses `bytes` as JSON, showing them in the panic when they are not.
+pub fn parse_json(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(bytes)))
+}
+
+/// Runs `cmd`, asserts it succeeded, parses its stdout as JSON.
+pub fn stdout_json(cmd: &mut std::process::Command) -> Value {
+    parse_json(&succeed(cmd))
+}
+
+/// Runs `cmd`, asserts it failed; returns (exit code, stderr).
+pub fn fail(cmd: &mut std::process::Command) -> (i32, String) {
+    let out = cmd.output().expect("start command");
+    assert!(
+        !out.status.success(),
+        "expected failure, got success: {cmd:?}"
+    );
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
+pub fn run_json(args: &[impl AsRef<OsStr>]) -> Value {
+    stdout_json(bin().arg("run").args(args).arg("--output-format=json"))
+}
+
+/// Runs `iolab run ARGS` (normal output), asserts success, returns stdout.
+pub fn run_text(args: &[impl AsRef<OsStr>]) -> String {
+    stdout_text(bin().arg("run").args(args))
+}
+
+/// Runs `iolab run ARGS` expecting failure; returns (exit code, stderr).
+pub fn run_err(args: &[impl AsRef<OsStr>]) -> (i32, String) {
+    fail(bin().arg("run").args(args))
 }
 
 /// True when `tool` is on PATH; otherwise prints why the test is skipped.
