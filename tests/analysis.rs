@@ -148,8 +148,7 @@ fn sweep_over_threads_prints_rows_and_plots() {
 
 #[test]
 fn sweep_input_errors_name_what_is_wrong() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let base = [
         "--name=e".to_string(),
         format!("--filename={}", s(&f)),
@@ -312,9 +311,7 @@ fn compare_two_stored_runs() {
 
 #[test]
 fn report_loads_in_headless_chromium() {
-    if !have("chromium", "report_loads_in_headless_chromium") {
-        return;
-    }
+    skip_unless_installed!("chromium");
     let d = scratch();
     let db = d.path().join("r.db");
     let f = d.path().join("f");
@@ -381,9 +378,7 @@ fn report_loads_in_headless_chromium() {
 /// The console check above can fail: a page with a script error is caught.
 #[test]
 fn chromium_check_catches_console_errors() {
-    if !have("chromium", "chromium_check_catches_console_errors") {
-        return;
-    }
+    skip_unless_installed!("chromium");
     let d = scratch();
     let page = d.path().join("bad.html");
     std::fs::write(

@@ -12,14 +12,8 @@ fn first_rep_cache<'a>(v: &'a Value, when: &str) -> &'a Value {
 
 #[test]
 fn cold_leaves_the_file_uncached_and_warm_caches_it() {
-    if !have(
-        "fincore",
-        "cold_leaves_the_file_uncached_and_warm_caches_it",
-    ) {
-        return;
-    }
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    skip_unless_installed!("fincore");
+    let (_dir, f) = scratch_file();
     let one_read = |name: &str, size: &str, cache: &str| {
         run_json(&job(
             name,
@@ -65,11 +59,8 @@ fn cold_leaves_the_file_uncached_and_warm_caches_it() {
 
 #[test]
 fn cold_run_after_write_evicts_dirty_pages() {
-    if !have("fincore", "cold_run_after_write_evicts_dirty_pages") {
-        return;
-    }
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    skip_unless_installed!("fincore");
+    let (_dir, f) = scratch_file();
     run_json(&job("w", &f, "--size=8M --rw=write --bs=64k"));
     assert!(fincore_pages(&f) > 0, "written pages are cached");
     let v = run_json(&job(

@@ -76,9 +76,7 @@ fn read_range(p: &Path, skip_4k: u64, count_4k: u64) {
 
 #[test]
 fn status_agrees_with_vmtouch_and_fincore() {
-    if !have("vmtouch", "status_agrees_with_vmtouch_and_fincore") {
-        return;
-    }
+    skip_unless_installed!("vmtouch");
     let d = scratch();
     let (dir, f) = files(d.path());
     assert_eq!(vmtouch_pages(&[&dir]).0, 0, "evicted");
@@ -119,9 +117,7 @@ fn status_agrees_with_vmtouch_and_fincore() {
 
 #[test]
 fn warm_and_evict_agree_with_vmtouch() {
-    if !have("vmtouch", "warm_and_evict_agree_with_vmtouch") {
-        return;
-    }
+    skip_unless_installed!("vmtouch");
     let d = scratch();
     let (dir, _) = files(d.path());
     let out = bin()

@@ -15,8 +15,7 @@ fn one_line(args: &[impl AsRef<std::ffi::OsStr>], want: &[&str]) {
 
 #[test]
 fn bad_input_errors() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let a = |opts: &str| job("a", &f, opts);
     one_line(
         &a("--blocksiz=4k"),

@@ -9,8 +9,7 @@ use serde_json::Value;
 
 #[test]
 fn cold_run_reads_from_storage_warm_run_does_not() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let cold = run_json(&job(
         "c",
         &f,
@@ -70,8 +69,7 @@ fn cold_run_reads_from_storage_warm_run_does_not() {
 
 #[test]
 fn normal_output_shows_the_counters() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let text = run_text(&job("n", &f, "--size=4M --rw=randread"));
     assert!(text.contains("[/proc/self/io]"), "{text}");
     assert!(text.contains("physical read"), "{text}");

@@ -8,8 +8,7 @@ use common::*;
 
 #[test]
 fn direct_reads_match_the_device() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     for engine in ["psync", "io_uring"] {
         let v = run_json(&job(
             "d",

@@ -37,8 +37,7 @@ fn run_engine(f: &Path, engine: &str, extra: &[&str], opts: &str) -> Value {
 
 #[test]
 fn every_engine_reads_every_block_once() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     for (engine, extra) in ENGINES {
         for rw in ["randread", "read"] {
             let v = run_engine(&f, engine, extra, &format!("--size=4M --rw={rw} --bs=4k"));
@@ -100,11 +99,8 @@ fn every_engine_writes_land_in_the_file() {
 
 #[test]
 fn every_engine_prefetches_the_same_reads() {
-    if !have("strace", "every_engine_prefetches_the_same_reads") {
-        return;
-    }
-    let d = scratch();
-    let f = d.path().join("f");
+    skip_unless_installed!("strace");
+    let (d, f) = scratch_file();
     lay_out(&f, "1M");
     let advice = |engine: &str, extra: &[&str]| -> Vec<String> {
         let log = d.path().join(format!("{engine}.strace"));
@@ -141,8 +137,7 @@ fn every_engine_prefetches_the_same_reads() {
 
 #[test]
 fn mmap_counts_page_faults() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let v = run_engine(&f, "mmap", &[], "--size=4M --rw=read --bs=64k --cache=cold");
     let j = &v["jobs"][0];
     // 1024 pages mapped and touched: each costs at least a minor fault
@@ -159,8 +154,7 @@ fn mmap_counts_page_faults() {
 /// may still look taken; this once failed about one run in six with EBUSY.
 #[test]
 fn sqpoll_survives_completions_ahead_of_the_ring_head() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     for i in 0..30 {
         let v = run_engine(
             &f,
@@ -176,8 +170,7 @@ fn sqpoll_survives_completions_ahead_of_the_ring_head() {
 
 #[test]
 fn engine_settings_errors_and_warnings() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     lay_out(&f, "1M");
     for (args, want) in [
         (

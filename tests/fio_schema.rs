@@ -29,11 +29,8 @@ fn assert_superset(ours: &Value, fio: &Value, what: &str) {
 
 #[test]
 fn json_keys_match_fio() {
-    if !have("fio", "json_keys_match_fio") {
-        return;
-    }
-    let d = scratch();
-    let f = d.path().join("f");
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
     let base = "--size=4M --rw=randread --bs=4k";
     compare_keys(&job("t", &f, base));
     compare_keys(&job(
@@ -94,11 +91,8 @@ fn compare_keys(args: &[String]) {
 
 #[test]
 fn sizes_agree_with_fio() {
-    if !have("fio", "sizes_agree_with_fio") {
-        return;
-    }
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
     // fio's kb_base=1024 quirk: KiB is 1000; whole blocks only.
     for (size, bs) in [
         ("4KiB", "1k"),

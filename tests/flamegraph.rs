@@ -6,11 +6,8 @@ use common::*;
 
 #[test]
 fn flamegraph_shows_the_read_path() {
-    if !have("perf", "flamegraph_shows_the_read_path") {
-        return;
-    }
-    let d = scratch();
-    let f = d.path().join("f");
+    skip_unless_installed!("perf");
+    let (d, f) = scratch_file();
     let svg = d.path().join("out.svg");
     let out = bin()
         .args(["run", "--flamegraph", s(&svg)])
@@ -44,8 +41,7 @@ fn flamegraph_shows_the_read_path() {
 
 #[test]
 fn flamegraph_without_perf_is_a_clear_error() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let empty = d.path().join("bin");
     std::fs::create_dir(&empty).unwrap();
     let out = bin()

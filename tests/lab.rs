@@ -209,9 +209,7 @@ fn log_scan_lab_shows_the_cache_for_buffered_reads() {
 
 #[test]
 fn lab_all_writes_a_report_that_loads_in_chromium() {
-    if !have("chromium", "lab_all_writes_a_report_that_loads_in_chromium") {
-        return;
-    }
+    skip_unless_installed!("chromium");
     let d = scratch();
     let out = lab(d.path(), &["all", "--size", "16M", "--ops", "800"]);
     let page = d.path().join("out/report.html");

@@ -98,11 +98,8 @@ fn check_prefetch(evs: &[Ev], n: usize) {
 
 #[test]
 fn prefetch_advice_count_offsets_and_distance() {
-    if !have("strace", "prefetch_advice_count_offsets_and_distance") {
-        return;
-    }
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    skip_unless_installed!("strace");
+    let (_dir, f) = scratch_file();
     // Lay out first so strace sees only the measured run's reads.
     lay_out(&f, "1M");
     let traced = |opts: &str| trace(&job("p", &f, &format!("--size=1M {opts} --cache=keep")));
@@ -125,8 +122,7 @@ fn prefetch_advice_count_offsets_and_distance() {
 
 #[test]
 fn prefetch_counts_in_json() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let v = run_json(&job("p", &f, "--size=2M --rw=randread --prefetch=16"));
     let j = &v["jobs"][0];
     assert_eq!(j["iolab"]["advise"]["total_ios"], j["read"]["total_ios"]);

@@ -105,8 +105,7 @@ fn expression_size_and_thread_sweep_file() {
 
 #[test]
 fn stop_rules_number_ios_runtime_and_loops() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let v = run_json(&job("n", &f, "--size=4M --rw=randread --number_ios=100"));
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 100);
     let v = run_json(&job("l", &f, "--size=4M --rw=read --loops=3 --bs=64k"));
@@ -162,8 +161,7 @@ fn writes_fsync_mixed_and_engines() {
 
 #[test]
 fn reproducible_from_randseed() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let seeds = |extra: &str| {
         let v = run_json(&job(
             "s",
@@ -178,8 +176,7 @@ fn reproducible_from_randseed() {
 
 #[test]
 fn repetitions_and_first_run_effect() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     // Lay out, then evict, then repeat with cache=keep: repetition 1 reads
     // from the device, the others from the page cache.
     lay_out(&f, "32M");
@@ -218,8 +215,7 @@ fn repetitions_and_first_run_effect() {
 
 #[test]
 fn normal_output_has_summary_and_log2_histograms() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let text = run_text(&job(
         "n",
         &f,
@@ -235,8 +231,7 @@ fn normal_output_has_summary_and_log2_histograms() {
 
 #[test]
 fn output_file_and_json_plus_bins() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let o = d.path().join("out.json");
     let mut args = job("o", &f, "--size=1M --output-format=json+");
     args.push(format!("--output={}", s(&o)));

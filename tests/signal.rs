@@ -16,8 +16,7 @@ fn sigint_drains_io_uring_and_gives_partial_json() {
 }
 
 fn interrupt(engine: &[&str]) {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let child = bin()
         .arg("run")
         .args(job(

@@ -150,9 +150,7 @@ fn no_store_leaves_the_database_alone() {
 /// percentiles are fio's and which compare with iolab's.
 #[test]
 fn fio_results_are_imported() {
-    if !have("fio", "fio_results_are_imported") {
-        return;
-    }
+    skip_unless_installed!("fio");
     let d = scratch();
     let db = d.path().join("i.db");
     let f = d.path().join("f");
@@ -218,8 +216,7 @@ fn fio_results_are_imported() {
 
 #[test]
 fn bad_database_paths_are_clear_errors() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let missing = d.path().join("no/such/dir/r.db");
     let (code, err) = stderr_of_failure(
         bin()

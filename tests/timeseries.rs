@@ -28,8 +28,7 @@ fn log_files(dir: &Path) -> BTreeSet<String> {
 
 #[test]
 fn time_series_adds_up_to_the_totals() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     let v = run_json(&job(
         "t",
         &f,
@@ -59,11 +58,8 @@ fn time_series_adds_up_to_the_totals() {
 
 #[test]
 fn fio_logs_have_fios_names_and_format() {
-    if !have("fio", "fio_logs_have_fios_names_and_format") {
-        return;
-    }
-    let d = scratch();
-    let f = d.path().join("f");
+    skip_unless_installed!("fio");
+    let (d, f) = scratch_file();
     let args = job(
         "t",
         &f,
@@ -141,8 +137,7 @@ fn fio_logs_have_fios_names_and_format() {
 
 #[test]
 fn per_io_logs_have_one_line_per_io() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let out = succeed(bin().current_dir(d.path()).arg("run").args(job(
         "p",
         &f,

@@ -134,6 +134,20 @@ pub fn have(tool: &str, test: &str) -> bool {
     ok
 }
 
+/// Returns from the calling test, printing `SKIP <test>: ...`, when `tool`
+/// is not on PATH (see [`have`]).
+#[macro_export]
+macro_rules! skip_unless_installed {
+    ($tool:expr) => {{
+        fn here() {}
+        let path = std::any::type_name_of_val(&here);
+        let test = path.trim_end_matches("::here").rsplit("::").next().unwrap();
+        if !$crate::common::have($tool, test) {
+            return;
+        }
+    }};
+}
+
 /// Path as &str.
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
@@ -161,6 +175,15 @@ pub fn fincore_pages(path: &Path) -> u64 {
 /// /proc/diskstats sees the I/O.
 pub fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// A scratch directory (see [`scratch`]) and the path `f` in it, for the
+/// data file the test's runs lay out. Bind the directory to a name (`_dir`,
+/// not `_`): it is deleted when dropped.
+pub fn scratch_file() -> (tempfile::TempDir, PathBuf) {
+    let d = scratch();
+    let f = d.path().join("f");
+    (d, f)
 }
 
 /// `jobs[0].iolab.counters` of a JSON result.
