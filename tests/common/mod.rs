@@ -106,6 +106,15 @@ pub fn fail(cmd: &mut std::process::Command) -> (i32, String) {
     )
 }
 
+/// Runs `cmd`, asserts it exits with `code` and its stderr contains `want`;
+/// returns stderr.
+pub fn fails_with(cmd: &mut std::process::Command, code: i32, want: &str) -> String {
+    let (got, err) = fail(cmd);
+    assert_eq!(got, code, "exit code of {cmd:?}: {err}");
+    assert!(err.contains(want), "'{want}' not in: {err}");
+    err
+}
+
 /// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
 pub fn run_json(args: &[impl AsRef<OsStr>]) -> Value {
     stdout_json(bin().arg("run").args(args).arg("--output-format=json"))
@@ -114,6 +123,12 @@ pub fn run_json(args: &[impl AsRef<OsStr>]) -> Value {
 /// Runs `iolab run ARGS` (normal output), asserts success, returns stdout.
 pub fn run_text(args: &[impl AsRef<OsStr>]) -> String {
     stdout_text(bin().arg("run").args(args))
+}
+
+/// Runs `iolab run ARGS` storing into `db`, asserts success, returns stderr
+/// (where "stored as run N" is said).
+pub fn run_into(db: &Path, args: &[impl AsRef<OsStr>]) -> String {
+    succeed_text(with_db(db).arg("run").args(args)).1
 }
 
 /// Runs `iolab run ARGS` expecting failure; returns (exit code, stderr).
@@ -184,6 +199,15 @@ pub fn scratch_file() -> (tempfile::TempDir, PathBuf) {
     let d = scratch();
     let f = d.path().join("f");
     (d, f)
+}
+
+/// The first line of a table printed by iolab that starts with `label`
+/// (panics showing the whole table when there is none).
+pub fn table_row<'a>(table: &'a str, label: &str) -> &'a str {
+    table
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
 }
 
 /// `jobs[0].iolab.counters` of a JSON result.
