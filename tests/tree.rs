@@ -11,14 +11,12 @@ use std::process::Command;
 
 /// `find DIR -type T | wc -l`, by find itself.
 fn find_count(dir: &Path, kind: &str) -> u64 {
-    let out = Command::new("find")
-        .args([s(dir), "-type", kind])
-        .output()
-        .expect("run find");
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).lines().count() as u64
+    let out = succeed(Command::new("find").args([s(dir), "-type", kind]));
+    String::from_utf8_lossy(&out).lines().count() as u64
 }
 
+/// Runs `iolab tree ARGS --output-format json` storing into `db`; returns
+/// (exit code, the JSON result, stderr).
 fn tree_json(db: &Path, args: &[&str]) -> (i32, Value, String) {
     let out = with_db(db)
         .arg("tree")
@@ -36,6 +34,14 @@ fn tree_json(db: &Path, args: &[&str]) -> (i32, Value, String) {
     (out.status.code().unwrap_or(-1), v, err)
 }
 
+/// `iolab tree create TOP OPTS` (OPTS split at whitespace), as [`tree_json`].
+fn tree_create(db: &Path, top: &Path, opts: &str) -> (i32, Value, String) {
+    let mut args = vec!["create", s(top)];
+    args.extend(opts.split_whitespace());
+    tree_json(db, &args)
+}
+
+/// The phase called `name` in a tree result.
 fn phase<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["phases"]
         .as_array()
@@ -50,31 +56,13 @@ fn create_makes_exactly_the_fdtree_shape() {
     let d = scratch();
     let db = d.path().join("t.db");
     let top = d.path().join("t");
-    let (code, v, err) = tree_json(
-        &db,
-        &[
-            "create",
-            s(&top),
-            "--dirs",
-            "10",
-            "--levels",
-            "3",
-            "--files",
-            "10",
-            "--size",
-            "4k",
-            "--threads",
-            "2",
-        ],
-    );
+    let opts = "--dirs 10 --levels 3 --files 10 --size 4k --threads 2";
+    let (code, v, err) = tree_create(&db, &top, opts);
     assert_eq!(code, 0, "{err}");
     assert_eq!(find_count(&top, "d"), 1111);
     assert_eq!(find_count(&top, "f"), 11110);
-    let big = Command::new("find")
-        .args([s(&top), "-type", "f", "!", "-size", "4096c"])
-        .output()
-        .unwrap();
-    assert!(big.stdout.is_empty(), "every file is 4096 bytes");
+    let big = succeed(Command::new("find").args([s(&top), "-type", "f", "!", "-size", "4096c"]));
+    assert!(big.is_empty(), "every file is 4096 bytes");
     let dirs = phase(&v, "dir create");
     let files = phase(&v, "file create");
     assert_eq!(dirs["dirs"], 1110, "below the top");
@@ -87,9 +75,9 @@ fn create_makes_exactly_the_fdtree_shape() {
     assert_eq!(v["stopped"], Value::Null);
     assert!(err.contains("stored as run 1"), "{err}");
     // The table in normal output shows the same numbers.
-    let r = String::from_utf8(succeed(with_db(&db).args(["show", "1"]))).unwrap();
+    let r = stdout_text(with_db(&db).args(["show", "1"]));
     assert!(r.contains("1111 directories, 11110 files"), "{r}");
-    let fc = r.lines().find(|l| l.starts_with("file create")).unwrap();
+    let fc = table_row(&r, "file create");
     assert!(fc.contains("11110"), "{fc}");
 
     // walk and read see what find sees.
@@ -102,28 +90,18 @@ fn create_makes_exactly_the_fdtree_shape() {
     assert_eq!(phase(&r, "read")["bytes"], 11110 * 4096);
 
     // Refuses a non-empty directory.
-    let out = with_db(&db)
-        .args(["tree", "create", s(&top), "--dirs", "1", "--levels", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
+    let create = |top: &Path| {
+        let mut c = with_db(&db);
+        c.args(["tree", "create", s(top), "--dirs", "1", "--levels", "1"]);
+        c
+    };
+    fails_with(&mut create(&top), 2, "not empty");
     // A missing parent is bad input, named.
-    let missing = d.path().join("no/such/t");
-    let out = with_db(&db)
-        .args([
-            "tree",
-            "create",
-            s(&missing),
-            "--dirs",
-            "1",
-            "--levels",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    fails_with(
+        &mut create(&d.path().join("no/such/t")),
+        2,
+        "does not exist",
+    );
 }
 
 #[test]
@@ -131,22 +109,7 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
     let d = scratch();
     let db = d.path().join("c.db");
     let top = d.path().join("src");
-    let (code, v, err) = tree_json(
-        &db,
-        &[
-            "create",
-            s(&top),
-            "-d",
-            "3",
-            "-l",
-            "2",
-            "-f",
-            "4",
-            "-s",
-            "10000",
-            "--sync",
-        ],
-    );
+    let (code, v, err) = tree_create(&db, &top, "-d 3 -l 2 -f 4 -s 10000 --sync");
     assert_eq!(code, 0, "{err}");
     // --sync: a timed syncfs phase that carries the device writes.
     let sync = phase(&v, "sync");
@@ -158,23 +121,11 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
     std::fs::set_permissions(top.join("d1/f2"), std::fs::Permissions::from_mode(0o640)).unwrap();
     std::fs::set_permissions(top.join("d2"), std::fs::Permissions::from_mode(0o750)).unwrap();
     std::os::unix::fs::symlink("d1/f2", top.join("link")).unwrap();
-    let old = Command::new("touch")
-        .args(["-d", "2001-02-03 04:05:06", s(&top.join("d0/f1"))])
-        .status()
-        .unwrap();
-    assert!(old.success());
+    succeed(Command::new("touch").args(["-d", "2001-02-03 04:05:06", s(&top.join("d0/f1"))]));
     let dst = d.path().join("dst");
     let (code, v, err) = tree_json(&db, &["copy", s(&top), s(&dst)]);
     assert_eq!(code, 0, "{err}");
-    let diff = Command::new("diff")
-        .args(["-r", "--no-dereference", s(&top), s(&dst)])
-        .output()
-        .unwrap();
-    assert!(
-        diff.status.success(),
-        "{}",
-        String::from_utf8_lossy(&diff.stdout)
-    );
+    succeed(Command::new("diff").args(["-r", "--no-dereference", s(&top), s(&dst)]));
     for rel in ["d1/f2", "d2", "d0/f1", "d0", "link", "d2/d1/f3"] {
         let (a, b) = (
             std::fs::symlink_metadata(top.join(rel)).unwrap(),
@@ -197,12 +148,11 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
     let foreign = d.path().join("foreign");
     std::fs::create_dir_all(foreign.join("keep")).unwrap();
     std::fs::write(foreign.join("keep/x"), b"x").unwrap();
-    let out = with_db(&db)
-        .args(["tree", "remove", s(&foreign)])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--not-mine"));
+    fails_with(
+        with_db(&db).args(["tree", "remove", s(&foreign)]),
+        2,
+        "--not-mine",
+    );
     assert!(foreign.join("keep/x").exists());
     // ...unless told explicitly.
     succeed(with_db(&db).args(["tree", "remove", s(&foreign), "--not-mine"]));
@@ -228,23 +178,8 @@ fn time_limit_stops_cleanly_and_reports_what_was_made() {
     let d = scratch();
     let db = d.path().join("l.db");
     let top = d.path().join("big");
-    let (code, v, err) = tree_json(
-        &db,
-        &[
-            "create",
-            s(&top),
-            "-d",
-            "10",
-            "-l",
-            "4",
-            "-f",
-            "20",
-            "-s",
-            "1k",
-            "--time-limit",
-            "300ms",
-        ],
-    );
+    let opts = "-d 10 -l 4 -f 20 -s 1k --time-limit 300ms";
+    let (code, v, err) = tree_create(&db, &top, opts);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("time limit"), "{err}");
     assert_eq!(v["stopped"], "time limit reached");
@@ -258,7 +193,7 @@ fn time_limit_stops_cleanly_and_reports_what_was_made() {
     assert!(made_files < 11111 * 20, "stopped before the end");
     assert_eq!(find_count(&top, "d"), made_dirs);
     assert_eq!(find_count(&top, "f"), made_files);
-    let h = String::from_utf8(succeed(with_db(&db).arg("history"))).unwrap();
+    let h = stdout_text(with_db(&db).arg("history"));
     assert!(h.contains("tree create"), "stored: {h}");
 }
 
@@ -291,21 +226,7 @@ fn enospc_stops_cleanly() {
     std::fs::write(mnt.join("neighbour"), b"keep me").unwrap();
     let db = d.path().join("e.db");
     let top = mnt.join("t");
-    let (code, v, err) = tree_json(
-        &db,
-        &[
-            "create",
-            s(&top),
-            "-d",
-            "4",
-            "-l",
-            "2",
-            "-f",
-            "10",
-            "-s",
-            "64k",
-        ],
-    );
+    let (code, v, err) = tree_create(&db, &top, "-d 4 -l 2 -f 10 -s 64k");
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("ENOSPC"), "{err}");
     assert!(v["stopped"].as_str().unwrap().contains("ENOSPC"), "{v}");
@@ -324,7 +245,7 @@ fn enospc_stops_cleanly() {
         "nothing else made beside the tree"
     );
     assert_eq!(std::fs::read(mnt.join("neighbour")).unwrap(), b"keep me");
-    let h = String::from_utf8(succeed(with_db(&db).args(["history", "--format", "csv"]))).unwrap();
+    let h = stdout_text(with_db(&db).args(["history", "--format", "csv"]));
     assert_eq!(h.lines().count(), 2, "stored: {h}");
 }
 
@@ -334,26 +255,23 @@ fn enospc_stops_cleanly() {
 fn tree_runs_compare_and_job_file_shape() {
     let d = scratch();
     let db = d.path().join("s.db");
-    let job = d.path().join("trees.fio");
-    std::fs::write(&job, "[small]\ndirs=2\nlevels=2\nfiles=3\nsize=2k\n\n[large]\ndirs=3\nlevels=2\nfiles=5\nsize=8k\n").unwrap();
+    let job_file = d.path().join("trees.fio");
+    std::fs::write(&job_file, "[small]\ndirs=2\nlevels=2\nfiles=3\nsize=2k\n\n[large]\ndirs=3\nlevels=2\nfiles=5\nsize=8k\n").unwrap();
     for (name, section) in [("a", "small"), ("b", "large")] {
         succeed(with_db(&db).args([
             "tree",
             "create",
             s(&d.path().join(name)),
             "--job",
-            &format!("{}:{section}", s(&job)),
+            &format!("{}:{section}", s(&job_file)),
             "--label",
             name,
         ]));
     }
     assert_eq!(find_count(&d.path().join("a"), "f"), 7 * 3);
     assert_eq!(find_count(&d.path().join("b"), "f"), 13 * 5);
-    let t = String::from_utf8(succeed(with_db(&db).args(["compare", "a", "b"]))).unwrap();
-    let inodes = t
-        .lines()
-        .find(|l| l.starts_with("inodes"))
-        .unwrap_or_else(|| panic!("{t}"));
+    let t = stdout_text(with_db(&db).args(["compare", "a", "b"]));
+    let inodes = table_row(&t, "inodes");
     // a: 6 dirs + 21 files = 27; b: 12 dirs + 65 files = 77.
     assert!(
         inodes.contains("27") && inodes.contains("77") && inodes.contains("+185.2%"),
@@ -362,16 +280,11 @@ fn tree_runs_compare_and_job_file_shape() {
     for row in ["time (s)", "reads", "writes", "bytes"] {
         assert!(t.lines().any(|l| l.starts_with(row)), "no {row} row: {t}");
     }
-    let bad = with_db(&db)
-        .args([
-            "tree",
-            "create",
-            s(&d.path().join("c")),
-            "--job",
-            &format!("{}:nope", s(&job)),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("no section [nope]"));
+    let nope = format!("{}:nope", s(&job_file));
+    let c = d.path().join("c");
+    fails_with(
+        with_db(&db).args(["tree", "create", s(&c), "--job", &nope]),
+        2,
+        "no section [nope]",
+    );
 }

@@ -50,13 +50,14 @@ pub fn lay_out(file: &Path, size: &str) {
     ));
 }
 
-/// Runs `cmd`, asserts it succeeded (showing its stderr if not), returns stdout.
+/// Runs `cmd`, asserts it succeeded (showing its output if not), returns stdout.
 pub fn succeed(cmd: &mut std::process::Command) -> Vec<u8> {
     let out = cmd.output().expect("start command");
     assert!(
         out.status.success(),
-        "{cmd:?} failed: {}\n{}",
+        "{cmd:?} failed: {}\nstdout:\n{}\nstderr:\n{}",
         out.status,
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
