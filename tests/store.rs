@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The options of job `st`: 200 random 4 KiB reads of a 1 MiB file.
 const SMALL: &str = "--size=1M --rw=randread --bs=4k --number_ios=200";
@@ -252,14 +252,9 @@ fn sigkill_mid_write_never_corrupts() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    while !marker.exists() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(30),
-            "never reached the write"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(Duration::from_secs(30), "never reached the write", || {
+        marker.exists()
+    });
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert_eq!(query_one::<String>(&db, "PRAGMA integrity_check"), "ok");

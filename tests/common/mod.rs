@@ -5,6 +5,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The results database the tests' runs go to (never the user's).
 pub fn test_db() -> PathBuf {
@@ -135,6 +136,24 @@ pub fn run_into(db: &Path, args: &[impl AsRef<OsStr>]) -> String {
 /// Runs `iolab run ARGS` expecting failure; returns (exit code, stderr).
 pub fn run_err(args: &[impl AsRef<OsStr>]) -> (i32, String) {
     fail(bin().arg("run").args(args))
+}
+
+/// Calls `probe` every 10 ms until it returns `Some`, and returns that
+/// value; panics with `what` once `timeout` has passed.
+pub fn wait_for<T>(timeout: Duration, what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let t0 = Instant::now();
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        assert!(t0.elapsed() < timeout, "{what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Waits (as [`wait_for`]) until `cond` holds; panics with `what` on timeout.
+pub fn wait_until(timeout: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    wait_for(timeout, what, || cond().then_some(()))
 }
 
 /// True when `tool` is on PATH; otherwise prints why the test is skipped.
