@@ -100,32 +100,16 @@ fn every_engine_writes_land_in_the_file() {
 #[test]
 fn every_engine_prefetches_the_same_reads() {
     skip_unless_installed!("strace");
-    let (d, f) = scratch_file();
+    let (_dir, f) = scratch_file();
     lay_out(&f, "1M");
-    let advice = |engine: &str, extra: &[&str]| -> Vec<String> {
-        let log = d.path().join(format!("{engine}.strace"));
-        let mut cmd = std::process::Command::new("strace");
-        cmd.args(["-f", "-qq", "-e", "trace=fadvise64", "-o", s(&log)])
-            .env("IOLAB_DB", test_db())
-            .arg(assert_cmd::cargo::cargo_bin("iolab"))
-            .args(["run", "--no-store"])
-            .args(job(
-                "p",
-                &f,
-                &format!(
-                    "--ioengine={engine} {} --size=1M --rw=randread --bs=4k --prefetch=8 --cache=keep",
-                    extra.join(" ")
-                ),
-            ));
-        succeed(&mut cmd);
-        std::fs::read_to_string(&log)
-            .unwrap()
+    let advice = |engine: &str, extra: &[&str]| -> Vec<(u64, u64)> {
+        let extra = extra.join(" ");
+        let opts = format!(
+            "--ioengine={engine} {extra} --size=1M --rw=randread --bs=4k --prefetch=8 --cache=keep"
+        );
+        strace_run("fadvise64", &job("p", &f, &opts))
             .lines()
-            .filter(|l| l.contains("POSIX_FADV_WILLNEED"))
-            .map(|l| {
-                let a = &l[l.find("fadvise64(").unwrap() + 10..];
-                a.split(',').skip(1).take(2).collect::<Vec<_>>().join(",")
-            })
+            .filter_map(willneed_advice)
             .collect()
     };
     let reference = advice("psync", &[]);

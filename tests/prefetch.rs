@@ -10,41 +10,22 @@ enum Ev {
     Read(u64, u64),
 }
 
+/// The job's WILLNEED advice and reads, in order, as strace saw them when
+/// `iolab run --no-store ARGS` ran.
 fn trace(args: &[String]) -> Vec<Ev> {
-    let d = tempfile::tempdir().unwrap();
-    let log = d.path().join("strace.log");
-    let bin = assert_cmd::cargo::cargo_bin("iolab");
-    let st = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=fadvise64,pread64", "-o", s(&log)])
-        .env("IOLAB_DB", test_db())
-        .arg(&bin)
-        .arg("run")
-        // Only the job's I/O: no results-database reads in the trace.
-        .arg("--no-store")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-    let text = std::fs::read_to_string(&log).unwrap();
+    let text = strace_run("fadvise64,pread64", args);
     let mut evs = Vec::new();
     // The dynamic loader preads ELF headers at start-up: the job's events
     // begin with the first fadvise64 (the open-time hint).
     let start = text.find("fadvise64(").expect("job issued fadvise64");
     let text = &text[text[..start].rfind('\n').map_or(0, |i| i + 1)..];
     for line in text.lines() {
-        // "1234  fadvise64(3, 8192, 4096, POSIX_FADV_WILLNEED) = 0"
-        // "1234  pread64(3, "..."..., 4096, 8192) = 4096"
-        if let Some(i) = line.find("fadvise64(") {
-            if !line.contains("POSIX_FADV_WILLNEED") {
-                continue;
+        if line.contains("fadvise64(") {
+            if let Some((off, len)) = willneed_advice(line) {
+                evs.push(Ev::Advise(off, len));
             }
-            let a: Vec<&str> = line[i + 10..].split(',').map(str::trim).collect();
-            evs.push(Ev::Advise(a[1].parse().unwrap(), a[2].parse().unwrap()));
         } else if line.contains("pread64(") {
+            // "1234  pread64(3, "..."..., 4096, 8192) = 4096"
             let close = line.rfind(')').unwrap();
             let inner = &line[..close];
             let parts: Vec<&str> = inner.rsplitn(3, ',').map(str::trim).collect();
@@ -55,27 +36,16 @@ fn trace(args: &[String]) -> Vec<Ev> {
     evs
 }
 
+/// Asserts prefetch=`n` advice: one WILLNEED per read, for the same
+/// (offset, len) in the same order, each issued `n` reads ahead.
 fn check_prefetch(evs: &[Ev], n: usize) {
-    let reads: Vec<(u64, u64)> = evs
-        .iter()
-        .filter_map(|e| {
-            if let Ev::Read(o, l) = e {
-                Some((*o, *l))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let advs: Vec<(u64, u64)> = evs
-        .iter()
-        .filter_map(|e| {
-            if let Ev::Advise(o, l) = e {
-                Some((*o, *l))
-            } else {
-                None
-            }
-        })
-        .collect();
+    let (mut reads, mut advs) = (Vec::new(), Vec::new());
+    for e in evs {
+        match *e {
+            Ev::Read(off, len) => reads.push((off, len)),
+            Ev::Advise(off, len) => advs.push((off, len)),
+        }
+    }
     assert_eq!(advs.len(), reads.len(), "one advice per read");
     assert_eq!(advs, reads, "advice covers exactly the reads, in order");
     // Advice k is issued when max(0, k - N) reads have completed.

@@ -138,6 +138,43 @@ pub fn run_err(args: &[impl AsRef<OsStr>]) -> (i32, String) {
     fail(bin().arg("run").args(args))
 }
 
+/// Runs `iolab run --no-store ARGS` under `strace -f -qq -e trace=SYSCALLS`,
+/// asserts success, returns the trace.
+pub fn strace_run(syscalls: &str, args: &[impl AsRef<OsStr>]) -> String {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("strace.log");
+    succeed(
+        std::process::Command::new("strace")
+            .args([
+                "-f",
+                "-qq",
+                "-e",
+                &format!("trace={syscalls}"),
+                "-o",
+                s(&log),
+            ])
+            .env("IOLAB_DB", test_db())
+            .arg(assert_cmd::cargo::cargo_bin("iolab"))
+            .arg("run")
+            // Only the job's I/O: no results-database reads in the trace.
+            .arg("--no-store")
+            .args(args),
+    );
+    std::fs::read_to_string(&log).unwrap()
+}
+
+/// The (offset, len) of a strace line for posix_fadvise(..., WILLNEED);
+/// `None` for any other line.
+pub fn willneed_advice(line: &str) -> Option<(u64, u64)> {
+    // "1234  fadvise64(3, 8192, 4096, POSIX_FADV_WILLNEED) = 0"
+    let i = line.find("fadvise64(")?;
+    if !line.contains("POSIX_FADV_WILLNEED") {
+        return None;
+    }
+    let a: Vec<&str> = line[i + 10..].split(',').map(str::trim).collect();
+    Some((a[1].parse().unwrap(), a[2].parse().unwrap()))
+}
+
 /// Calls `probe` every 10 ms until it returns `Some`, and returns that
 /// value; panics with `what` once `timeout` has passed.
 pub fn wait_for<T>(timeout: Duration, what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
