@@ -30,6 +30,12 @@ const ENGINES: &[(&str, &[&str])] = &[
 
 /// Runs one job on `f` with `engine`, its `extra` settings and `opts`
 /// (options split at whitespace); returns the JSON result.
+/// Asserts job result `j` reports no errors (showing them if it does);
+/// `what` names the run.
+fn assert_no_errors(j: &Value, what: &str) {
+    assert_eq!(j["error"], 0, "{what}: {}", j["iolab"]["errors"]);
+}
+
 fn run_engine(f: &Path, engine: &str, extra: &[&str], opts: &str) -> Value {
     let extra = extra.join(" ");
     run_json(&job("e", f, &format!("--ioengine={engine} {extra} {opts}")))
@@ -42,13 +48,10 @@ fn every_engine_reads_every_block_once() {
         for rw in ["randread", "read"] {
             let v = run_engine(&f, engine, extra, &format!("--size=4M --rw={rw} --bs=4k"));
             let j = &v["jobs"][0];
-            assert_eq!(
-                j["error"], 0,
-                "{engine} {extra:?} {rw}: {}",
-                j["iolab"]["errors"]
-            );
-            assert_eq!(j["read"]["total_ios"], 1024, "{engine} {extra:?} {rw}");
-            assert_eq!(j["read"]["io_bytes"], 4 << 20, "{engine} {extra:?} {rw}");
+            let what = format!("{engine} {extra:?} {rw}");
+            assert_no_errors(j, &what);
+            assert_eq!(j["read"]["total_ios"], 1024, "{what}");
+            assert_eq!(j["read"]["io_bytes"], 4 << 20, "{what}");
             assert_eq!(j["iolab"]["engine"], *engine);
             let lat = &j["read"]["lat_ns"];
             assert_eq!(lat["N"], 1024);
@@ -82,12 +85,9 @@ fn every_engine_writes_land_in_the_file() {
         assert!(before.iter().filter(|&&b| b == 0).count() < before.len() / 100);
         let v = run_engine(&f, engine, extra, "--size=1M --rw=randwrite --bs=4k");
         let j = &v["jobs"][0];
-        assert_eq!(
-            j["error"], 0,
-            "{engine} {extra:?}: {}",
-            j["iolab"]["errors"]
-        );
-        assert_eq!(j["write"]["total_ios"], 256, "{engine} {extra:?}");
+        let what = format!("{engine} {extra:?}");
+        assert_no_errors(j, &what);
+        assert_eq!(j["write"]["total_ios"], 256, "{what}");
         let after = std::fs::read(&f).unwrap();
         assert_eq!(after.len(), 1 << 20);
         assert!(
@@ -147,7 +147,7 @@ fn sqpoll_survives_completions_ahead_of_the_ring_head() {
             "--size=4M --rw=read --bs=4k --no-store",
         );
         let j = &v["jobs"][0];
-        assert_eq!(j["error"], 0, "run {i}: {}", j["iolab"]["errors"]);
+        assert_no_errors(j, &format!("run {i}"));
         assert_eq!(j["read"]["total_ios"], 1024, "run {i}");
     }
 }
