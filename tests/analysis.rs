@@ -25,8 +25,7 @@ fn png_size(p: &Path) -> (u32, u32) {
 /// numjobs=1..4: four rows, every point stored, a PNG and an SVG plot.
 #[test]
 fn sweep_over_threads_prints_rows_and_plots() {
-    let d = scratch();
-    let db = d.path().join("s.db");
+    let (d, db) = scratch_db();
     let job_file = d.path().join("irmin.fio");
     std::fs::write(
         &job_file,
@@ -153,10 +152,9 @@ fn sweep_input_errors_name_what_is_wrong() {
 /// 512 B and 1 MiB reads from the page cache is reported as significant.
 #[test]
 fn compare_job_files_interleaved_with_significance() {
-    let d = scratch();
-    let db = d.path().join("c.db");
+    let (d, db) = scratch_db();
     let data = d.path().join("data");
-    let job = |name: &str, bs: &str| {
+    let job_file = |name: &str, bs: &str| {
         let p = d.path().join(format!("{name}.fio"));
         std::fs::write(
             &p,
@@ -168,7 +166,7 @@ fn compare_job_files_interleaved_with_significance() {
         .unwrap();
         p
     };
-    let (a, b) = (job("A", "512"), job("B", "1m"));
+    let (a, b) = (job_file("A", "512"), job_file("B", "1m"));
     let svg = d.path().join("ab.svg");
     let (out, err) = succeed_text(with_db(&db).args([
         "compare",
@@ -196,15 +194,7 @@ fn compare_job_files_interleaved_with_significance() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["a"]["samples"], 5);
     assert_eq!(v["b"]["samples"], 5);
-    let row = |k: &str| {
-        v["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["metric"] == k)
-            .unwrap_or_else(|| panic!("no {k} row"))
-            .clone()
-    };
+    let row = |metric: &str| json_item(&v["rows"], "metric", metric);
     // Bandwidth differs tenfold but its spread under a loaded test machine
     // is wide; the per-read latency median (0.5 us against ~100 us, robust
     // to stalls) is the difference a t-test must call significant.
@@ -295,8 +285,7 @@ fn report_loads_in_headless_chromium() {
 
     let shot = d.path().join("report.png");
     let l = chromium(&page, &shot, (1200, 2400));
-    assert!(l.console.is_empty(), "console messages: {:?}", l.console);
-    assert!(l.dom.contains("data-ready=\"1\""), "the page's script ran");
+    l.assert_ran_cleanly();
     assert!(l.dom.contains("href=\"#run-1\""), "table of contents built");
     let svgs = l.dom.matches("<svg").count();
     // Overview bars + per run: log2 histogram and percentile curve.
@@ -311,10 +300,7 @@ fn report_loads_in_headless_chromium() {
     }
     let (w, h) = png_size(&shot);
     assert_eq!((w, h), (1200, 2400));
-    // Keep the screenshot where a person can look at it.
-    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
-    std::fs::copy(&shot, &keep).unwrap();
-    eprintln!("screenshot: {}", keep.display());
+    keep_screenshot(&shot, "report-screenshot.png");
 }
 
 /// The console check above can fail: a page with a script error is caught.

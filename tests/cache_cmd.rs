@@ -76,12 +76,7 @@ fn status_agrees_with_vmtouch_and_fincore() {
     assert_eq!(v["total"]["files"], 3);
     assert_eq!(v["directories"], 2);
     for (i, p) in f.iter().enumerate() {
-        let ours = v["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["path"] == s(p))
-            .unwrap();
+        let ours = json_item(&v["files"], "path", s(p));
         assert_eq!(
             ours["resident"].as_u64().unwrap(),
             fincore_pages(p),

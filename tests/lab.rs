@@ -221,11 +221,8 @@ fn lab_all_writes_a_report_that_loads_in_chromium() {
     }
     let shot = d.path().join("labs.png");
     let l = chromium(&page, &shot, (1200, 3000));
-    assert!(l.console.is_empty(), "{:?}", l.console);
-    assert!(l.dom.contains("data-ready=\"1\""));
+    l.assert_ran_cleanly();
     assert!(l.dom.matches("<svg").count() >= 6, "plots in the page");
-    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("labs-screenshot.png");
-    std::fs::copy(&shot, &keep).unwrap();
-    eprintln!("screenshot: {}", keep.display());
+    keep_screenshot(&shot, "labs-screenshot.png");
     no_scratch_left(d.path());
 }

@@ -202,8 +202,7 @@ fn bad_database_paths_are_clear_errors() {
 /// migrated on open and its run is still readable.
 #[test]
 fn old_schema_is_migrated() {
-    let d = scratch();
-    let db = d.path().join("v1.db");
+    let (d, db) = scratch_db();
     rusqlite::Connection::open(&db)
         .unwrap()
         .execute_batch(include_str!("fixtures/store-v1.sql"))
@@ -268,8 +267,7 @@ fn sigkill_mid_write_never_corrupts() {
 /// Two processes storing at the same time lose nothing.
 #[test]
 fn concurrent_writers_lose_nothing() {
-    let d = scratch();
-    let db = d.path().join("c.db");
+    let (d, db) = scratch_db();
     let fio_json = d.path().join("r.json");
     // A minimal fio result document, imported many times by each writer.
     std::fs::write(

@@ -43,18 +43,12 @@ fn tree_create(db: &Path, top: &Path, opts: &str) -> (i32, Value, String) {
 
 /// The phase called `name` in a tree result.
 fn phase<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no phase {name}: {v}"))
+    json_item(&v["phases"], "name", name)
 }
 
 #[test]
 fn create_makes_exactly_the_fdtree_shape() {
-    let d = scratch();
-    let db = d.path().join("t.db");
+    let (d, db) = scratch_db();
     let top = d.path().join("t");
     let opts = "--dirs 10 --levels 3 --files 10 --size 4k --threads 2";
     let (code, v, err) = tree_create(&db, &top, opts);
@@ -106,8 +100,7 @@ fn create_makes_exactly_the_fdtree_shape() {
 
 #[test]
 fn copy_is_rsync_a_and_remove_removes_only_ours() {
-    let d = scratch();
-    let db = d.path().join("c.db");
+    let (d, db) = scratch_db();
     let top = d.path().join("src");
     let (code, v, err) = tree_create(&db, &top, "-d 3 -l 2 -f 4 -s 10000 --sync");
     assert_eq!(code, 0, "{err}");
@@ -175,8 +168,7 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
 
 #[test]
 fn time_limit_stops_cleanly_and_reports_what_was_made() {
-    let d = scratch();
-    let db = d.path().join("l.db");
+    let (d, db) = scratch_db();
     let top = d.path().join("big");
     let opts = "-d 10 -l 4 -f 20 -s 1k --time-limit 300ms";
     let (code, v, err) = tree_create(&db, &top, opts);
@@ -253,8 +245,7 @@ fn enospc_stops_cleanly() {
 /// the shape read from a job file section.
 #[test]
 fn tree_runs_compare_and_job_file_shape() {
-    let d = scratch();
-    let db = d.path().join("s.db");
+    let (d, db) = scratch_db();
     let job_file = d.path().join("trees.fio");
     std::fs::write(&job_file, "[small]\ndirs=2\nlevels=2\nfiles=3\nsize=2k\n\n[large]\ndirs=3\nlevels=2\nfiles=5\nsize=8k\n").unwrap();
     for (name, section) in [("a", "small"), ("b", "large")] {

@@ -267,12 +267,30 @@ pub fn table_row<'a>(table: &'a str, label: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
 }
 
+/// A scratch directory (see [`scratch`]) and the path of a results
+/// database in it, for commands made with [`with_db`].
+pub fn scratch_db() -> (tempfile::TempDir, PathBuf) {
+    let d = scratch();
+    let db = d.path().join("results.db");
+    (d, db)
+}
+
+/// The element of the JSON array `list` whose `key` is `value` (panics
+/// showing the array when there is none).
+pub fn json_item<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value:?} in {list}"))
+}
+
 /// `jobs[0].iolab.counters` of a JSON result.
 pub fn counters(v: &Value) -> &Value {
     &v["jobs"][0]["iolab"]["counters"]
 }
 
-/// What headless Chromium saw: console lines, the DOM, a screenshot.
+/// What headless Chromium saw of a page: its console lines and the DOM.
 pub struct Loaded {
     /// Console messages (one line each).
     pub console: Vec<String>,
@@ -280,6 +298,24 @@ pub struct Loaded {
     pub dom: String,
 }
 
+impl Loaded {
+    /// Asserts the page logged nothing to the console and its script ran
+    /// to the end (set `data-ready="1"`).
+    pub fn assert_ran_cleanly(&self) {
+        assert!(
+            self.console.is_empty(),
+            "console messages: {:?}",
+            self.console
+        );
+        assert!(
+            self.dom.contains("data-ready=\"1\""),
+            "the page's script ran"
+        );
+    }
+}
+
+/// Loads `page` in headless Chromium: its console and DOM, and a `w`x`h`
+/// screenshot written to `shot`.
 pub fn chromium(page: &Path, shot: &Path, (w, h): (u32, u32)) -> Loaded {
     let url = format!("file://{}", s(page));
     let base = [
@@ -300,21 +336,24 @@ pub fn chromium(page: &Path, shot: &Path, (w, h): (u32, u32)) -> Loaded {
         .filter(|l| l.contains(":CONSOLE"))
         .map(String::from)
         .collect();
-    let st = std::process::Command::new("chromium")
-        .args(base)
-        .arg("--hide-scrollbars")
-        .arg(format!("--window-size={w},{h}"))
-        .arg(format!("--screenshot={}", s(shot)))
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
+    succeed(
+        std::process::Command::new("chromium")
+            .args(base)
+            .arg("--hide-scrollbars")
+            .arg(format!("--window-size={w},{h}"))
+            .arg(format!("--screenshot={}", s(shot)))
+            .arg(&url),
     );
     Loaded {
         console,
         dom: String::from_utf8_lossy(&out.stdout).into_owned(),
     }
+}
+
+/// Copies the screenshot `shot` to `name` in the build's temporary
+/// directory, where a person can look at it, and says where.
+pub fn keep_screenshot(shot: &Path, name: &str) {
+    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::copy(shot, &keep).unwrap();
+    eprintln!("screenshot: {}", keep.display());
 }
