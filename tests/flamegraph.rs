@@ -44,19 +44,13 @@ fn flamegraph_without_perf_is_a_clear_error() {
     let (d, f) = scratch_file();
     let empty = d.path().join("bin");
     std::fs::create_dir(&empty).unwrap();
-    let out = bin()
-        .env("PATH", &empty)
-        .args(["run", "--flamegraph", s(&d.path().join("x.svg"))])
-        .args(job("c", &f, "--size=1M"))
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("--flamegraph: needs perf, which is not installed"),
-        "{err}"
+    let (_, err) = fail(
+        bin()
+            .env("PATH", &empty)
+            .args(["run", "--flamegraph", s(&d.path().join("x.svg"))])
+            .args(job("c", &f, "--size=1M")),
     );
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_one_line(&err, &["--flamegraph: needs perf, which is not installed"]);
     assert!(!d.path().join("x.svg").exists());
     // A missing output directory is refused before anything runs.
     let (code, err) = fail(

@@ -117,6 +117,14 @@ pub fn fails_with(cmd: &mut std::process::Command, code: i32, want: &str) -> Str
     err
 }
 
+/// Asserts `err` is one line (after trimming) that contains every `want`.
+pub fn assert_one_line(err: &str, want: &[&str]) {
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    for w in want {
+        assert!(err.contains(w), "'{w}' not in: {err}");
+    }
+}
+
 /// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
 pub fn run_json(args: &[impl AsRef<OsStr>]) -> Value {
     stdout_json(bin().arg("run").args(args).arg("--output-format=json"))
@@ -136,6 +144,14 @@ pub fn run_into(db: &Path, args: &[impl AsRef<OsStr>]) -> String {
 /// Runs `iolab run ARGS` expecting failure; returns (exit code, stderr).
 pub fn run_err(args: &[impl AsRef<OsStr>]) -> (i32, String) {
     fail(bin().arg("run").args(args))
+}
+
+/// `iolab run ARGS` is refused as bad input: exit code 2 and one stderr
+/// line that contains every `want`.
+pub fn run_rejects(args: &[impl AsRef<OsStr>], want: &[&str]) {
+    let (code, err) = run_err(args);
+    assert_eq!(code, 2, "{err}");
+    assert_one_line(&err, want);
 }
 
 /// Runs `iolab run --no-store ARGS` under `strace -f -qq -e trace=SYSCALLS`,
