@@ -10,16 +10,9 @@ use serde_json::Value;
 #[test]
 fn cold_run_reads_from_storage_warm_run_does_not() {
     let (_dir, f) = scratch_file();
-    let cold = run_json(&job(
-        "c",
-        &f,
-        "--size=16M --rw=randread --bs=4k --cache=cold",
-    ));
-    let warm = run_json(&job(
-        "c",
-        &f,
-        "--size=16M --rw=randread --bs=4k --cache=warm",
-    ));
+    let opts = "--size=16M --rw=randread --bs=4k";
+    let cold = run_json(&job("c", &f, &format!("{opts} --cache=cold")));
+    let warm = run_json(&job("c", &f, &format!("{opts} --cache=warm")));
     let phys = |v: &Value| counters(v)["process_io"]["read_bytes"].as_u64().unwrap();
     let logical = |v: &Value| counters(v)["process_io"]["rchar"].as_u64().unwrap();
     eprintln!(

@@ -29,11 +29,9 @@ fn log_files(dir: &Path) -> BTreeSet<String> {
 #[test]
 fn time_series_adds_up_to_the_totals() {
     let (_dir, f) = scratch_file();
-    let v = run_json(&job(
-        "t",
-        &f,
-        "--size=8M --rw=randread --cache=warm --runtime=1200ms --time_based --log_avg_msec=200",
-    ));
+    let opts = "--size=8M --rw=randread --cache=warm \
+                --runtime=1200ms --time_based --log_avg_msec=200";
+    let v = run_json(&job("t", &f, opts));
     let j = &v["jobs"][0];
     let ts = &j["iolab"]["time_series"];
     assert_eq!(ts["interval_ms"], 200);
