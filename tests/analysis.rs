@@ -26,16 +26,13 @@ fn png_size(p: &Path) -> (u32, u32) {
 #[test]
 fn sweep_over_threads_prints_rows_and_plots() {
     let (d, db) = scratch_db();
-    let job_file = d.path().join("irmin.fio");
-    std::fs::write(
-        &job_file,
-        format!(
-            "[global]\nfilename={}\nsize=3500000B\nbsrange=50-300\nrw=randread\nthread\ngroup_reporting\n\
-             [irmin]\nnumber_ios=5000\n",
-            s(&d.path().join("pack.dat"))
-        ),
-    )
-    .unwrap();
+    let pack = d.path().join("pack.dat");
+    let job_text = format!(
+        "[global]\nfilename={}\nsize=3500000B\nbsrange=50-300\nrw=randread\nthread\ngroup_reporting\n\
+         [irmin]\nnumber_ios=5000\n",
+        s(&pack)
+    );
+    let job_file = write_file(d.path(), "irmin.fio", &job_text);
     let png = d.path().join("iops.png");
     let (out, err) = succeed_text(with_db(&db).args([
         "sweep",
@@ -93,7 +90,7 @@ fn sweep_over_threads_prints_rows_and_plots() {
         "--plot",
         s(&svg),
         "--name=o",
-        &format!("--filename={}", s(&d.path().join("pack.dat"))),
+        &format!("--filename={}", s(&pack)),
         "--size=3500000B",
         "--rw=randread",
         "--number_ios=2000",
@@ -155,16 +152,11 @@ fn compare_job_files_interleaved_with_significance() {
     let (d, db) = scratch_db();
     let data = d.path().join("data");
     let job_file = |name: &str, bs: &str| {
-        let p = d.path().join(format!("{name}.fio"));
-        std::fs::write(
-            &p,
-            format!(
-                "[{name}]\nfilename={}\nsize=16M\nrw=read\nbs={bs}\ncache=warm\n",
-                s(&data)
-            ),
-        )
-        .unwrap();
-        p
+        let text = format!(
+            "[{name}]\nfilename={}\nsize=16M\nrw=read\nbs={bs}\ncache=warm\n",
+            s(&data)
+        );
+        write_file(d.path(), &format!("{name}.fio"), &text)
     };
     let (a, b) = (job_file("A", "512"), job_file("B", "1m"));
     let svg = d.path().join("ab.svg");
@@ -308,12 +300,11 @@ fn report_loads_in_headless_chromium() {
 fn chromium_check_catches_console_errors() {
     skip_unless_installed!("chromium");
     let d = scratch();
-    let page = d.path().join("bad.html");
-    std::fs::write(
-        &page,
+    let page = write_file(
+        d.path(),
+        "bad.html",
         "<html><body><script>console.error('boom'); nope();</script></body></html>",
-    )
-    .unwrap();
+    );
     let l = chromium(&page, &d.path().join("bad.png"), (800, 600));
     assert!(
         l.console.iter().any(|c| c.contains("boom")),

@@ -58,16 +58,11 @@ fn randread_json_is_fio_shaped_and_consistent() {
 fn seed_002_job_file_runs_unchanged() {
     let d = tempfile::tempdir().unwrap();
     let data = d.path().join("irmin.pack");
-    let job_file = d.path().join("baseline-reads.ini");
-    fs::write(
-        &job_file,
-        format!(
-            "[global]\nrw=randread\nfilename={}\n\n[job1]\nioengine=psync\nrw=randread\nblocksize_range=50-300\nsize=3500000B\nloops=100\n",
-            s(&data)
-        ),
-    )
-    .unwrap();
-    let v = run_json(&[s(&job_file)]);
+    let job_text = format!(
+        "[global]\nrw=randread\nfilename={}\n\n[job1]\nioengine=psync\nrw=randread\nblocksize_range=50-300\nsize=3500000B\nloops=100\n",
+        s(&data)
+    );
+    let v = run_json(&[write_file(d.path(), "baseline-reads.ini", &job_text)]);
     let r = &v["jobs"][0]["read"];
     assert_eq!(r["io_bytes"], 350_000_000u64, "size x loops, like fio");
     let n = r["total_ios"].as_u64().unwrap();
@@ -80,16 +75,15 @@ fn seed_002_job_file_runs_unchanged() {
 fn expression_size_and_thread_sweep_file() {
     let d = tempfile::tempdir().unwrap();
     let data = d.path().join("f");
-    let job_file = d.path().join("multiple-threads-pread.ini");
-    fs::write(
-        &job_file,
-        format!(
-            "[global]\nrw=randread\nfilename={}\nloops=2\ngroup_reporting\nthread\n\n[job1]\nioengine=psync\nblocksize_range=50-300\nsize=(3500000/10)\nnumjobs=4\n",
-            s(&data)
-        ),
-    )
-    .unwrap();
-    let v = run_json(&[s(&job_file)]);
+    let job_text = format!(
+        "[global]\nrw=randread\nfilename={}\nloops=2\ngroup_reporting\nthread\n\n[job1]\nioengine=psync\nblocksize_range=50-300\nsize=(3500000/10)\nnumjobs=4\n",
+        s(&data)
+    );
+    let v = run_json(&[write_file(
+        d.path(),
+        "multiple-threads-pread.ini",
+        &job_text,
+    )]);
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 1, "group_reporting merges the clones");
     assert_eq!(jobs[0]["read"]["io_bytes"], 4 * 2 * 350_000u64);
@@ -216,11 +210,8 @@ fn repetitions_and_first_run_effect() {
 #[test]
 fn normal_output_has_summary_and_log2_histograms() {
     let (_dir, f) = scratch_file();
-    let text = run_text(&job(
-        "n",
-        &f,
-        "--size=2M --rw=randread --prefetch=4 --repeat=2",
-    ));
+    let opts = "--size=2M --rw=randread --prefetch=4 --repeat=2";
+    let text = run_text(&job("n", &f, opts));
     assert!(text.contains("read: IOPS="), "{text}");
     assert!(text.contains("clat percentiles (nsec)"));
     assert!(text.contains("read latency (ns)") && text.contains("advise latency (ns)"));

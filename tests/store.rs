@@ -264,21 +264,19 @@ fn sigkill_mid_write_never_corrupts() {
     assert_eq!(count_runs(&db), 2);
 }
 
+/// A minimal fio result document, imported many times by each writer in
+/// concurrent_writers_lose_nothing.
+const MINIMAL_FIO_RESULT: &str = r#"{"fio version":"fio-3.33","timestamp":1,"jobs":[{"jobname":"c","job options":{"rw":"read"},
+    "job_runtime":10,"usr_cpu":1.0,"sys_cpu":2.0,"read":{"io_bytes":4096,"total_ios":1,
+    "clat_ns":{"N":1,"min":1000,"max":1000,"mean":1000.0,"stddev":0.0,"percentile":{"50.000000":1000}},
+    "lat_ns":{"N":1,"min":1100,"max":1100,"mean":1100.0,"stddev":0.0}},
+    "write":{"io_bytes":0,"total_ios":0}}]}"#;
+
 /// Two processes storing at the same time lose nothing.
 #[test]
 fn concurrent_writers_lose_nothing() {
     let (d, db) = scratch_db();
-    let fio_json = d.path().join("r.json");
-    // A minimal fio result document, imported many times by each writer.
-    std::fs::write(
-        &fio_json,
-        r#"{"fio version":"fio-3.33","timestamp":1,"jobs":[{"jobname":"c","job options":{"rw":"read"},
-        "job_runtime":10,"usr_cpu":1.0,"sys_cpu":2.0,"read":{"io_bytes":4096,"total_ios":1,
-        "clat_ns":{"N":1,"min":1000,"max":1000,"mean":1000.0,"stddev":0.0,"percentile":{"50.000000":1000}},
-        "lat_ns":{"N":1,"min":1100,"max":1100,"mean":1100.0,"stddev":0.0}},
-        "write":{"io_bytes":0,"total_ios":0}}]}"#,
-    )
-    .unwrap();
+    let fio_json = write_file(d.path(), "r.json", MINIMAL_FIO_RESULT);
     let per = 30;
     let kids: Vec<_> = (0..2)
         .map(|_| {

@@ -15,9 +15,9 @@ fn find_count(dir: &Path, kind: &str) -> u64 {
     String::from_utf8_lossy(&out).lines().count() as u64
 }
 
-/// Runs `iolab tree ARGS --output-format json` storing into `db`; returns
-/// (exit code, the JSON result, stderr).
-fn tree_json(db: &Path, args: &[&str]) -> (i32, Value, String) {
+/// Runs `iolab tree ARGS --output-format json` storing into `db`, asserts
+/// it exits with `code`; returns the JSON result and stderr.
+fn tree_json(db: &Path, args: &[&str], code: i32) -> (Value, String) {
     let out = with_db(db)
         .arg("tree")
         .args(args)
@@ -31,14 +31,15 @@ fn tree_json(db: &Path, args: &[&str]) -> (i32, Value, String) {
             String::from_utf8_lossy(&out.stdout)
         )
     });
-    (out.status.code().unwrap_or(-1), v, err)
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    (v, err)
 }
 
 /// `iolab tree create TOP OPTS` (OPTS split at whitespace), as [`tree_json`].
-fn tree_create(db: &Path, top: &Path, opts: &str) -> (i32, Value, String) {
+fn tree_create(db: &Path, top: &Path, opts: &str, code: i32) -> (Value, String) {
     let mut args = vec!["create", s(top)];
     args.extend(opts.split_whitespace());
-    tree_json(db, &args)
+    tree_json(db, &args, code)
 }
 
 /// The phase called `name` in a tree result.
@@ -51,8 +52,7 @@ fn create_makes_exactly_the_fdtree_shape() {
     let (d, db) = scratch_db();
     let top = d.path().join("t");
     let opts = "--dirs 10 --levels 3 --files 10 --size 4k --threads 2";
-    let (code, v, err) = tree_create(&db, &top, opts);
-    assert_eq!(code, 0, "{err}");
+    let (v, err) = tree_create(&db, &top, opts, 0);
     assert_eq!(find_count(&top, "d"), 1111);
     assert_eq!(find_count(&top, "f"), 11110);
     let big = succeed(Command::new("find").args([s(&top), "-type", "f", "!", "-size", "4096c"]));
@@ -75,12 +75,12 @@ fn create_makes_exactly_the_fdtree_shape() {
     assert!(fc.contains("11110"), "{fc}");
 
     // walk and read see what find sees.
-    let (_, w, _) = tree_json(&db, &["walk", s(&top)]);
+    let (w, _) = tree_json(&db, &["walk", s(&top)], 0);
     assert_eq!(phase(&w, "walk")["dirs"], 1111);
     assert_eq!(phase(&w, "walk")["files"], 11110);
     assert_eq!(phase(&w, "walk")["latency_ns"]["readdir"]["N"], 1111);
     assert_eq!(phase(&w, "walk")["latency_ns"]["stat"]["N"], 1110 + 11110);
-    let (_, r, _) = tree_json(&db, &["read", s(&top)]);
+    let (r, _) = tree_json(&db, &["read", s(&top)], 0);
     assert_eq!(phase(&r, "read")["bytes"], 11110 * 4096);
 
     // Refuses a non-empty directory.
@@ -102,8 +102,7 @@ fn create_makes_exactly_the_fdtree_shape() {
 fn copy_is_rsync_a_and_remove_removes_only_ours() {
     let (d, db) = scratch_db();
     let top = d.path().join("src");
-    let (code, v, err) = tree_create(&db, &top, "-d 3 -l 2 -f 4 -s 10000 --sync");
-    assert_eq!(code, 0, "{err}");
+    let (v, _) = tree_create(&db, &top, "-d 3 -l 2 -f 4 -s 10000 --sync", 0);
     // --sync: a timed syncfs phase that carries the device writes.
     let sync = phase(&v, "sync");
     assert_eq!(sync["latency_ns"]["fsync"]["N"], 1);
@@ -116,8 +115,7 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
     std::os::unix::fs::symlink("d1/f2", top.join("link")).unwrap();
     succeed(Command::new("touch").args(["-d", "2001-02-03 04:05:06", s(&top.join("d0/f1"))]));
     let dst = d.path().join("dst");
-    let (code, v, err) = tree_json(&db, &["copy", s(&top), s(&dst)]);
-    assert_eq!(code, 0, "{err}");
+    let (v, _) = tree_json(&db, &["copy", s(&top), s(&dst)], 0);
     succeed(Command::new("diff").args(["-r", "--no-dereference", s(&top), s(&dst)]));
     for rel in ["d1/f2", "d2", "d0/f1", "d0", "link", "d2/d1/f3"] {
         let (a, b) = (
@@ -152,8 +150,7 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
     assert!(!foreign.exists());
 
     // The copy is iolab's: removed, phases counted.
-    let (code, v, _) = tree_json(&db, &["remove", s(&dst)]);
-    assert_eq!(code, 0);
+    let (v, _) = tree_json(&db, &["remove", s(&dst)], 0);
     assert!(!dst.exists());
     assert_eq!(
         phase(&v, "file remove")["inodes_removed"].as_u64().unwrap(),
@@ -171,8 +168,7 @@ fn time_limit_stops_cleanly_and_reports_what_was_made() {
     let (d, db) = scratch_db();
     let top = d.path().join("big");
     let opts = "-d 10 -l 4 -f 20 -s 1k --time-limit 300ms";
-    let (code, v, err) = tree_create(&db, &top, opts);
-    assert_eq!(code, 0, "{err}");
+    let (v, err) = tree_create(&db, &top, opts, 0);
     assert!(err.contains("time limit"), "{err}");
     assert_eq!(v["stopped"], "time limit reached");
     let made_dirs: u64 = phase(&v, "dir create")["dirs"].as_u64().unwrap() + 1;
@@ -218,8 +214,7 @@ fn enospc_stops_cleanly() {
     std::fs::write(mnt.join("neighbour"), b"keep me").unwrap();
     let db = d.path().join("e.db");
     let top = mnt.join("t");
-    let (code, v, err) = tree_create(&db, &top, "-d 4 -l 2 -f 10 -s 64k");
-    assert_eq!(code, 3, "{err}");
+    let (v, err) = tree_create(&db, &top, "-d 4 -l 2 -f 10 -s 64k", 3);
     assert!(err.contains("ENOSPC"), "{err}");
     assert!(v["stopped"].as_str().unwrap().contains("ENOSPC"), "{v}");
     let made_files: u64 = phase(&v, "file create")["files"].as_u64().unwrap();
@@ -246,8 +241,11 @@ fn enospc_stops_cleanly() {
 #[test]
 fn tree_runs_compare_and_job_file_shape() {
     let (d, db) = scratch_db();
-    let job_file = d.path().join("trees.fio");
-    std::fs::write(&job_file, "[small]\ndirs=2\nlevels=2\nfiles=3\nsize=2k\n\n[large]\ndirs=3\nlevels=2\nfiles=5\nsize=8k\n").unwrap();
+    let job_file = write_file(
+        d.path(),
+        "trees.fio",
+        "[small]\ndirs=2\nlevels=2\nfiles=3\nsize=2k\n\n[large]\ndirs=3\nlevels=2\nfiles=5\nsize=8k\n",
+    );
     for (name, section) in [("a", "small"), ("b", "large")] {
         succeed(with_db(&db).args([
             "tree",

@@ -265,6 +265,13 @@ pub fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
+/// Writes `text` to the file `name` in `dir`; returns its path.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
 /// A scratch directory (see [`scratch`]) and the path `f` in it, for the
 /// data file the test's runs lay out. Bind the directory to a name (`_dir`,
 /// not `_`): it is deleted when dropped.
