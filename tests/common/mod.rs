@@ -7,6 +7,8 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+// The iolab binary and its results database.
+
 /// The results database the tests' runs go to (never the user's).
 pub fn test_db() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("tests-results.db")
@@ -33,23 +35,44 @@ pub fn with_db(db: &Path) -> std::process::Command {
     c
 }
 
-/// The arguments of a one-job run: `--name=NAME --filename=FILE`, then
-/// `opts` split at whitespace (`"--size=1M --rw=read"` is two options).
-pub fn job(name: &str, file: &Path, opts: &str) -> Vec<String> {
-    let mut args = vec![format!("--name={name}"), format!("--filename={}", s(file))];
-    args.extend(opts.split_whitespace().map(String::from));
-    args
+// Scratch space and the files in it.
+
+/// Path as &str.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
 }
 
-/// Lays out `file` with `size` bytes (a one-I/O read run), so that a later
-/// run finds it in place.
-pub fn lay_out(file: &Path, size: &str) {
-    run_text(&job(
-        "layout",
-        file,
-        &format!("--size={size} --rw=read --number_ios=1"),
-    ));
+/// Scratch directory on the build's disk (not tmpfs), so O_DIRECT works and
+/// /proc/diskstats sees the I/O.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
+
+/// A scratch directory (see [`scratch`]) and the path `f` in it, for the
+/// data file the test's runs lay out. Bind the directory to a name (`_dir`,
+/// not `_`): it is deleted when dropped.
+pub fn scratch_file() -> (tempfile::TempDir, PathBuf) {
+    let d = scratch();
+    let f = d.path().join("f");
+    (d, f)
+}
+
+/// A scratch directory (see [`scratch`]) and the path of a results
+/// database in it, for commands made with [`with_db`].
+pub fn scratch_db() -> (tempfile::TempDir, PathBuf) {
+    let d = scratch();
+    let db = d.path().join("results.db");
+    (d, db)
+}
+
+/// Writes `text` to the file `name` in `dir`; returns its path.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+// Running commands and checking how they ended.
 
 /// Runs `cmd`, asserts it succeeded (showing its output if not), returns stdout.
 pub fn succeed(cmd: &mut std::process::Command) -> Vec<u8> {
@@ -125,6 +148,26 @@ pub fn assert_one_line(err: &str, want: &[&str]) {
     }
 }
 
+// `iolab run` jobs.
+
+/// The arguments of a one-job run: `--name=NAME --filename=FILE`, then
+/// `opts` split at whitespace (`"--size=1M --rw=read"` is two options).
+pub fn job(name: &str, file: &Path, opts: &str) -> Vec<String> {
+    let mut args = vec![format!("--name={name}"), format!("--filename={}", s(file))];
+    args.extend(opts.split_whitespace().map(String::from));
+    args
+}
+
+/// Lays out `file` with `size` bytes (a one-I/O read run), so that a later
+/// run finds it in place.
+pub fn lay_out(file: &Path, size: &str) {
+    run_text(&job(
+        "layout",
+        file,
+        &format!("--size={size} --rw=read --number_ios=1"),
+    ));
+}
+
 /// Runs `iolab run ARGS --output-format=json`, asserts success, parses stdout.
 pub fn run_json(args: &[impl AsRef<OsStr>]) -> Value {
     stdout_json(bin().arg("run").args(args).arg("--output-format=json"))
@@ -152,6 +195,61 @@ pub fn run_rejects(args: &[impl AsRef<OsStr>], want: &[&str]) {
     let (code, err) = run_err(args);
     assert_eq!(code, 2, "{err}");
     assert_one_line(&err, want);
+}
+
+// Reading what iolab printed.
+
+/// The first line of a table printed by iolab that starts with `label`
+/// (panics showing the whole table when there is none).
+pub fn table_row<'a>(table: &'a str, label: &str) -> &'a str {
+    table
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
+}
+
+/// The element of the JSON array `list` whose `key` is `value` (panics
+/// showing the array when there is none).
+pub fn json_item<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value:?} in {list}"))
+}
+
+/// `jobs[0].iolab.counters` of a JSON result.
+pub fn counters(v: &Value) -> &Value {
+    &v["jobs"][0]["iolab"]["counters"]
+}
+
+// Other tools: skipping without them, strace, fincore, Chromium.
+
+/// True when `tool` is on PATH; otherwise prints why the test is skipped.
+pub fn have(tool: &str, test: &str) -> bool {
+    let ok = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("SKIP {test}: {tool} is not installed (.ci/run installs it)");
+    }
+    ok
+}
+
+/// Returns from the calling test, printing `SKIP <test>: ...`, when `tool`
+/// is not on PATH (see [`have`]).
+#[macro_export]
+macro_rules! skip_unless_installed {
+    ($tool:expr) => {{
+        fn here() {}
+        let path = std::any::type_name_of_val(&here);
+        let test = path.trim_end_matches("::here").rsplit("::").next().unwrap();
+        if !$crate::common::have($tool, test) {
+            return;
+        }
+    }};
 }
 
 /// Runs `iolab run --no-store ARGS` under `strace -f -qq -e trace=SYSCALLS`,
@@ -191,126 +289,20 @@ pub fn willneed_advice(line: &str) -> Option<(u64, u64)> {
     Some((a[1].parse().unwrap(), a[2].parse().unwrap()))
 }
 
-/// Calls `probe` every 10 ms until it returns `Some`, and returns that
-/// value; panics with `what` once `timeout` has passed.
-pub fn wait_for<T>(timeout: Duration, what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let t0 = Instant::now();
-    loop {
-        if let Some(v) = probe() {
-            return v;
-        }
-        assert!(t0.elapsed() < timeout, "{what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Waits (as [`wait_for`]) until `cond` holds; panics with `what` on timeout.
-pub fn wait_until(timeout: Duration, what: &str, mut cond: impl FnMut() -> bool) {
-    wait_for(timeout, what, || cond().then_some(()))
-}
-
-/// True when `tool` is on PATH; otherwise prints why the test is skipped.
-pub fn have(tool: &str, test: &str) -> bool {
-    let ok = std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        eprintln!("SKIP {test}: {tool} is not installed (.ci/run installs it)");
-    }
-    ok
-}
-
-/// Returns from the calling test, printing `SKIP <test>: ...`, when `tool`
-/// is not on PATH (see [`have`]).
-#[macro_export]
-macro_rules! skip_unless_installed {
-    ($tool:expr) => {{
-        fn here() {}
-        let path = std::any::type_name_of_val(&here);
-        let test = path.trim_end_matches("::here").rsplit("::").next().unwrap();
-        if !$crate::common::have($tool, test) {
-            return;
-        }
-    }};
-}
-
-/// Path as &str.
-pub fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
 /// Pages of `path` in the page cache, measured by util-linux `fincore`
 /// (independent of iolab's own cachestat code).
 pub fn fincore_pages(path: &Path) -> u64 {
-    let out = std::process::Command::new("fincore")
-        .args(["--noheadings", "--raw", "--output", "PAGES", s(path)])
-        .output()
-        .expect("run fincore");
-    assert!(
-        out.status.success(),
-        "fincore: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
+    let out = succeed(std::process::Command::new("fincore").args([
+        "--noheadings",
+        "--raw",
+        "--output",
+        "PAGES",
+        s(path),
+    ]));
+    String::from_utf8_lossy(&out)
         .trim()
         .parse()
         .expect("fincore pages")
-}
-
-/// Scratch directory on the build's disk (not tmpfs), so O_DIRECT works and
-/// /proc/diskstats sees the I/O.
-pub fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-/// Writes `text` to the file `name` in `dir`; returns its path.
-pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-/// A scratch directory (see [`scratch`]) and the path `f` in it, for the
-/// data file the test's runs lay out. Bind the directory to a name (`_dir`,
-/// not `_`): it is deleted when dropped.
-pub fn scratch_file() -> (tempfile::TempDir, PathBuf) {
-    let d = scratch();
-    let f = d.path().join("f");
-    (d, f)
-}
-
-/// The first line of a table printed by iolab that starts with `label`
-/// (panics showing the whole table when there is none).
-pub fn table_row<'a>(table: &'a str, label: &str) -> &'a str {
-    table
-        .lines()
-        .find(|l| l.starts_with(label))
-        .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
-}
-
-/// A scratch directory (see [`scratch`]) and the path of a results
-/// database in it, for commands made with [`with_db`].
-pub fn scratch_db() -> (tempfile::TempDir, PathBuf) {
-    let d = scratch();
-    let db = d.path().join("results.db");
-    (d, db)
-}
-
-/// The element of the JSON array `list` whose `key` is `value` (panics
-/// showing the array when there is none).
-pub fn json_item<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .find(|x| x[key] == value)
-        .unwrap_or_else(|| panic!("no {key} {value:?} in {list}"))
-}
-
-/// `jobs[0].iolab.counters` of a JSON result.
-pub fn counters(v: &Value) -> &Value {
-    &v["jobs"][0]["iolab"]["counters"]
 }
 
 /// What headless Chromium saw of a page: its console lines and the DOM.
@@ -379,4 +371,24 @@ pub fn keep_screenshot(shot: &Path, name: &str) {
     let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::copy(shot, &keep).unwrap();
     eprintln!("screenshot: {}", keep.display());
+}
+
+// Waiting.
+
+/// Calls `probe` every 10 ms until it returns `Some`, and returns that
+/// value; panics with `what` once `timeout` has passed.
+pub fn wait_for<T>(timeout: Duration, what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let t0 = Instant::now();
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        assert!(t0.elapsed() < timeout, "{what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Waits (as [`wait_for`]) until `cond` holds; panics with `what` on timeout.
+pub fn wait_until(timeout: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    wait_for(timeout, what, || cond().then_some(()))
 }
