@@ -14,21 +14,19 @@ fn first_rep_cache<'a>(v: &'a Value, when: &str) -> &'a Value {
 fn cold_leaves_the_file_uncached_and_warm_caches_it() {
     skip_unless_installed!("fincore");
     let (_dir, f) = scratch_file();
-    let one_read = |name: &str, size: &str, cache: &str| {
-        run_json(&job(
-            name,
-            &f,
-            &format!("--size={size} --rw=randread --number_ios=1 --cache={cache}"),
-        ))
+    // One random 4 KiB read of the 16 MiB file under cache=`cache`.
+    let one_read = |name: &str, cache: &str| {
+        let opts = format!("--size=16M --rw=randread --number_ios=1 --cache={cache}");
+        run_json(&job(name, &f, &opts))
     };
     // Warm: the whole file is cached before the run and after.
-    let v = one_read("w", "16M", "warm");
+    let v = one_read("w", "warm");
     let st = first_rep_cache(&v, "cache_before");
     assert_eq!(st["cached"], st["pages"]);
     assert_eq!(st["source"], "cachestat");
     assert_eq!(fincore_pages(&f), 4096);
     // Cold with a tiny read: before the run nothing is cached.
-    let v = one_read("c", "16M", "cold");
+    let v = one_read("c", "cold");
     assert_eq!(first_rep_cache(&v, "cache_before")["cached"], 0);
     let after = first_rep_cache(&v, "cache_after");
     assert_eq!(
@@ -53,7 +51,7 @@ fn cold_leaves_the_file_uncached_and_warm_caches_it() {
     }
     let cached = fincore_pages(&f);
     assert_eq!(cached, 1024);
-    let v = one_read("k", "16M", "keep");
+    let v = one_read("k", "keep");
     assert_eq!(first_rep_cache(&v, "cache_before")["cached"], cached);
 }
 
