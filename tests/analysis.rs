@@ -6,20 +6,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-
-fn run_ok(c: &mut Command) -> (String, String) {
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{c:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 /// Width and height from a PNG's IHDR chunk (after checking the signature).
 fn png_size(p: &Path) -> (u32, u32) {
@@ -39,22 +25,18 @@ fn png_size(p: &Path) -> (u32, u32) {
 /// numjobs=1..4: four rows, every point stored, a PNG and an SVG plot.
 #[test]
 fn sweep_over_threads_prints_rows_and_plots() {
-    let d = scratch();
-    let db = d.path().join("s.db");
-    let job = d.path().join("irmin.fio");
-    std::fs::write(
-        &job,
-        format!(
-            "[global]\nfilename={}\nsize=3500000B\nbsrange=50-300\nrw=randread\nthread\ngroup_reporting\n\
-             [irmin]\nnumber_ios=5000\n",
-            s(&d.path().join("pack.dat"))
-        ),
-    )
-    .unwrap();
+    let (d, db) = scratch_db();
+    let pack = d.path().join("pack.dat");
+    let job_text = format!(
+        "[global]\nfilename={}\nsize=3500000B\nbsrange=50-300\nrw=randread\nthread\ngroup_reporting\n\
+         [irmin]\nnumber_ios=5000\n",
+        s(&pack)
+    );
+    let job_file = write_file(d.path(), "irmin.fio", &job_text);
     let png = d.path().join("iops.png");
-    let (out, err) = run_ok(with_db(&db).args([
+    let (out, err) = succeed_text(with_db(&db).args([
         "sweep",
-        s(&job),
+        s(&job_file),
         "--vary",
         "numjobs=1..4",
         "--plot",
@@ -72,9 +54,7 @@ fn sweep_over_threads_prints_rows_and_plots() {
     }
     assert!(err.contains("sweep point 4/4"), "{err}");
     // Each point ran with its thread count: total I/Os grow with it.
-    let hist =
-        String::from_utf8(succeed(with_db(&db).args(["history", "--format", "json"]))).unwrap();
-    let rows: Value = serde_json::from_str(&hist).unwrap();
+    let rows = stdout_json(with_db(&db).args(["history", "--format", "json"]));
     let mut ops: Vec<(String, f64)> = rows
         .as_array()
         .unwrap()
@@ -99,7 +79,7 @@ fn sweep_over_threads_prints_rows_and_plots() {
     // A sweep variable used as ${threads} in the job options, crossed
     // with a second key; SVG plot of p99.
     let svg = d.path().join("p99.svg");
-    let (out, _) = run_ok(with_db(&db).args([
+    let (out, _) = succeed_text(with_db(&db).args([
         "sweep",
         "--vary",
         "threads=1..2",
@@ -110,7 +90,7 @@ fn sweep_over_threads_prints_rows_and_plots() {
         "--plot",
         s(&svg),
         "--name=o",
-        &format!("--filename={}", s(&d.path().join("pack.dat"))),
+        &format!("--filename={}", s(&pack)),
         "--size=3500000B",
         "--rw=randread",
         "--number_ios=2000",
@@ -123,16 +103,13 @@ fn sweep_over_threads_prints_rows_and_plots() {
     assert_eq!(csv.len(), 5, "{out}");
     assert!(csv[0].starts_with("threads,bs,IOPS"), "{out}");
     // Each point ran its thread count: 2000 I/Os per thread.
-    let ops: Vec<f64> = String::from_utf8(succeed(
-        with_db(&db).args(["history", "--sweep", "2", "--format", "json"]),
-    ))
-    .map(|t| serde_json::from_str::<Value>(&t).unwrap())
-    .unwrap()
-    .as_array()
-    .unwrap()
-    .iter()
-    .map(|r| r["ops"].as_f64().unwrap())
-    .collect();
+    let ops: Vec<f64> =
+        stdout_json(with_db(&db).args(["history", "--sweep", "2", "--format", "json"]))
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["ops"].as_f64().unwrap())
+            .collect();
     assert_eq!(ops, [4000.0, 4000.0, 2000.0, 2000.0], "newest first");
     let body = std::fs::read_to_string(&svg).unwrap();
     for want in [
@@ -148,28 +125,23 @@ fn sweep_over_threads_prints_rows_and_plots() {
 
 #[test]
 fn sweep_input_errors_name_what_is_wrong() {
-    let d = scratch();
-    let f = d.path().join("f");
-    let base = [
-        "--name=e".to_string(),
-        format!("--filename={}", s(&f)),
-        "--size=1M".into(),
-    ];
-    let err = |extra: &[&str]| {
-        let out = with_db(&d.path().join("e.db"))
-            .arg("sweep")
-            .args(extra)
-            .args(&base)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{extra:?}");
-        String::from_utf8(out.stderr).unwrap()
+    let (d, f) = scratch_file();
+    let base = job("e", &f, "--size=1M");
+    let rejects = |extra: &[&str], want: &str| {
+        let mut sweep = with_db(&d.path().join("e.db"));
+        fails_with(sweep.arg("sweep").args(extra).args(&base), 2, want);
     };
-    assert!(err(&["--vary", "numjbs=1..4"]).contains("numjobs"));
-    assert!(err(&["--vary", "numjobs=4..1"]).contains("below its start"));
-    assert!(err(&["--vary", "rw=read,sideways"]).contains("sideways"));
-    assert!(err(&["--vary", "numjobs=1..2", "--metric", "speed"]).contains("--metric 'speed'"));
-    assert!(err(&["--vary", "numjobs=1..2", "--plot", "x.gif"]).contains(".svg or .png"));
+    rejects(&["--vary", "numjbs=1..4"], "numjobs");
+    rejects(&["--vary", "numjobs=4..1"], "below its start");
+    rejects(&["--vary", "rw=read,sideways"], "sideways");
+    rejects(
+        &["--vary", "numjobs=1..2", "--metric", "speed"],
+        "--metric 'speed'",
+    );
+    rejects(
+        &["--vary", "numjobs=1..2", "--plot", "x.gif"],
+        ".svg or .png",
+    );
     assert!(!f.exists(), "nothing ran");
 }
 
@@ -177,24 +149,18 @@ fn sweep_input_errors_name_what_is_wrong() {
 /// 512 B and 1 MiB reads from the page cache is reported as significant.
 #[test]
 fn compare_job_files_interleaved_with_significance() {
-    let d = scratch();
-    let db = d.path().join("c.db");
+    let (d, db) = scratch_db();
     let data = d.path().join("data");
-    let job = |name: &str, bs: &str| {
-        let p = d.path().join(format!("{name}.fio"));
-        std::fs::write(
-            &p,
-            format!(
-                "[{name}]\nfilename={}\nsize=16M\nrw=read\nbs={bs}\ncache=warm\n",
-                s(&data)
-            ),
-        )
-        .unwrap();
-        p
+    let job_file = |name: &str, bs: &str| {
+        let text = format!(
+            "[{name}]\nfilename={}\nsize=16M\nrw=read\nbs={bs}\ncache=warm\n",
+            s(&data)
+        );
+        write_file(d.path(), &format!("{name}.fio"), &text)
     };
-    let (a, b) = (job("A", "512"), job("B", "1m"));
+    let (a, b) = (job_file("A", "512"), job_file("B", "1m"));
     let svg = d.path().join("ab.svg");
-    let (out, err) = run_ok(with_db(&db).args([
+    let (out, err) = succeed_text(with_db(&db).args([
         "compare",
         "--repeat",
         "5",
@@ -220,15 +186,7 @@ fn compare_job_files_interleaved_with_significance() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["a"]["samples"], 5);
     assert_eq!(v["b"]["samples"], 5);
-    let row = |k: &str| {
-        v["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["metric"] == k)
-            .unwrap_or_else(|| panic!("no {k} row"))
-            .clone()
-    };
+    let row = |metric: &str| json_item(&v["rows"], "metric", metric);
     // Bandwidth differs tenfold but its spread under a loaded test machine
     // is wide; the per-read latency median (0.5 us against ~100 us, robust
     // to stalls) is the difference a t-test must call significant.
@@ -252,8 +210,7 @@ fn compare_job_files_interleaved_with_significance() {
     assert_eq!(ops["b_mean"], 16.0);
     assert!((ops["change_pct"].as_f64().unwrap() + 99.951171875).abs() < 1e-9);
     // Stored with labels, alternating.
-    let hist =
-        String::from_utf8(succeed(with_db(&db).args(["history", "--format", "csv"]))).unwrap();
+    let hist = stdout_text(with_db(&db).args(["history", "--format", "csv"]));
     let labels: Vec<&str> = hist
         .lines()
         .skip(1)
@@ -266,10 +223,9 @@ fn compare_job_files_interleaved_with_significance() {
     );
     assert!(std::fs::read_to_string(&svg).unwrap().contains("% of A"));
     // The stored runs compare again by label, as a table.
-    let (t, _) = run_ok(with_db(&db).args(["compare", "ab:A", "ab:B"]));
-    let p50_line = t.lines().find(|l| l.starts_with("p50 (us)"));
+    let (t, _) = succeed_text(with_db(&db).args(["compare", "ab:A", "ab:B"]));
     assert!(
-        t.contains("MiB/s") && p50_line.is_some_and(|l| l.contains("B worse, significant")),
+        t.contains("MiB/s") && table_row(&t, "p50 (us)").contains("B worse, significant"),
         "{t}"
     );
 }
@@ -277,87 +233,51 @@ fn compare_job_files_interleaved_with_significance() {
 /// Two stored runs compared by id: a table with the % change.
 #[test]
 fn compare_two_stored_runs() {
-    let d = scratch();
+    let (d, f) = scratch_file();
     let db = d.path().join("t.db");
-    let f = d.path().join("f");
     for bs in ["4k", "16k"] {
-        run_ok(with_db(&db).args([
-            "run",
-            "--name=t",
-            &format!("--filename={}", s(&f)),
-            "--size=2M",
-            "--rw=read",
-            &format!("--bs={bs}"),
-        ]));
+        let opts = format!("--size=2M --rw=read --bs={bs}");
+        run_into(&db, &job("t", &f, &opts));
     }
-    let (t, _) = run_ok(with_db(&db).args(["compare", "1", "2"]));
-    let ops = t
-        .lines()
-        .find(|l| l.starts_with("ops"))
-        .unwrap_or_else(|| panic!("{t}"));
+    let (t, _) = succeed_text(with_db(&db).args(["compare", "1", "2"]));
+    let ops = table_row(&t, "ops");
     assert!(
         ops.contains("512") && ops.contains("128") && ops.contains("-75.0%"),
         "{ops}"
     );
     assert!(t.contains("no test"), "one sample per side: {t}");
-    let (md, _) = run_ok(with_db(&db).args(["compare", "1", "2", "--format", "markdown"]));
+    let (md, _) = succeed_text(with_db(&db).args(["compare", "1", "2", "--format", "markdown"]));
     assert!(md.contains("| metric |"), "{md}");
-    let out = with_db(&db)
-        .args(["compare", "1", "nope"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("'nope'"));
+    fails_with(with_db(&db).args(["compare", "1", "nope"]), 2, "'nope'");
 }
 
 #[test]
 fn report_loads_in_headless_chromium() {
-    if !have("chromium", "report_loads_in_headless_chromium") {
-        return;
-    }
-    let d = scratch();
+    skip_unless_installed!("chromium");
+    let (d, f) = scratch_file();
     let db = d.path().join("r.db");
-    let f = d.path().join("f");
-    run_ok(with_db(&db).args([
-        "run",
-        "--name=rep",
-        &format!("--filename={}", s(&f)),
-        "--size=4M",
-        "--rw=randread",
-        "--bs=8k",
-        "--prefetch=8",
-        "--label",
-        "cold",
-    ]));
-    run_ok(with_db(&db).args([
-        "run",
-        "--name=rep",
-        &format!("--filename={}", s(&f)),
-        "--size=4M",
-        "--rw=randread",
-        "--bs=8k",
-        "--cache=warm",
-        "--label",
-        "warm",
-    ]));
+    let rep = |opts: &str| {
+        job(
+            "rep",
+            &f,
+            &format!("--size=4M --rw=randread --bs=8k {opts}"),
+        )
+    };
+    run_into(&db, &rep("--prefetch=8 --label cold"));
+    run_into(&db, &rep("--cache=warm --label warm"));
     let page = d.path().join("report.html");
-    run_ok(with_db(&db).args(["report", "1", "warm", "-o", s(&page)]));
+    succeed_text(with_db(&db).args(["report", "1", "warm", "-o", s(&page)]));
     let html = std::fs::read_to_string(&page).unwrap();
     // Self-contained: nothing to fetch (the SVG namespace URI is a name, not a fetch).
     for fetch in ["src=\"http", "href=\"http", "<link", "url(http", "@import"] {
         assert!(!html.contains(fetch), "page would fetch: {fetch}");
     }
-    // Refuses to overwrite.
-    let out = with_db(&db)
-        .args(["report", "1", "-o", s(&page)])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let (code, _) = fail(with_db(&db).args(["report", "1", "-o", s(&page)]));
+    assert_eq!(code, 2, "refuses to overwrite");
 
     let shot = d.path().join("report.png");
     let l = chromium(&page, &shot, (1200, 2400));
-    assert!(l.console.is_empty(), "console messages: {:?}", l.console);
-    assert!(l.dom.contains("data-ready=\"1\""), "the page's script ran");
+    l.assert_ran_cleanly();
     assert!(l.dom.contains("href=\"#run-1\""), "table of contents built");
     let svgs = l.dom.matches("<svg").count();
     // Overview bars + per run: log2 histogram and percentile curve.
@@ -372,25 +292,19 @@ fn report_loads_in_headless_chromium() {
     }
     let (w, h) = png_size(&shot);
     assert_eq!((w, h), (1200, 2400));
-    // Keep the screenshot where a person can look at it.
-    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
-    std::fs::copy(&shot, &keep).unwrap();
-    eprintln!("screenshot: {}", keep.display());
+    keep_screenshot(&shot, "report-screenshot.png");
 }
 
 /// The console check above can fail: a page with a script error is caught.
 #[test]
 fn chromium_check_catches_console_errors() {
-    if !have("chromium", "chromium_check_catches_console_errors") {
-        return;
-    }
+    skip_unless_installed!("chromium");
     let d = scratch();
-    let page = d.path().join("bad.html");
-    std::fs::write(
-        &page,
+    let page = write_file(
+        d.path(),
+        "bad.html",
         "<html><body><script>console.error('boom'); nope();</script></body></html>",
-    )
-    .unwrap();
+    );
     let l = chromium(&page, &d.path().join("bad.png"), (800, 600));
     assert!(
         l.console.iter().any(|c| c.contains("boom")),
@@ -407,27 +321,17 @@ fn chromium_check_catches_console_errors() {
 /// `iolab plot` draws each picture of a stored run as PNG and SVG.
 #[test]
 fn plot_pictures_of_a_stored_run() {
-    let d = scratch();
+    let (d, f) = scratch_file();
     let db = d.path().join("p.db");
-    let f = d.path().join("f");
-    run_ok(with_db(&db).args([
-        "run",
-        "--name=pl",
-        &format!("--filename={}", s(&f)),
-        "--size=16M",
-        "--rw=randread",
-        "--bs=4k",
-        "--runtime=600ms",
-        "--time_based",
-        "--log_avg_msec=100",
-        "--prefetch=4",
-    ]));
+    let opts = "--size=16M --rw=randread --bs=4k --runtime=600ms --time_based \
+                --log_avg_msec=100 --prefetch=4";
+    run_into(&db, &job("pl", &f, opts));
     for what in ["log2", "percentiles", "timeseries"] {
         let png = d.path().join(format!("{what}.png"));
-        run_ok(with_db(&db).args(["plot", "1", "--what", what, "-o", s(&png)]));
+        succeed_text(with_db(&db).args(["plot", "1", "--what", what, "-o", s(&png)]));
         assert_eq!(png_size(&png), (900, 520));
         let svg = d.path().join(format!("{what}.svg"));
-        run_ok(with_db(&db).args(["plot", "1", "--what", what, "-o", s(&svg)]));
+        succeed_text(with_db(&db).args(["plot", "1", "--what", what, "-o", s(&svg)]));
         let body = std::fs::read_to_string(&svg).unwrap();
         assert!(body.starts_with("<svg"), "{what}");
         let want = match what {
@@ -440,25 +344,12 @@ fn plot_pictures_of_a_stored_run() {
         }
     }
     // A run shorter than one interval has no time series to draw.
-    run_ok(with_db(&db).args([
-        "run",
-        "--name=short",
-        &format!("--filename={}", s(&f)),
-        "--size=16M",
-        "--rw=randread",
-        "--number_ios=10",
-    ]));
-    let out = with_db(&db)
-        .args([
-            "plot",
-            "2",
-            "--what",
-            "timeseries",
-            "-o",
-            s(&d.path().join("t.png")),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("fewer than two"));
+    run_into(
+        &db,
+        &job("short", &f, "--size=16M --rw=randread --number_ios=10"),
+    );
+    let png = d.path().join("t.png");
+    let mut plot = with_db(&db);
+    plot.args(["plot", "2", "--what", "timeseries", "-o", s(&png)]);
+    fails_with(&mut plot, 2, "fewer than two");
 }

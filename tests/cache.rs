@@ -2,43 +2,33 @@
 
 mod common;
 use common::*;
+use serde_json::Value;
+
+/// The page-cache state of the first file `when` ("cache_before" or
+/// "cache_after") the first job's first repetition.
+fn first_rep_cache<'a>(v: &'a Value, when: &str) -> &'a Value {
+    &v["jobs"][0]["iolab"]["repetitions"][0][when][0]["state"]
+}
 
 #[test]
 fn cold_leaves_the_file_uncached_and_warm_caches_it() {
-    if !have(
-        "fincore",
-        "cold_leaves_the_file_uncached_and_warm_caches_it",
-    ) {
-        return;
-    }
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
+    skip_unless_installed!("fincore");
+    let (_dir, f) = scratch_file();
+    // One random 4 KiB read of the 16 MiB file under cache=`cache`.
+    let one_read = |name: &str, cache: &str| {
+        let opts = format!("--size=16M --rw=randread --number_ios=1 --cache={cache}");
+        run_json(&job(name, &f, &opts))
+    };
     // Warm: the whole file is cached before the run and after.
-    let v = run_json(&[
-        "--name=w",
-        &fa,
-        "--size=16M",
-        "--rw=randread",
-        "--number_ios=1",
-        "--cache=warm",
-    ]);
-    let st = &v["jobs"][0]["iolab"]["repetitions"][0]["cache_before"][0]["state"];
+    let v = one_read("w", "warm");
+    let st = first_rep_cache(&v, "cache_before");
     assert_eq!(st["cached"], st["pages"]);
     assert_eq!(st["source"], "cachestat");
     assert_eq!(fincore_pages(&f), 4096);
     // Cold with a tiny read: before the run nothing is cached.
-    let v = run_json(&[
-        "--name=c",
-        &fa,
-        "--size=16M",
-        "--rw=randread",
-        "--number_ios=1",
-        "--cache=cold",
-    ]);
-    let st = &v["jobs"][0]["iolab"]["repetitions"][0]["cache_before"][0]["state"];
-    assert_eq!(st["cached"], 0);
-    let after = &v["jobs"][0]["iolab"]["repetitions"][0]["cache_after"][0]["state"];
+    let v = one_read("c", "cold");
+    assert_eq!(first_rep_cache(&v, "cache_before")["cached"], 0);
+    let after = first_rep_cache(&v, "cache_after");
     assert_eq!(
         after["cached"], 1,
         "one 4k random read (FADV_RANDOM: no readahead)"
@@ -61,42 +51,22 @@ fn cold_leaves_the_file_uncached_and_warm_caches_it() {
     }
     let cached = fincore_pages(&f);
     assert_eq!(cached, 1024);
-    let v = run_json(&[
-        "--name=k",
-        &fa,
-        "--size=16M",
-        "--rw=randread",
-        "--number_ios=1",
-        "--cache=keep",
-    ]);
-    assert_eq!(
-        v["jobs"][0]["iolab"]["repetitions"][0]["cache_before"][0]["state"]["cached"],
-        cached
-    );
+    let v = one_read("k", "keep");
+    assert_eq!(first_rep_cache(&v, "cache_before")["cached"], cached);
 }
 
 #[test]
 fn cold_run_after_write_evicts_dirty_pages() {
-    if !have("fincore", "cold_run_after_write_evicts_dirty_pages") {
-        return;
-    }
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
-    run_json(&["--name=w", &fa, "--size=8M", "--rw=write", "--bs=64k"]);
+    skip_unless_installed!("fincore");
+    let (_dir, f) = scratch_file();
+    run_json(&job("w", &f, "--size=8M --rw=write --bs=64k"));
     assert!(fincore_pages(&f) > 0, "written pages are cached");
-    let v = run_json(&[
-        "--name=c",
-        &fa,
-        "--size=8M",
-        "--rw=randread",
-        "--number_ios=1",
-        "--cache=cold",
-    ]);
-    assert_eq!(
-        v["jobs"][0]["iolab"]["repetitions"][0]["cache_before"][0]["state"]["cached"],
-        0
-    );
+    let v = run_json(&job(
+        "c",
+        &f,
+        "--size=8M --rw=randread --number_ios=1 --cache=cold",
+    ));
+    assert_eq!(first_rep_cache(&v, "cache_before")["cached"], 0);
     assert!(
         v["iolab"]["warnings"].as_array().unwrap().is_empty(),
         "{}",

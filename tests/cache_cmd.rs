@@ -6,16 +6,12 @@ use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// (resident, total) pages as vmtouch counts them.
 fn vmtouch_pages(paths: &[&Path]) -> (u64, u64) {
-    let out = Command::new("vmtouch")
-        .args(paths.iter().map(|p| s(p)))
-        .output()
-        .expect("run vmtouch");
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let out = succeed(Command::new("vmtouch").args(paths.iter().map(|p| s(p))));
+    let text = String::from_utf8_lossy(&out);
     let line = text
         .lines()
         .find(|l| l.contains("Resident Pages:"))
@@ -25,20 +21,16 @@ fn vmtouch_pages(paths: &[&Path]) -> (u64, u64) {
     (a.parse().unwrap(), b.parse().unwrap())
 }
 
+/// `iolab cache status -o json PATHS`, parsed.
 fn status(paths: &[&Path]) -> Value {
-    let out = bin()
-        .args(["cache", "status", "-o", "json"])
-        .args(paths.iter().map(|p| s(p)))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    stdout_json(
+        bin()
+            .args(["cache", "status", "-o", "json"])
+            .args(paths.iter().map(|p| s(p))),
+    )
 }
 
+/// (resident, total) pages of a `cache status` result.
 fn total(v: &Value) -> (u64, u64) {
     (
         v["total"]["resident"].as_u64().unwrap(),
@@ -60,25 +52,20 @@ fn files(d: &Path) -> (PathBuf, Vec<PathBuf>) {
     (dir, v)
 }
 
+/// Reads `count_4k` 4 KiB blocks of `p` from block `skip_4k` on, with dd.
 fn read_range(p: &Path, skip_4k: u64, count_4k: u64) {
-    let st = Command::new("dd")
-        .arg(format!("if={}", s(p)))
-        .args([
-            "of=/dev/null",
-            "bs=4k",
-            &format!("skip={skip_4k}"),
-            &format!("count={count_4k}"),
-        ])
-        .output()
-        .unwrap();
-    assert!(st.status.success());
+    succeed(
+        Command::new("dd")
+            .arg(format!("if={}", s(p)))
+            .args(["of=/dev/null", "bs=4k"])
+            .arg(format!("skip={skip_4k}"))
+            .arg(format!("count={count_4k}")),
+    );
 }
 
 #[test]
 fn status_agrees_with_vmtouch_and_fincore() {
-    if !have("vmtouch", "status_agrees_with_vmtouch_and_fincore") {
-        return;
-    }
+    skip_unless_installed!("vmtouch");
     let d = scratch();
     let (dir, f) = files(d.path());
     assert_eq!(vmtouch_pages(&[&dir]).0, 0, "evicted");
@@ -89,12 +76,7 @@ fn status_agrees_with_vmtouch_and_fincore() {
     assert_eq!(v["total"]["files"], 3);
     assert_eq!(v["directories"], 2);
     for (i, p) in f.iter().enumerate() {
-        let ours = v["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["path"] == s(p))
-            .unwrap();
+        let ours = json_item(&v["files"], "path", s(p));
         assert_eq!(
             ours["resident"].as_u64().unwrap(),
             fincore_pages(p),
@@ -111,7 +93,7 @@ fn status_agrees_with_vmtouch_and_fincore() {
     // resident, the tail not.
     let resident = fincore_pages(&f[0]);
     assert!((300..1024).contains(&resident), "{resident}");
-    let out = String::from_utf8(succeed(bin().args(["cache", "status", "-v", s(&f[0])]))).unwrap();
+    let out = stdout_text(bin().args(["cache", "status", "-v", s(&f[0])]));
     let map = out.lines().nth(1).unwrap();
     assert!(map.starts_with("[OOOOOOOOOOOOOOOOO"), "{map}");
     assert!(map.ends_with(&format!("    ] {resident}/1024")), "{map}");
@@ -119,27 +101,15 @@ fn status_agrees_with_vmtouch_and_fincore() {
 
 #[test]
 fn warm_and_evict_agree_with_vmtouch() {
-    if !have("vmtouch", "warm_and_evict_agree_with_vmtouch") {
-        return;
-    }
+    skip_unless_installed!("vmtouch");
     let d = scratch();
     let (dir, _) = files(d.path());
-    let out = bin()
-        .args(["cache", "warm", s(&dir), "-o", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let w: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = stdout_json(bin().args(["cache", "warm", s(&dir), "-o", "json"]));
     assert_eq!(w["bytes_read"], 7 << 20);
     assert_eq!(w["resident"], w["pages"]);
     let (res, all) = vmtouch_pages(&[&dir]);
     assert_eq!((res, all), (1792, 1792));
-    let out = bin()
-        .args(["cache", "evict", s(&dir), "-o", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = stdout_json(bin().args(["cache", "evict", s(&dir), "-o", "json"]));
     assert_eq!(e["still_resident"], 0);
     assert_eq!(vmtouch_pages(&[&dir]).0, 0);
     assert_eq!(total(&status(&[&dir])), (0, 1792));
@@ -158,16 +128,10 @@ fn lock_holds_pages_until_sigterm() {
         "--pid-file",
         s(&pid_file),
     ]));
-    let t0 = Instant::now();
-    let pid: i32 = loop {
-        if let Ok(t) = std::fs::read_to_string(&pid_file)
-            && let Ok(p) = t.trim().parse()
-        {
-            break p;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(10), "no pid file");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let ten_s = Duration::from_secs(10);
+    let pid: i32 = wait_for(ten_s, "no pid file", || {
+        std::fs::read_to_string(&pid_file).ok()?.trim().parse().ok()
+    });
     // Locked: VmLck covers the file and eviction cannot drop it.
     let vmlck = || -> u64 {
         let st = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -176,21 +140,15 @@ fn lock_holds_pages_until_sigterm() {
             .and_then(|v| v.split_whitespace().next()?.parse().ok())
             .unwrap_or(0)
     };
-    let t0 = Instant::now();
-    while vmlck() < 1024 {
-        assert!(t0.elapsed() < Duration::from_secs(10), "never locked");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(ten_s, "never locked", || vmlck() >= 1024);
     succeed(bin().args(["cache", "evict", s(&f[1])]));
     assert_eq!(total(&status(&[&f[1]])), (256, 256), "locked pages stay");
     // SIGTERM releases and removes the pid file.
     // SAFETY: plain kill(2) of the daemon we started.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let t0 = Instant::now();
-    while pid_file.exists() || Path::new(&format!("/proc/{pid}")).exists() {
-        assert!(t0.elapsed() < Duration::from_secs(10), "did not end");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(ten_s, "did not end", || {
+        !pid_file.exists() && !Path::new(&format!("/proc/{pid}")).exists()
+    });
     succeed(bin().args(["cache", "evict", s(&f[1])]));
     assert_eq!(total(&status(&[&f[1]])).0, 0, "released");
     let _ = dir;
@@ -198,10 +156,9 @@ fn lock_holds_pages_until_sigterm() {
 
 #[test]
 fn missing_paths_are_named() {
-    let out = bin()
-        .args(["cache", "status", "/nonexistent/x"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x"));
+    fails_with(
+        bin().args(["cache", "status", "/nonexistent/x"]),
+        2,
+        "/nonexistent/x",
+    );
 }

@@ -4,49 +4,30 @@ mod common;
 use common::*;
 use std::fs;
 
-fn one_line(args: &[&str], want: &[&str]) {
-    let (code, err) = run_err(args);
-    assert_eq!(code, 2, "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
-    for w in want {
-        assert!(err.contains(w), "'{w}' not in: {err}");
-    }
-}
-
 #[test]
 fn bad_input_errors() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
-    one_line(
-        &["--name=a", &fa, "--blocksiz=4k"],
+    let (d, f) = scratch_file();
+    let a = |opts: &str| job("a", &f, opts);
+    run_rejects(
+        &a("--blocksiz=4k"),
         &["unknown option 'blocksiz'", "did you mean 'blocksize'"],
     );
-    one_line(
-        &["--name=a", &fa, "--iodepth_low=4"],
+    run_rejects(
+        &a("--iodepth_low=4"),
         &["fio option 'iodepth_low' is not supported by iolab yet"],
     );
-    one_line(
-        &["--name=a", &fa, "--size=10q"],
-        &["size", "unknown size suffix 'q'"],
-    );
-    one_line(
-        &["--name=a", &fa, "--size=4k", "--bs=64k"],
+    run_rejects(&a("--size=10q"), &["size", "unknown size suffix 'q'"]);
+    run_rejects(
+        &a("--size=4k --bs=64k"),
         &["bs (65536) is larger than size (4096)"],
     );
-    one_line(
-        &["--name=a", &fa, "--size=(1M/(2-2))"],
-        &["division by zero"],
-    );
-    one_line(
-        &["--name=a", &fa, "--rw=read"],
-        &["does not exist", "no size="],
-    );
+    run_rejects(&a("--size=(1M/(2-2))"), &["division by zero"]);
+    run_rejects(&a("--rw=read"), &["does not exist", "no size="]);
     let bad = d.path().join("bad.fio");
     fs::write(&bad, "[global]\nbs=4k\n[job\n").unwrap();
-    one_line(&[s(&bad)], &["bad.fio:3", "malformed section header"]);
+    run_rejects(&[s(&bad)], &["bad.fio:3", "malformed section header"]);
     fs::write(&bad, "[job]\nsize=4k\nbs 4k\n").unwrap();
-    one_line(&[s(&bad)], &["bad.fio:3", "malformed line"]);
+    run_rejects(&[s(&bad)], &["bad.fio:3", "malformed line"]);
     assert!(!f.exists(), "nothing was created for bad input");
 }
 
@@ -74,11 +55,7 @@ fn unwritable_directory() {
         );
         return;
     }
-    let (code, err) = run_err(&[
-        "--name=a",
-        &format!("--filename={}", s(&ro.join("f"))),
-        "--size=1M",
-    ]);
+    let (code, err) = run_err(&job("a", &ro.join("f"), "--size=1M"));
     if root {
         std::process::Command::new("chattr")
             .args(["-i", s(&ro)])
@@ -124,14 +101,9 @@ fn no_space_during_layout_leaves_nothing_behind() {
         return;
     }
     let f = mnt.join("big");
-    let out = iolab()
-        .args([
-            "run",
-            "--name=a",
-            &format!("--filename={}", s(&f)),
-            "--size=8M",
-            "--rw=read",
-        ])
+    let out = bin()
+        .arg("run")
+        .args(job("a", &f, "--size=8M --rw=read"))
         .output()
         .unwrap();
     let listing: Vec<_> = fs::read_dir(&mnt).unwrap().collect();
@@ -142,13 +114,9 @@ fn no_space_during_layout_leaves_nothing_behind() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         out.status.code(),
-        Some(3),
+        Some(code::NO_SPACE),
         "no space has its own exit code: {err}"
     );
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(
-        err.contains("cannot lay out") && err.contains("No space left on device"),
-        "{err}"
-    );
+    assert_one_line(&err, &["cannot lay out", "No space left on device"]);
     assert!(listing.is_empty(), "the partial file was removed");
 }

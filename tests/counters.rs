@@ -9,22 +9,10 @@ use serde_json::Value;
 
 #[test]
 fn cold_run_reads_from_storage_warm_run_does_not() {
-    let d = scratch();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
-    let job = [
-        "--name=c",
-        fa.as_str(),
-        "--size=16M",
-        "--rw=randread",
-        "--bs=4k",
-    ];
-    let mut cold_args = job.to_vec();
-    cold_args.push("--cache=cold");
-    let cold = run_json(&cold_args);
-    let mut warm_args = job.to_vec();
-    warm_args.push("--cache=warm");
-    let warm = run_json(&warm_args);
+    let (_dir, f) = scratch_file();
+    let opts = "--size=16M --rw=randread --bs=4k";
+    let cold = run_json(&job("c", &f, &format!("{opts} --cache=cold")));
+    let warm = run_json(&job("c", &f, &format!("{opts} --cache=warm")));
     let phys = |v: &Value| counters(v)["process_io"]["read_bytes"].as_u64().unwrap();
     let logical = |v: &Value| counters(v)["process_io"]["rchar"].as_u64().unwrap();
     eprintln!(
@@ -74,14 +62,8 @@ fn cold_run_reads_from_storage_warm_run_does_not() {
 
 #[test]
 fn normal_output_shows_the_counters() {
-    let d = scratch();
-    let f = d.path().join("f");
-    let text = run_text(&[
-        "--name=n",
-        &format!("--filename={}", s(&f)),
-        "--size=4M",
-        "--rw=randread",
-    ]);
+    let (_dir, f) = scratch_file();
+    let text = run_text(&job("n", &f, "--size=4M --rw=randread"));
     assert!(text.contains("[/proc/self/io]"), "{text}");
     assert!(text.contains("physical read"), "{text}");
     if text.contains("[/proc/diskstats]") {

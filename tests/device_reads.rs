@@ -8,20 +8,13 @@ use common::*;
 
 #[test]
 fn direct_reads_match_the_device() {
-    let d = scratch();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
+    let (d, f) = scratch_file();
     for engine in ["psync", "io_uring"] {
-        let v = run_json(&[
-            "--name=d",
-            &fa,
-            "--size=32M",
-            "--rw=randread",
-            "--bs=4k",
-            "--direct=1",
-            &format!("--ioengine={engine}"),
-            "--iodepth=8",
-        ]);
+        let v = run_json(&job(
+            "d",
+            &f,
+            &format!("--size=32M --rw=randread --bs=4k --direct=1 --ioengine={engine} --iodepth=8"),
+        ));
         let disks = counters(&v)["disks"].as_array().unwrap();
         if disks.is_empty() {
             eprintln!(

@@ -28,35 +28,30 @@ const ENGINES: &[(&str, &[&str])] = &[
     ("mmap", &[]),
 ];
 
-fn run_engine(f: &Path, engine: &str, extra: &[&str], job: &[&str]) -> Value {
-    let fa = format!("--filename={}", s(f));
-    let ea = format!("--ioengine={engine}");
-    let mut args = vec!["--name=e", fa.as_str(), ea.as_str()];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(job);
-    run_json(&args)
+/// Runs one job on `f` with `engine`, its `extra` settings and `opts`
+/// (options split at whitespace); returns the JSON result.
+/// Asserts job result `j` reports no errors (showing them if it does);
+/// `what` names the run.
+fn assert_no_errors(j: &Value, what: &str) {
+    assert_eq!(j["error"], 0, "{what}: {}", j["iolab"]["errors"]);
+}
+
+fn run_engine(f: &Path, engine: &str, extra: &[&str], opts: &str) -> Value {
+    let extra = extra.join(" ");
+    run_json(&job("e", f, &format!("--ioengine={engine} {extra} {opts}")))
 }
 
 #[test]
 fn every_engine_reads_every_block_once() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     for (engine, extra) in ENGINES {
         for rw in ["randread", "read"] {
-            let v = run_engine(
-                &f,
-                engine,
-                extra,
-                &["--size=4M", &format!("--rw={rw}"), "--bs=4k"],
-            );
+            let v = run_engine(&f, engine, extra, &format!("--size=4M --rw={rw} --bs=4k"));
             let j = &v["jobs"][0];
-            assert_eq!(
-                j["error"], 0,
-                "{engine} {extra:?} {rw}: {}",
-                j["iolab"]["errors"]
-            );
-            assert_eq!(j["read"]["total_ios"], 1024, "{engine} {extra:?} {rw}");
-            assert_eq!(j["read"]["io_bytes"], 4 << 20, "{engine} {extra:?} {rw}");
+            let what = format!("{engine} {extra:?} {rw}");
+            assert_no_errors(j, &what);
+            assert_eq!(j["read"]["total_ios"], 1024, "{what}");
+            assert_eq!(j["read"]["io_bytes"], 4 << 20, "{what}");
             assert_eq!(j["iolab"]["engine"], *engine);
             let lat = &j["read"]["lat_ns"];
             assert_eq!(lat["N"], 1024);
@@ -85,22 +80,14 @@ fn every_engine_writes_land_in_the_file() {
         let f = d.path().join(format!("w{i}"));
         // Lay out with random non-zero bytes, then overwrite every block once:
         // iolab's write buffers are zero, so the file must end all zeros.
-        run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
+        lay_out(&f, "1M");
         let before = std::fs::read(&f).unwrap();
         assert!(before.iter().filter(|&&b| b == 0).count() < before.len() / 100);
-        let v = run_engine(
-            &f,
-            engine,
-            extra,
-            &["--size=1M", "--rw=randwrite", "--bs=4k"],
-        );
+        let v = run_engine(&f, engine, extra, "--size=1M --rw=randwrite --bs=4k");
         let j = &v["jobs"][0];
-        assert_eq!(
-            j["error"], 0,
-            "{engine} {extra:?}: {}",
-            j["iolab"]["errors"]
-        );
-        assert_eq!(j["write"]["total_ios"], 256, "{engine} {extra:?}");
+        let what = format!("{engine} {extra:?}");
+        assert_no_errors(j, &what);
+        assert_eq!(j["write"]["total_ios"], 256, "{what}");
         let after = std::fs::read(&f).unwrap();
         assert_eq!(after.len(), 1 << 20);
         assert!(
@@ -112,42 +99,17 @@ fn every_engine_writes_land_in_the_file() {
 
 #[test]
 fn every_engine_prefetches_the_same_reads() {
-    if !have("strace", "every_engine_prefetches_the_same_reads") {
-        return;
-    }
-    let d = scratch();
-    let f = d.path().join("f");
-    run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
-    let advice = |engine: &str, extra: &[&str]| -> Vec<String> {
-        let log = d.path().join(format!("{engine}.strace"));
-        let mut cmd = std::process::Command::new("strace");
-        cmd.args(["-f", "-qq", "-e", "trace=fadvise64", "-o", s(&log)])
-            .env("IOLAB_DB", test_db())
-            .arg(assert_cmd::cargo::cargo_bin("iolab"))
-            .args([
-                "run",
-                "--no-store",
-                "--name=p",
-                &format!("--filename={}", s(&f)),
-            ])
-            .arg(format!("--ioengine={engine}"))
-            .args(extra)
-            .args([
-                "--size=1M",
-                "--rw=randread",
-                "--bs=4k",
-                "--prefetch=8",
-                "--cache=keep",
-            ]);
-        succeed(&mut cmd);
-        std::fs::read_to_string(&log)
-            .unwrap()
+    skip_unless_installed!("strace");
+    let (_dir, f) = scratch_file();
+    lay_out(&f, "1M");
+    let advice = |engine: &str, extra: &[&str]| -> Vec<(u64, u64)> {
+        let extra = extra.join(" ");
+        let opts = format!(
+            "--ioengine={engine} {extra} --size=1M --rw=randread --bs=4k --prefetch=8 --cache=keep"
+        );
+        strace_run("fadvise64", &job("p", &f, &opts))
             .lines()
-            .filter(|l| l.contains("POSIX_FADV_WILLNEED"))
-            .map(|l| {
-                let a = &l[l.find("fadvise64(").unwrap() + 10..];
-                a.split(',').skip(1).take(2).collect::<Vec<_>>().join(",")
-            })
+            .filter_map(willneed_advice)
             .collect()
     };
     let reference = advice("psync", &[]);
@@ -159,14 +121,8 @@ fn every_engine_prefetches_the_same_reads() {
 
 #[test]
 fn mmap_counts_page_faults() {
-    let d = scratch();
-    let f = d.path().join("f");
-    let v = run_engine(
-        &f,
-        "mmap",
-        &[],
-        &["--size=4M", "--rw=read", "--bs=64k", "--cache=cold"],
-    );
+    let (_dir, f) = scratch_file();
+    let v = run_engine(&f, "mmap", &[], "--size=4M --rw=read --bs=64k --cache=cold");
     let j = &v["jobs"][0];
     // 1024 pages mapped and touched: each costs at least a minor fault
     // (fault-around maps up to 16 pages per fault).
@@ -182,89 +138,70 @@ fn mmap_counts_page_faults() {
 /// may still look taken; this once failed about one run in six with EBUSY.
 #[test]
 fn sqpoll_survives_completions_ahead_of_the_ring_head() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (_dir, f) = scratch_file();
     for i in 0..30 {
         let v = run_engine(
             &f,
             "io_uring",
             &["--iodepth=4", "--sqthread_poll=1"],
-            &["--size=4M", "--rw=read", "--bs=4k", "--no-store"],
+            "--size=4M --rw=read --bs=4k --no-store",
         );
         let j = &v["jobs"][0];
-        assert_eq!(j["error"], 0, "run {i}: {}", j["iolab"]["errors"]);
+        assert_no_errors(j, &format!("run {i}"));
         assert_eq!(j["read"]["total_ios"], 1024, "run {i}");
     }
 }
 
 #[test]
 fn engine_settings_errors_and_warnings() {
-    let d = scratch();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
-    run_engine(&f, "psync", &[], &["--size=1M", "--number_ios=1"]);
-    for (args, want) in [
+    let (_dir, f) = scratch_file();
+    lay_out(&f, "1M");
+    for (opts, want) in [
         (
-            vec!["--ioengine=psync", "--sqthread_poll=1"],
+            "--ioengine=psync --sqthread_poll=1",
             "option 'sqthread_poll' applies to ioengine=io_uring only",
         ),
         (
-            vec!["--ioengine=io_uring", "--hipri=1"],
+            "--ioengine=io_uring --hipri=1",
             "option 'hipri': polled completions work only with direct=1",
         ),
         (
-            vec!["--ioengine=posixaio"],
+            "--ioengine=posixaio",
             "fio's ioengine 'posixaio' is not supported by iolab yet; iolab has: psync, sync, io_uring",
         ),
         (
-            vec!["--ioengine=psyncc"],
+            "--ioengine=psyncc",
             "unknown ioengine 'psyncc'; iolab has: psync, sync, io_uring",
         ),
         (
-            vec!["--ioengine=io_uring", "--iodepth=0"],
+            "--ioengine=io_uring --iodepth=0",
             "iodepth=0 must be between 1 and 32768",
         ),
         (
-            vec!["--ioengine=libaio", "--iodepth=100000"],
+            "--ioengine=libaio --iodepth=100000",
             "iodepth=100000 must be between 1 and 32768",
         ),
     ] {
-        let mut a = vec!["--name=x", fa.as_str(), "--size=1M"];
-        a.extend(args.iter().copied());
-        let (code, err) = run_err(&a);
-        assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains(want), "{args:?}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+        run_rejects(&job("x", &f, &format!("--size=1M {opts}")), &[want]);
     }
     // libaio without direct runs, with a warning naming the option.
-    let out = iolab()
-        .args([
-            "run",
-            "--name=x",
-            &fa,
-            "--size=1M",
-            "--ioengine=libaio",
-            "--iodepth=4",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (_, err) = succeed_text(bin().arg("run").args(job(
+        "x",
+        &f,
+        "--size=1M --ioengine=libaio --iodepth=4",
+    )));
     assert!(
         err.contains("ioengine=libaio without direct=1 is synchronous"),
         "{err}"
     );
     // hipri on a device without poll queues fails with a named error, never hangs.
-    let out = iolab()
-        .args([
-            "run",
-            "--name=x",
-            &fa,
-            "--size=1M",
-            "--ioengine=io_uring",
-            "--direct=1",
-            "--hipri=1",
-        ])
+    let out = bin()
+        .arg("run")
+        .args(job(
+            "x",
+            &f,
+            "--size=1M --ioengine=io_uring --direct=1 --hipri=1",
+        ))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

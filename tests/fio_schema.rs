@@ -10,13 +10,13 @@ fn keys(v: &Value) -> BTreeSet<String> {
     v.as_object().unwrap().keys().cloned().collect()
 }
 
-fn fio_json(args: &[&str]) -> Value {
-    let out = succeed(
+/// Runs `fio ARGS --output-format=json`, asserts success, parses stdout.
+fn fio_json(args: &[String]) -> Value {
+    stdout_json(
         std::process::Command::new("fio")
             .args(args)
             .arg("--output-format=json"),
-    );
-    serde_json::from_slice(&out).unwrap()
+    )
 }
 
 fn assert_superset(ours: &Value, fio: &Value, what: &str) {
@@ -29,27 +29,19 @@ fn assert_superset(ours: &Value, fio: &Value, what: &str) {
 
 #[test]
 fn json_keys_match_fio() {
-    if !have("fio", "json_keys_match_fio") {
-        return;
-    }
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
-    let base = [
-        "--name=t",
-        fa.as_str(),
-        "--size=4M",
-        "--rw=randread",
-        "--bs=4k",
-    ];
-    let mut uring = base.to_vec();
-    uring.extend(["--ioengine=io_uring", "--iodepth=8", "--direct=1"]);
-    for args in [base.to_vec(), uring] {
-        compare_keys(&args);
-    }
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
+    let base = "--size=4M --rw=randread --bs=4k";
+    compare_keys(&job("t", &f, base));
+    compare_keys(&job(
+        "t",
+        &f,
+        &format!("{base} --ioengine=io_uring --iodepth=8 --direct=1"),
+    ));
 }
 
-fn compare_keys(args: &[&str]) {
+/// Runs iolab and fio with `args` and checks that iolab's JSON has fio's keys.
+fn compare_keys(args: &[String]) {
     let ours = run_json(args);
     let fio = fio_json(args);
     let (od, fd) = (&ours["disk_util"], &fio["disk_util"]);
@@ -89,7 +81,7 @@ fn compare_keys(args: &[&str]) {
     // (iolab reaps every completion available at once, so refills start lower
     // than fio's one-at-a-time).
     let lvl = |k: &str| oj["iodepth_level"][k].as_f64().unwrap();
-    if args.contains(&"--iodepth=8") {
+    if args.iter().any(|a| a == "--iodepth=8") {
         assert!(lvl("4") + lvl("8") > 50.0, "{}", oj["iodepth_level"]);
     } else {
         assert_eq!(lvl("1"), 100.0);
@@ -99,11 +91,8 @@ fn compare_keys(args: &[&str]) {
 
 #[test]
 fn sizes_agree_with_fio() {
-    if !have("fio", "sizes_agree_with_fio") {
-        return;
-    }
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
     // fio's kb_base=1024 quirk: KiB is 1000; whole blocks only.
     for (size, bs) in [
         ("4KiB", "1k"),
@@ -112,13 +101,7 @@ fn sizes_agree_with_fio() {
         ("3500000B", "4k"),
         ("1MiB", "1000"),
     ] {
-        let args = [
-            "--name=t",
-            &format!("--filename={}", s(&f)),
-            &format!("--size={size}"),
-            "--rw=read",
-            &format!("--bs={bs}"),
-        ];
+        let args = job("t", &f, &format!("--size={size} --rw=read --bs={bs}"));
         let ours = run_json(&args);
         let fio = fio_json(&args);
         assert_eq!(

@@ -6,22 +6,16 @@ use common::*;
 
 #[test]
 fn flamegraph_shows_the_read_path() {
-    if !have("perf", "flamegraph_shows_the_read_path") {
-        return;
-    }
-    let d = scratch();
-    let f = d.path().join("f");
+    skip_unless_installed!("perf");
+    let (d, f) = scratch_file();
     let svg = d.path().join("out.svg");
-    let out = iolab()
-        .args(["run", "--flamegraph", s(&svg), "--name=c"])
-        .arg(format!("--filename={}", s(&f)))
-        .args([
-            "--size=64M",
-            "--rw=read",
-            "--bs=4k",
-            "--loops=4",
-            "--cache=warm",
-        ])
+    let out = bin()
+        .args(["run", "--flamegraph", s(&svg)])
+        .args(job(
+            "c",
+            &f,
+            "--size=64M --rw=read --bs=4k --loops=4 --cache=warm",
+        ))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -47,38 +41,23 @@ fn flamegraph_shows_the_read_path() {
 
 #[test]
 fn flamegraph_without_perf_is_a_clear_error() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let empty = d.path().join("bin");
     std::fs::create_dir(&empty).unwrap();
-    let out = iolab()
-        .env("PATH", &empty)
-        .args([
-            "run",
-            "--flamegraph",
-            s(&d.path().join("x.svg")),
-            "--name=c",
-        ])
-        .arg(format!("--filename={}", s(&f)))
-        .args(["--size=1M"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("--flamegraph: needs perf, which is not installed"),
-        "{err}"
+    let (_, err) = fail(
+        bin()
+            .env("PATH", &empty)
+            .args(["run", "--flamegraph", s(&d.path().join("x.svg"))])
+            .args(job("c", &f, "--size=1M")),
     );
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_one_line(&err, &["--flamegraph: needs perf, which is not installed"]);
     assert!(!d.path().join("x.svg").exists());
     // A missing output directory is refused before anything runs.
-    let (code, err) = run_err(&[
-        "--flamegraph",
-        "/nonexistent-dir/x.svg",
-        "--name=c",
-        &format!("--filename={}", s(&f)),
-        "--size=1M",
-    ]);
+    let (code, err) = fail(
+        bin()
+            .args(["run", "--flamegraph", "/nonexistent-dir/x.svg"])
+            .args(job("c", &f, "--size=1M")),
+    );
     assert_eq!(code, 2);
     assert!(
         err.contains("--flamegraph /nonexistent-dir/x.svg: directory"),

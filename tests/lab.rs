@@ -13,22 +13,35 @@ use std::sync::Mutex;
 /// they run one at a time.
 static ONE_LAB_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+/// Every lab `iolab lab list` names and `lab all` reports on.
+const LABS: [&str; 5] = [
+    "prefetch",
+    "cached-reads",
+    "small-reads",
+    "metadata",
+    "log-scan",
+];
+
 /// Runs `iolab lab ARGS --quick` in `d` with its own database; returns stdout.
 fn lab(d: &Path, args: &[&str]) -> String {
     let _turn = ONE_LAB_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let out = with_db(&d.join("lab.db"))
-        .current_dir(d)
-        .arg("lab")
-        .args(args)
-        .arg("--quick")
-        .args(["--out", s(&d.join("out"))])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?}: {err}");
-    String::from_utf8(out.stdout).unwrap()
+    stdout_text(
+        with_db(&d.join("lab.db"))
+            .current_dir(d)
+            .arg("lab")
+            .args(args)
+            .arg("--quick")
+            .args(["--out", s(&d.join("out"))]),
+    )
+}
+
+/// Runs a lab as [`lab`] does; returns its stdout and the [`rows`] of its table.
+fn lab_table(d: &Path, args: &[&str]) -> (String, Vec<Vec<String>>) {
+    let out = lab(d, args);
+    let r = rows(&out);
+    (out, r)
 }
 
 /// The rows of the first table in the output (after the rule line).
@@ -41,12 +54,14 @@ fn rows(out: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// A table cell as a number (a trailing `x`, as in "1.20x", is dropped).
 fn num(s: &str) -> f64 {
     s.trim_end_matches('x')
         .parse()
         .unwrap_or_else(|_| panic!("not a number: {s}"))
 }
 
+/// Asserts the lab removed its `iolab-scratch-*` directory from `d`.
 fn no_scratch_left(d: &Path) {
     let left: Vec<_> = std::fs::read_dir(d)
         .unwrap()
@@ -62,20 +77,14 @@ fn no_scratch_left(d: &Path) {
 
 #[test]
 fn list_and_help() {
-    let out = String::from_utf8(succeed(bin().args(["lab", "list"]))).unwrap();
-    for name in [
-        "prefetch",
-        "cached-reads",
-        "small-reads",
-        "metadata",
-        "log-scan",
-    ] {
+    let out = stdout_text(bin().args(["lab", "list"]));
+    for name in LABS {
         assert!(
             out.lines().any(|l| l.starts_with(name)),
             "{name} missing: {out}"
         );
     }
-    let help = String::from_utf8(succeed(bin().args(["lab", "prefetch", "--help"]))).unwrap();
+    let help = stdout_text(bin().args(["lab", "prefetch", "--help"]));
     assert!(
         help.contains("--quick") && help.contains("prefetch distance 0"),
         "{help}"
@@ -85,8 +94,7 @@ fn list_and_help() {
 #[test]
 fn prefetch_lab_speeds_up_cold_reads() {
     let d = scratch();
-    let out = lab(d.path(), &["prefetch", "--size", "64M", "--ops", "1500"]);
-    let r = rows(&out);
+    let (out, r) = lab_table(d.path(), &["prefetch", "--size", "64M", "--ops", "1500"]);
     assert_eq!(
         r.iter().map(|x| x[0].as_str()).collect::<Vec<_>>(),
         ["0", "4", "16", "64"],
@@ -112,22 +120,15 @@ fn prefetch_lab_speeds_up_cold_reads() {
         assert!(d.path().join("out").join(f).exists(), "{f}");
     }
     no_scratch_left(d.path());
-    let h = String::from_utf8(succeed(with_db(&d.path().join("lab.db")).args([
-        "history",
-        "--label",
-        "lab:prefetch",
-        "--format",
-        "csv",
-    ])))
-    .unwrap();
+    let history = ["history", "--label", "lab:prefetch", "--format", "csv"];
+    let h = stdout_text(with_db(&d.path().join("lab.db")).args(history));
     assert_eq!(h.lines().count(), 1 + 4, "{h}");
 }
 
 #[test]
 fn cached_reads_later_runs_beat_the_cold_first() {
     let d = scratch();
-    let out = lab(d.path(), &["cached-reads", "--size", "64M"]);
-    let r = rows(&out);
+    let (out, r) = lab_table(d.path(), &["cached-reads", "--size", "64M"]);
     assert_eq!(r.len(), 5, "{out}");
     let first = num(&r[0][1]);
     for later in &r[1..] {
@@ -142,8 +143,7 @@ fn cached_reads_later_runs_beat_the_cold_first() {
 #[test]
 fn small_reads_sweeps_threads_and_names_the_knee() {
     let d = scratch();
-    let out = lab(d.path(), &["small-reads", "--ops", "5000"]);
-    let r = rows(&out);
+    let (out, r) = lab_table(d.path(), &["small-reads", "--ops", "5000"]);
     let cpus = std::thread::available_parallelism().unwrap().get();
     assert_eq!(r.len(), (2 * cpus + 1).max(4), "{out}");
     for (i, row) in r.iter().enumerate() {
@@ -157,8 +157,7 @@ fn small_reads_sweeps_threads_and_names_the_knee() {
 #[test]
 fn metadata_lab_warm_walk_beats_cold() {
     let d = scratch();
-    let out = lab(d.path(), &["metadata"]);
-    let r = rows(&out);
+    let (out, r) = lab_table(d.path(), &["metadata"]);
     let steps: Vec<(&str, &str)> = r.iter().map(|x| (x[0].as_str(), x[1].as_str())).collect();
     assert_eq!(
         steps,
@@ -195,8 +194,7 @@ fn metadata_lab_warm_walk_beats_cold() {
 #[test]
 fn log_scan_lab_shows_the_cache_for_buffered_reads() {
     let d = scratch();
-    let out = lab(d.path(), &["log-scan", "--size", "32M"]);
-    let r = rows(&out);
+    let (out, r) = lab_table(d.path(), &["log-scan", "--size", "32M"]);
     assert_eq!(r.len(), 6, "3 sizes x 2 modes:\n{out}");
     for row in &r {
         let (cold, warm) = (num(&row[2]), num(&row[3]));
@@ -209,9 +207,7 @@ fn log_scan_lab_shows_the_cache_for_buffered_reads() {
 
 #[test]
 fn lab_all_writes_a_report_that_loads_in_chromium() {
-    if !have("chromium", "lab_all_writes_a_report_that_loads_in_chromium") {
-        return;
-    }
+    skip_unless_installed!("chromium");
     let d = scratch();
     let out = lab(d.path(), &["all", "--size", "16M", "--ops", "800"]);
     let page = d.path().join("out/report.html");
@@ -220,22 +216,13 @@ fn lab_all_writes_a_report_that_loads_in_chromium() {
         "{out}"
     );
     let html = std::fs::read_to_string(&page).unwrap();
-    for lab in [
-        "prefetch",
-        "cached-reads",
-        "small-reads",
-        "metadata",
-        "log-scan",
-    ] {
+    for lab in LABS {
         assert!(html.contains(&format!("id=\"lab-{lab}\"")), "{lab} missing");
     }
     let shot = d.path().join("labs.png");
     let l = chromium(&page, &shot, (1200, 3000));
-    assert!(l.console.is_empty(), "{:?}", l.console);
-    assert!(l.dom.contains("data-ready=\"1\""));
+    l.assert_ran_cleanly();
     assert!(l.dom.matches("<svg").count() >= 6, "plots in the page");
-    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("labs-screenshot.png");
-    std::fs::copy(&shot, &keep).unwrap();
-    eprintln!("screenshot: {}", keep.display());
+    keep_screenshot(&shot, "labs-screenshot.png");
     no_scratch_left(d.path());
 }

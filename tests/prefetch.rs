@@ -10,41 +10,22 @@ enum Ev {
     Read(u64, u64),
 }
 
-fn trace(args: &[&str]) -> Vec<Ev> {
-    let d = tempfile::tempdir().unwrap();
-    let log = d.path().join("strace.log");
-    let bin = assert_cmd::cargo::cargo_bin("iolab");
-    let st = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=fadvise64,pread64", "-o", s(&log)])
-        .env("IOLAB_DB", test_db())
-        .arg(&bin)
-        .arg("run")
-        // Only the job's I/O: no results-database reads in the trace.
-        .arg("--no-store")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-    let text = std::fs::read_to_string(&log).unwrap();
+/// The job's WILLNEED advice and reads, in order, as strace saw them when
+/// `iolab run --no-store ARGS` ran.
+fn trace(args: &[String]) -> Vec<Ev> {
+    let text = strace_run("fadvise64,pread64", args);
     let mut evs = Vec::new();
     // The dynamic loader preads ELF headers at start-up: the job's events
     // begin with the first fadvise64 (the open-time hint).
     let start = text.find("fadvise64(").expect("job issued fadvise64");
     let text = &text[text[..start].rfind('\n').map_or(0, |i| i + 1)..];
     for line in text.lines() {
-        // "1234  fadvise64(3, 8192, 4096, POSIX_FADV_WILLNEED) = 0"
-        // "1234  pread64(3, "..."..., 4096, 8192) = 4096"
-        if let Some(i) = line.find("fadvise64(") {
-            if !line.contains("POSIX_FADV_WILLNEED") {
-                continue;
+        if line.contains("fadvise64(") {
+            if let Some((off, len)) = willneed_advice(line) {
+                evs.push(Ev::Advise(off, len));
             }
-            let a: Vec<&str> = line[i + 10..].split(',').map(str::trim).collect();
-            evs.push(Ev::Advise(a[1].parse().unwrap(), a[2].parse().unwrap()));
         } else if line.contains("pread64(") {
+            // "1234  pread64(3, "..."..., 4096, 8192) = 4096"
             let close = line.rfind(')').unwrap();
             let inner = &line[..close];
             let parts: Vec<&str> = inner.rsplitn(3, ',').map(str::trim).collect();
@@ -55,27 +36,16 @@ fn trace(args: &[&str]) -> Vec<Ev> {
     evs
 }
 
+/// Asserts prefetch=`n` advice: one WILLNEED per read, for the same
+/// (offset, len) in the same order, each issued `n` reads ahead.
 fn check_prefetch(evs: &[Ev], n: usize) {
-    let reads: Vec<(u64, u64)> = evs
-        .iter()
-        .filter_map(|e| {
-            if let Ev::Read(o, l) = e {
-                Some((*o, *l))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let advs: Vec<(u64, u64)> = evs
-        .iter()
-        .filter_map(|e| {
-            if let Ev::Advise(o, l) = e {
-                Some((*o, *l))
-            } else {
-                None
-            }
-        })
-        .collect();
+    let (mut reads, mut advs) = (Vec::new(), Vec::new());
+    for e in evs {
+        match *e {
+            Ev::Read(off, len) => reads.push((off, len)),
+            Ev::Advise(off, len) => advs.push((off, len)),
+        }
+    }
     assert_eq!(advs.len(), reads.len(), "one advice per read");
     assert_eq!(advs, reads, "advice covers exactly the reads, in order");
     // Advice k is issued when max(0, k - N) reads have completed.
@@ -98,76 +68,32 @@ fn check_prefetch(evs: &[Ev], n: usize) {
 
 #[test]
 fn prefetch_advice_count_offsets_and_distance() {
-    if !have("strace", "prefetch_advice_count_offsets_and_distance") {
-        return;
-    }
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
+    skip_unless_installed!("strace");
+    let (_dir, f) = scratch_file();
     // Lay out first so strace sees only the measured run's reads.
-    iolab()
-        .args(["run", "--name=l", &fa, "--size=1M", "--number_ios=1"])
-        .assert()
-        .success();
+    lay_out(&f, "1M");
+    let traced = |opts: &str| trace(&job("p", &f, &format!("--size=1M {opts} --cache=keep")));
     for (rw, n) in [("randread", 8usize), ("read", 3), ("randread", 1)] {
-        let evs = trace(&[
-            "--name=p",
-            &fa,
-            "--size=1M",
-            &format!("--rw={rw}"),
-            "--bs=4k",
-            &format!("--prefetch={n}"),
-            "--cache=keep",
-        ]);
+        let evs = traced(&format!("--rw={rw} --bs=4k --prefetch={n}"));
         let reads = evs.iter().filter(|e| matches!(e, Ev::Read(..))).count();
         assert_eq!(reads, 256, "{rw}");
         check_prefetch(&evs, n);
     }
     // Variable sizes, and fewer I/Os than the distance.
-    let evs = trace(&[
-        "--name=p",
-        &fa,
-        "--size=1M",
-        "--rw=randread",
-        "--bsrange=512-8k",
-        "--prefetch=20",
-        "--number_ios=50",
-        "--cache=keep",
-    ]);
+    let evs = traced("--rw=randread --bsrange=512-8k --prefetch=20 --number_ios=50");
     check_prefetch(&evs, 20);
-    let evs = trace(&[
-        "--name=p",
-        &fa,
-        "--size=1M",
-        "--rw=randread",
-        "--prefetch=20",
-        "--number_ios=5",
-        "--cache=keep",
-    ]);
+    let evs = traced("--rw=randread --prefetch=20 --number_ios=5");
     check_prefetch(&evs, 20);
     assert_eq!(evs.len(), 10);
     // Without prefetch no WILLNEED at all.
-    let evs = trace(&[
-        "--name=p",
-        &fa,
-        "--size=1M",
-        "--rw=randread",
-        "--cache=keep",
-    ]);
+    let evs = traced("--rw=randread");
     assert!(evs.iter().all(|e| matches!(e, Ev::Read(..))));
 }
 
 #[test]
 fn prefetch_counts_in_json() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let v = run_json(&[
-        "--name=p",
-        &format!("--filename={}", s(&f)),
-        "--size=2M",
-        "--rw=randread",
-        "--prefetch=16",
-    ]);
+    let (_dir, f) = scratch_file();
+    let v = run_json(&job("p", &f, "--size=2M --rw=randread --prefetch=16"));
     let j = &v["jobs"][0];
     assert_eq!(j["iolab"]["advise"]["total_ios"], j["read"]["total_ios"]);
     assert_eq!(j["iolab"]["prefetch"], 16);

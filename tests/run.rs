@@ -8,15 +8,11 @@ use std::fs;
 fn randread_json_is_fio_shaped_and_consistent() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("F");
-    let stdout = succeed(common::bin().args([
-        "run",
-        "--name=t",
-        &format!("--filename={}", s(&f)),
-        "--size=64M",
-        "--rw=randread",
-        "--bs=4k",
-        "--output-format=json",
-    ]));
+    let stdout = succeed(bin().arg("run").args(job(
+        "t",
+        &f,
+        "--size=64M --rw=randread --bs=4k --output-format=json",
+    )));
     // python3 -m json.tool accepts it: stdout is pure JSON.
     let mut py = std::process::Command::new("python3")
         .args(["-m", "json.tool"])
@@ -30,7 +26,7 @@ fn randread_json_is_fio_shaped_and_consistent() {
         py.wait().unwrap().success(),
         "json.tool rejected the output"
     );
-    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    let v = parse_json(&stdout);
     let r = &v["jobs"][0]["read"];
     assert_eq!(r["io_bytes"], 64 << 20);
     assert_eq!(
@@ -62,16 +58,11 @@ fn randread_json_is_fio_shaped_and_consistent() {
 fn seed_002_job_file_runs_unchanged() {
     let d = tempfile::tempdir().unwrap();
     let data = d.path().join("irmin.pack");
-    let job = d.path().join("baseline-reads.ini");
-    fs::write(
-        &job,
-        format!(
-            "[global]\nrw=randread\nfilename={}\n\n[job1]\nioengine=psync\nrw=randread\nblocksize_range=50-300\nsize=3500000B\nloops=100\n",
-            s(&data)
-        ),
-    )
-    .unwrap();
-    let v = run_json(&[s(&job)]);
+    let job_text = format!(
+        "[global]\nrw=randread\nfilename={}\n\n[job1]\nioengine=psync\nrw=randread\nblocksize_range=50-300\nsize=3500000B\nloops=100\n",
+        s(&data)
+    );
+    let v = run_json(&[write_file(d.path(), "baseline-reads.ini", &job_text)]);
     let r = &v["jobs"][0]["read"];
     assert_eq!(r["io_bytes"], 350_000_000u64, "size x loops, like fio");
     let n = r["total_ios"].as_u64().unwrap();
@@ -84,64 +75,41 @@ fn seed_002_job_file_runs_unchanged() {
 fn expression_size_and_thread_sweep_file() {
     let d = tempfile::tempdir().unwrap();
     let data = d.path().join("f");
-    let job = d.path().join("multiple-threads-pread.ini");
-    fs::write(
-        &job,
-        format!(
-            "[global]\nrw=randread\nfilename={}\nloops=2\ngroup_reporting\nthread\n\n[job1]\nioengine=psync\nblocksize_range=50-300\nsize=(3500000/10)\nnumjobs=4\n",
-            s(&data)
-        ),
-    )
-    .unwrap();
-    let v = run_json(&[s(&job)]);
+    let job_text = format!(
+        "[global]\nrw=randread\nfilename={}\nloops=2\ngroup_reporting\nthread\n\n[job1]\nioengine=psync\nblocksize_range=50-300\nsize=(3500000/10)\nnumjobs=4\n",
+        s(&data)
+    );
+    let v = run_json(&[write_file(
+        d.path(),
+        "multiple-threads-pread.ini",
+        &job_text,
+    )]);
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 1, "group_reporting merges the clones");
     assert_eq!(jobs[0]["read"]["io_bytes"], 4 * 2 * 350_000u64);
     assert_eq!(jobs[0]["iolab"]["clones"].as_array().unwrap().len(), 4);
     // Without group_reporting every clone is its own entry.
-    let v = run_json(&[
-        "--name=x",
-        &format!("--filename={}", s(&data)),
-        "--size=(3500000/10)",
-        "--bsrange=50-300",
-        "--numjobs=3",
-        "--rw=randread",
-    ]);
+    let v = run_json(&job(
+        "x",
+        &data,
+        "--size=(3500000/10) --bsrange=50-300 --numjobs=3 --rw=randread",
+    ));
     assert_eq!(v["jobs"].as_array().unwrap().len(), 3);
 }
 
 #[test]
 fn stop_rules_number_ios_runtime_and_loops() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
-    let v = run_json(&[
-        "--name=n",
-        &fa,
-        "--size=4M",
-        "--rw=randread",
-        "--number_ios=100",
-    ]);
+    let (_dir, f) = scratch_file();
+    let v = run_json(&job("n", &f, "--size=4M --rw=randread --number_ios=100"));
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 100);
-    let v = run_json(&[
-        "--name=l",
-        &fa,
-        "--size=4M",
-        "--rw=read",
-        "--loops=3",
-        "--bs=64k",
-    ]);
+    let v = run_json(&job("l", &f, "--size=4M --rw=read --loops=3 --bs=64k"));
     assert_eq!(v["jobs"][0]["read"]["io_bytes"], 12u64 << 20);
     let t0 = std::time::Instant::now();
-    let v = run_json(&[
-        "--name=t",
-        &fa,
-        "--size=4M",
-        "--rw=randread",
-        "--time_based",
-        "--runtime=1s",
-        "--cache=keep",
-    ]);
+    let v = run_json(&job(
+        "t",
+        &f,
+        "--size=4M --rw=randread --time_based --runtime=1s --cache=keep",
+    ));
     let el = t0.elapsed().as_secs_f64();
     let rt = v["jobs"][0]["read"]["runtime"].as_u64().unwrap();
     assert!((1000..1500).contains(&rt), "runtime {rt} ms");
@@ -156,27 +124,16 @@ fn stop_rules_number_ios_runtime_and_loops() {
 fn writes_fsync_mixed_and_engines() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("w");
-    let fa = format!("--filename={}", s(&f));
-    let v = run_json(&[
-        "--name=w",
-        &fa,
-        "--size=1M",
-        "--rw=randwrite",
-        "--bs=4k",
-        "--fsync=16",
-    ]);
+    let v = run_json(&job("w", &f, "--size=1M --rw=randwrite --bs=4k --fsync=16"));
     let j = &v["jobs"][0];
     assert_eq!(j["write"]["total_ios"], 256);
     assert_eq!(j["sync"]["total_ios"], 16);
     assert!(j["iolab"]["log2_ns"]["fsync"].as_array().unwrap().len() > 1);
-    let v = run_json(&[
-        "--name=m",
-        &fa,
-        "--size=1M",
-        "--rw=randrw",
-        "--rwmixread=75",
-        "--loops=8",
-    ]);
+    let v = run_json(&job(
+        "m",
+        &f,
+        "--size=1M --rw=randrw --rwmixread=75 --loops=8",
+    ));
     let (r, w) = (
         v["jobs"][0]["read"]["total_ios"].as_f64().unwrap(),
         v["jobs"][0]["write"]["total_ios"].as_f64().unwrap(),
@@ -184,34 +141,27 @@ fn writes_fsync_mixed_and_engines() {
     assert_eq!(r + w, 2048.0);
     assert!((0.70..0.80).contains(&(r / (r + w))), "{r} {w}");
     for engine in ["sync", "null", "psync"] {
-        let v = run_json(&[
-            "--name=e",
-            &fa,
-            "--size=1M",
-            "--rw=read",
-            &format!("--ioengine={engine}"),
-        ]);
+        let v = run_json(&job(
+            "e",
+            &f,
+            &format!("--size=1M --rw=read --ioengine={engine}"),
+        ));
         assert_eq!(v["jobs"][0]["read"]["total_ios"], 256, "{engine}");
         assert_eq!(v["jobs"][0]["iolab"]["engine"], engine);
     }
-    let v = run_json(&["--name=d", &fa, "--size=1M", "--rw=randread", "--direct=1"]);
+    let v = run_json(&job("d", &f, "--size=1M --rw=randread --direct=1"));
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
 }
 
 #[test]
 fn reproducible_from_randseed() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
+    let (_dir, f) = scratch_file();
     let seeds = |extra: &str| {
-        let v = run_json(&[
-            "--name=s",
-            &fa,
-            "--size=1M",
-            "--rw=randread",
-            "--number_ios=10",
-            extra,
-        ]);
+        let v = run_json(&job(
+            "s",
+            &f,
+            &format!("--size=1M --rw=randread --number_ios=10 {extra}"),
+        ));
         v["jobs"][0]["iolab"]["seeds"].clone()
     };
     assert_eq!(seeds("--randseed=5"), seeds("--randseed=5"));
@@ -220,26 +170,19 @@ fn reproducible_from_randseed() {
 
 #[test]
 fn repetitions_and_first_run_effect() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
+    let (_dir, f) = scratch_file();
     // Lay out, then evict, then repeat with cache=keep: repetition 1 reads
     // from the device, the others from the page cache.
-    run_json(&["--name=l", &fa, "--size=32M", "--rw=read", "--number_ios=1"]);
+    lay_out(&f, "32M");
     iolab::sys::pagecache::evict(&f).unwrap();
     assert_eq!(fincore_pages(&f), 0, "evicted before the run");
-    let v = run_json(&[
-        "--name=r",
-        &fa,
-        "--size=32M",
-        // Random reads: no readahead, so the cold repetition pays the device
-        // latency for every block and stands out even on a fast disk.
-        "--rw=randread",
-        "--bs=4k",
-        "--repeat=4",
-        "--cache=keep",
-        "--invalidate=1",
-    ]);
+    // Random reads: no readahead, so the cold repetition pays the device
+    // latency for every block and stands out even on a fast disk.
+    let v = run_json(&job(
+        "r",
+        &f,
+        "--size=32M --rw=randread --bs=4k --repeat=4 --cache=keep --invalidate=1",
+    ));
     let j = &v["jobs"][0];
     let reps = j["iolab"]["repetitions"].as_array().unwrap();
     assert_eq!(reps.len(), 4);
@@ -266,16 +209,9 @@ fn repetitions_and_first_run_effect() {
 
 #[test]
 fn normal_output_has_summary_and_log2_histograms() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    let text = run_text(&[
-        "--name=n",
-        &format!("--filename={}", s(&f)),
-        "--size=2M",
-        "--rw=randread",
-        "--prefetch=4",
-        "--repeat=2",
-    ]);
+    let (_dir, f) = scratch_file();
+    let opts = "--size=2M --rw=randread --prefetch=4 --repeat=2";
+    let text = run_text(&job("n", &f, opts));
     assert!(text.contains("read: IOPS="), "{text}");
     assert!(text.contains("clat percentiles (nsec)"));
     assert!(text.contains("read latency (ns)") && text.contains("advise latency (ns)"));
@@ -286,22 +222,12 @@ fn normal_output_has_summary_and_log2_histograms() {
 
 #[test]
 fn output_file_and_json_plus_bins() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let o = d.path().join("out.json");
-    iolab()
-        .args([
-            "run",
-            "--name=o",
-            &format!("--filename={}", s(&f)),
-            "--size=1M",
-            "--output-format=json+",
-            &format!("--output={}", s(&o)),
-        ])
-        .assert()
-        .success()
-        .stdout("");
-    let v: serde_json::Value = serde_json::from_slice(&fs::read(&o).unwrap()).unwrap();
+    let mut args = job("o", &f, "--size=1M --output-format=json+");
+    args.push(format!("--output={}", s(&o)));
+    iolab().arg("run").args(args).assert().success().stdout("");
+    let v = parse_json(&fs::read(&o).unwrap());
     let bins = v["jobs"][0]["read"]["clat_ns"]["bins"].as_object().unwrap();
     assert_eq!(bins.values().map(|c| c.as_u64().unwrap()).sum::<u64>(), 256);
 }

@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use std::fs;
+use std::path::Path;
 
 #[test]
 fn refuses_to_overwrite_a_foreign_file_and_leaves_it_unchanged() {
@@ -11,52 +12,25 @@ fn refuses_to_overwrite_a_foreign_file_and_leaves_it_unchanged() {
     let content: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
     fs::write(&f, &content).unwrap();
     for rw in ["write", "randwrite", "rw", "randrw"] {
-        let (code, err) = run_err(&[
-            "--name=w",
-            &format!("--filename={}", s(&f)),
-            "--size=512k",
-            &format!("--rw={rw}"),
-        ]);
-        assert_eq!(code, 4, "refused as unsafe");
-        assert!(
-            err.contains("refusing to write") && err.contains("--allow-overwrite"),
-            "{err}"
+        run_fails(
+            &job("w", &f, &format!("--size=512k --rw={rw}")),
+            code::REFUSED,
+            &["refusing to write", "--allow-overwrite"],
         );
-        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     }
     // Read workloads may not extend it either.
-    let (_, err) = run_err(&[
-        "--name=r",
-        &format!("--filename={}", s(&f)),
-        "--size=2M",
-        "--rw=read",
-    ]);
+    let (_, err) = run_err(&job("r", &f, "--size=2M --rw=read"));
     assert!(
         err.contains("does not extend files it did not lay out"),
         "{err}"
     );
     assert_eq!(fs::read(&f).unwrap(), content, "byte-for-byte unchanged");
     // Reading it is fine; without size= iolab uses the file's size.
-    let v = run_json(&[
-        "--name=r",
-        &format!("--filename={}", s(&f)),
-        "--rw=read",
-        "--bs=1000",
-    ]);
+    let v = run_json(&job("r", &f, "--rw=read --bs=1000"));
     assert_eq!(v["jobs"][0]["read"]["io_bytes"], 1_000_000);
     assert_eq!(fs::read(&f).unwrap(), content);
     // With the explicit flag the write goes ahead.
-    iolab()
-        .args([
-            "run",
-            "--name=w",
-            &format!("--filename={}", s(&f)),
-            "--size=512k",
-            "--rw=write",
-            "--allow-overwrite",
-        ])
-        .assert()
-        .success();
+    run_text(&job("w", &f, "--size=512k --rw=write --allow-overwrite"));
     assert_ne!(fs::read(&f).unwrap(), content);
 }
 
@@ -64,23 +38,17 @@ fn refuses_to_overwrite_a_foreign_file_and_leaves_it_unchanged() {
 fn files_iolab_laid_out_can_be_rewritten_and_unlinked() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("mine");
-    let fa = format!("--filename={}", s(&f));
-    run_json(&["--name=a", &fa, "--size=1M", "--rw=write"]);
+    run_json(&job("a", &f, "--size=1M --rw=write"));
     assert!(iolab::runner::layout::has_mark(&f));
-    run_json(&["--name=b", &fa, "--size=1M", "--rw=randwrite"]);
-    run_json(&["--name=c", &fa, "--size=2M", "--rw=randread"]); // extends its own file
+    run_json(&job("b", &f, "--size=1M --rw=randwrite"));
+    run_json(&job("c", &f, "--size=2M --rw=randread")); // extends its own file
     assert_eq!(fs::metadata(&f).unwrap().len(), 2 << 20);
-    run_json(&["--name=d", &fa, "--size=2M", "--rw=read", "--unlink=1"]);
+    run_json(&job("d", &f, "--size=2M --rw=read --unlink=1"));
     assert!(!f.exists(), "unlink removed iolab's file");
     // unlink never removes a file iolab did not lay out.
     let g = d.path().join("foreign");
     fs::write(&g, vec![1u8; 8192]).unwrap();
-    let v = run_json(&[
-        "--name=e",
-        &format!("--filename={}", s(&g)),
-        "--rw=read",
-        "--unlink=1",
-    ]);
+    let v = run_json(&job("e", &g, "--rw=read --unlink=1"));
     assert!(g.exists());
     assert!(v["iolab"]["warnings"][0].as_str().unwrap().contains("kept"));
 }
@@ -107,19 +75,9 @@ fn refuses_to_write_a_block_device() {
             return;
         }
     };
-    let (code, err) = run_err(&[
-        "--name=w",
-        &format!("--filename={dev}"),
-        "--size=1M",
-        "--rw=write",
-    ]);
+    let (code, err) = run_err(&job("w", Path::new(&dev), "--size=1M --rw=write"));
     // Reading the device is allowed, with its size from the kernel.
-    let v = run_json(&[
-        "--name=r",
-        &format!("--filename={dev}"),
-        "--rw=read",
-        "--bs=64k",
-    ]);
+    let v = run_json(&job("r", Path::new(&dev), "--rw=read --bs=64k"));
     std::process::Command::new("losetup")
         .args(["-d", &dev])
         .status()

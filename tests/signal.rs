@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -16,22 +16,14 @@ fn sigint_drains_io_uring_and_gives_partial_json() {
 }
 
 fn interrupt(engine: &[&str]) {
-    let d = scratch();
-    let f = d.path().join("f");
-    let bin = assert_cmd::cargo::cargo_bin("iolab");
-    let child = Command::new(bin)
-        .env("IOLAB_DB", test_db())
-        .args([
-            "run",
-            "--name=long",
-            &format!("--filename={}", s(&f)),
-            "--size=8M",
-            "--rw=randread",
-            "--time_based",
-            "--runtime=60s",
-            "--unlink=1",
-            "--output-format=json",
-        ])
+    let (_dir, f) = scratch_file();
+    let child = bin()
+        .arg("run")
+        .args(job(
+            "long",
+            &f,
+            "--size=8M --rw=randread --time_based --runtime=60s --unlink=1 --output-format=json",
+        ))
         .args(engine)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -49,8 +41,7 @@ fn interrupt(engine: &[&str]) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("partial result is valid JSON");
+    let v = parse_json(&out.stdout); // the partial result is valid JSON
     assert_eq!(v["iolab"]["interrupted"], true);
     let r = &v["jobs"][0]["read"];
     assert!(r["total_ios"].as_u64().unwrap() > 0);

@@ -7,6 +7,12 @@ fn args(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
+/// The jobs `iolab run ARGS` would run (panics on an error).
+fn parse_jobs(v: &[&str]) -> Vec<spec::JobSpec> {
+    spec::jobs_from_args(&args(v)).unwrap()
+}
+
+/// Writes `text` to the file `name` in `dir`; returns its path as a string.
 fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     fs::write(&p, text).unwrap();
@@ -21,7 +27,7 @@ fn seed_002_job_file_parses_like_fio() {
         "multiple-threads-pread.ini",
         "[global]\nrw=randread\nfilename=/tmp/x\nloops=100\ngroup_reporting\nthread\n\n[job1]\nioengine=psync\nrw=randread\nblocksize_range=50-300\nsize=350000\nnumjobs=10\n",
     );
-    let jobs = spec::jobs_from_args(&args(&[&f])).unwrap();
+    let jobs = parse_jobs(&[&f]);
     assert_eq!(jobs.len(), 1);
     let j = &jobs[0];
     assert_eq!(j.name, "job1");
@@ -42,7 +48,7 @@ fn globals_apply_to_later_sections_and_sections_repeat() {
         "j.fio",
         "; comment line\n# another\n[global]\nbs=8k ; inline comment\nsize=1M\t# inline\n[a]\nrw=read\n[a]\nrw=write\n[global]\nbs=16k\n[b]\n",
     );
-    let jobs = spec::jobs_from_args(&args(&[&f])).unwrap();
+    let jobs = parse_jobs(&[&f]);
     assert_eq!(jobs.len(), 3, "repeated [a] sections are two jobs");
     assert_eq!(jobs[0].bs_min, 8192);
     assert_eq!(jobs[1].mix, Mix::Write);
@@ -64,7 +70,7 @@ fn include_env_and_keywords() {
         "j.fio",
         "include common.inc\n[j]\nsize=${IOLAB_SPEC_TEST_SIZE}\nnumjobs=$ncpus\nnumber_ios=($mb_memory*0+7)\n",
     );
-    let j = &spec::jobs_from_args(&args(&[&f])).unwrap()[0];
+    let j = &parse_jobs(&[&f])[0];
     assert_eq!(j.bs_min, 4096);
     assert_eq!(j.size, Some(2 << 20));
     assert_eq!(
@@ -87,24 +93,22 @@ fn arithmetic_and_suffixes_in_values() {
         ("--size=(1g/4)", 1 << 28),
     ];
     for (opt, want) in cases {
-        let j = &spec::jobs_from_args(&args(&["--name=t", "--filename=x", "--bs=512", opt]))
-            .unwrap()[0];
+        let j = &parse_jobs(&["--name=t", "--filename=x", "--bs=512", opt])[0];
         assert_eq!(j.size, Some(want), "{opt}");
     }
-    let j = &spec::jobs_from_args(&args(&[
+    let j = &parse_jobs(&[
         "--name=t",
         "--filename=x",
         "--size=(10%4*1024)",
         "--bs=(4k/2)",
-    ]))
-    .unwrap()[0];
+    ])[0];
     assert_eq!(j.size, Some(2048));
     assert_eq!(j.bs_min, 2048);
 }
 
 #[test]
 fn command_line_globals_jobs_and_value_forms() {
-    let jobs = spec::jobs_from_args(&args(&[
+    let jobs = parse_jobs(&[
         "--bs=8k",
         "--filename=f",
         "--name=a",
@@ -119,8 +123,7 @@ fn command_line_globals_jobs_and_value_forms() {
         "--prefetch=20",
         "--cache=warm",
         "--repeat=3",
-    ]))
-    .unwrap();
+    ]);
     assert_eq!(jobs.len(), 2);
     assert_eq!(jobs[0].bs_min, 8192);
     assert_eq!(jobs[0].mix, Mix::Write);
@@ -135,8 +138,7 @@ fn command_line_globals_jobs_and_value_forms() {
         CachePolicy::Cold,
         "invalidate=1 (default) means cold"
     );
-    let j =
-        &spec::jobs_from_args(&args(&["--name=a", "--filename=f", "--invalidate=0"])).unwrap()[0];
+    let j = &parse_jobs(&["--name=a", "--filename=f", "--invalidate=0"])[0];
     assert_eq!(j.cache, CachePolicy::Keep, "invalidate=0 keeps the cache");
 }
 
@@ -151,121 +153,109 @@ fn all_rw_modes_engines_and_hints() {
         ("readwrite", Pattern::Sequential, Mix::Mixed),
         ("randrw", Pattern::Random, Mix::Mixed),
     ] {
-        let j = &spec::jobs_from_args(&args(&["--name=a", "--filename=f", &format!("--rw={rw}")]))
-            .unwrap()[0];
+        let j = &parse_jobs(&["--name=a", "--filename=f", &format!("--rw={rw}")])[0];
         assert_eq!((j.pattern, j.mix), (pat, mix), "{rw}");
     }
     for e in ["psync", "sync", "null"] {
-        spec::jobs_from_args(&args(&[
-            "--name=a",
-            "--filename=f",
-            &format!("--ioengine={e}"),
-        ]))
-        .unwrap();
+        parse_jobs(&["--name=a", "--filename=f", &format!("--ioengine={e}")]);
     }
     for h in ["0", "1", "sequential", "random", "noreuse"] {
-        spec::jobs_from_args(&args(&[
-            "--name=a",
-            "--filename=f",
-            &format!("--fadvise_hint={h}"),
-        ]))
-        .unwrap();
+        parse_jobs(&["--name=a", "--filename=f", &format!("--fadvise_hint={h}")]);
     }
-    let j = &spec::jobs_from_args(&args(&[
+    let j = &parse_jobs(&[
         "--name=a",
         "--filename=f:g:h",
         "--rwmixread=70",
         "--rw=randrw",
-    ]))
-    .unwrap()[0];
+    ])[0];
     assert_eq!(j.filenames, vec!["f", "g", "h"]);
     assert_eq!(j.rwmixread, 70);
 }
 
-fn err(v: &[&str]) -> String {
-    spec::jobs_from_args(&args(v)).unwrap_err().to_string()
+/// Asserts the job arguments `v` are refused with an error that contains
+/// every `want`.
+fn rejected(v: &[&str], want: &[&str]) {
+    let e = spec::jobs_from_args(&args(v)).unwrap_err().to_string();
+    for w in want {
+        assert!(e.contains(w), "'{w}' not in: {e}");
+    }
 }
 
 #[test]
 fn errors_name_what_is_wrong() {
-    let e = err(&["--name=a", "--blocksze=4k"]);
-    assert!(
-        e.contains("unknown option 'blocksze'") && e.contains("did you mean 'blocksize'"),
-        "{e}"
+    rejected(
+        &["--name=a", "--blocksze=4k"],
+        &["unknown option 'blocksze'", "did you mean 'blocksize'"],
     );
-    let e = err(&["--name=a", "--runtme=4"]);
-    assert!(e.contains("did you mean 'runtime'"), "{e}");
-    let e = err(&["--name=a", "--size=12x"]);
-    assert!(
-        e.contains("option 'size'") && e.contains("unknown size suffix 'x'"),
-        "{e}"
+    rejected(&["--name=a", "--runtme=4"], &["did you mean 'runtime'"]);
+    rejected(
+        &["--name=a", "--size=12x"],
+        &["option 'size'", "unknown size suffix 'x'"],
     );
-    let e = err(&["--name=a", "--size=4k", "--bs=8k"]);
-    assert!(e.contains("bs (8192) is larger than size (4096)"), "{e}");
-    let e = err(&["--name=a", "--size=(4k/0)"]);
-    assert!(e.contains("division by zero"), "{e}");
-    let e = err(&["--name=a", "--rw=sideways"]);
-    assert!(e.contains("'sideways' is not one of"), "{e}");
-    let e = err(&["--name=a", "--time_based"]);
-    assert!(e.contains("time_based needs a runtime"), "{e}");
-    let e = err(&["--name=a", "--direct=1", "--bs=1000"]);
-    assert!(e.contains("direct=1 needs bs"), "{e}");
-    let e = err(&[]);
-    assert!(e.contains("no job given"), "{e}");
+    rejected(
+        &["--name=a", "--size=4k", "--bs=8k"],
+        &["bs (8192) is larger than size (4096)"],
+    );
+    rejected(&["--name=a", "--size=(4k/0)"], &["division by zero"]);
+    rejected(
+        &["--name=a", "--rw=sideways"],
+        &["'sideways' is not one of"],
+    );
+    rejected(
+        &["--name=a", "--time_based"],
+        &["time_based needs a runtime"],
+    );
+    rejected(
+        &["--name=a", "--direct=1", "--bs=1000"],
+        &["direct=1 needs bs"],
+    );
+    rejected(&[], &["no job given"]);
 }
 
 #[test]
 fn job_file_errors_carry_file_and_line() {
     let d = tempfile::tempdir().unwrap();
-    let f = write(d.path(), "bad.fio", "[global]\nbs=4k\n[job\n");
-    let e = err(&[&f]);
-    assert!(
-        e.contains("bad.fio:3") && e.contains("malformed section header"),
-        "{e}"
+    // Writes job file `name` with `text` and asserts it is refused at
+    // `name:line` with an error that contains `want`.
+    let refused_at = |name: &str, text: &str, line: u32, want: &str| {
+        let f = write(d.path(), name, text);
+        rejected(&[&f], &[&format!("{name}:{line}"), want]);
+    };
+    refused_at(
+        "bad.fio",
+        "[global]\nbs=4k\n[job\n",
+        3,
+        "malformed section header",
     );
-    let f = write(d.path(), "bad2.fio", "[j]\nsize=1M\nthis is not a line\n");
-    let e = err(&[&f]);
-    assert!(
-        e.contains("bad2.fio:3") && e.contains("malformed line"),
-        "{e}"
+    refused_at(
+        "bad2.fio",
+        "[j]\nsize=1M\nthis is not a line\n",
+        3,
+        "malformed line",
     );
-    let f = write(d.path(), "bad3.fio", "bs=4k\n[j]\n");
-    let e = err(&[&f]);
-    assert!(
-        e.contains("bad3.fio:1") && e.contains("before any [section]"),
-        "{e}"
+    refused_at("bad3.fio", "bs=4k\n[j]\n", 1, "before any [section]");
+    refused_at(
+        "bad4.fio",
+        "[j]\nsize=1M\nstonewall\n",
+        3,
+        "fio option 'stonewall' is not supported",
     );
-    let f = write(d.path(), "bad4.fio", "[j]\nsize=1M\nstonewall\n");
-    let e = err(&[&f]);
-    assert!(
-        e.contains("bad4.fio:3") && e.contains("fio option 'stonewall' is not supported"),
-        "{e}"
-    );
-    let f = write(
-        d.path(),
+    refused_at(
         "bad5.fio",
         "[j]\nsize=${IOLAB_SURELY_UNSET_VAR}\n",
-    );
-    let e = err(&[&f]);
-    assert!(
-        e.contains("bad5.fio:2") && e.contains("IOLAB_SURELY_UNSET_VAR"),
-        "{e}"
+        2,
+        "IOLAB_SURELY_UNSET_VAR",
     );
     let many = vec!["f"; 65_537].join(":");
-    let f = write(
-        d.path(),
+    refused_at(
         "many.fio",
         &format!("[j]\nsize=1M\nfilename={many}\n"),
+        3,
+        "65537 files in one filename list (at most 65536)",
     );
-    let e = err(&[&f]);
-    assert!(
-        e.contains("many.fio:3") && e.contains("65537 files in one filename list (at most 65536)"),
-        "{e}"
-    );
-    let e = err(&[d.path().join("missing.fio").to_str().unwrap()]);
-    assert!(
-        e.contains("cannot read job file") && e.contains("missing.fio"),
-        "{e}"
+    rejected(
+        &[d.path().join("missing.fio").to_str().unwrap()],
+        &["cannot read job file", "missing.fio"],
     );
 }
 
@@ -278,7 +268,7 @@ fn issue_3_options_parse_like_fio() {
         "[global]\nioengine=io_uring\niodepth=(4*8)\niodepth_batch=4\n\n[q]\nfilename=/tmp/q\nsize=1M\nwrite_lat_log\nfixedbufs\n",
     );
     // A bare log flag on the command line does not swallow the job file.
-    let jobs = spec::jobs_from_args(&args(&["--write_bw_log", &f, "--log_avg_msec=250"])).unwrap();
+    let jobs = parse_jobs(&["--write_bw_log", &f, "--log_avg_msec=250"]);
     let j = &jobs[0];
     assert_eq!(j.engine, "io_uring");
     assert_eq!(
@@ -293,13 +283,14 @@ fn issue_3_options_parse_like_fio() {
     assert_eq!(j.logs.bw.as_deref(), Some("q"), "bare flag: the job name");
     assert_eq!(j.logs.lat.as_deref(), Some("q"));
     assert_eq!(j.logs.avg_msec, 250);
-    let jobs =
-        spec::jobs_from_args(&args(&["--name=a", "--write_iops_log=pfx", "--size=1M"])).unwrap();
+    let jobs = parse_jobs(&["--name=a", "--write_iops_log=pfx", "--size=1M"]);
     assert_eq!(jobs[0].logs.iops.as_deref(), Some("pfx"));
     assert!(
         jobs[0].logs.per_io(),
         "log_avg_msec=0 (default): one line per I/O"
     );
-    let e = err(&["--name=a", "--size=1M", "--write_hist_log"]);
-    assert!(e.contains("write_hist_log needs log_hist_msec"), "{e}");
+    rejected(
+        &["--name=a", "--size=1M", "--write_hist_log"],
+        &["write_hist_log needs log_hist_msec"],
+    );
 }

@@ -4,55 +4,43 @@
 
 mod common;
 use common::*;
-use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-fn text(c: &mut Command) -> String {
-    String::from_utf8(succeed(c)).unwrap()
-}
+/// The options of job `st`: 200 random 4 KiB reads of a 1 MiB file.
+const SMALL: &str = "--size=1M --rw=randread --bs=4k --number_ios=200";
 
-fn stderr_of_failure(c: &mut Command) -> (i32, String) {
-    let out = c.output().unwrap();
-    assert!(!out.status.success(), "expected failure: {c:?}");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn small_run(db: &Path, file: &Path, label: &str, extra: &[&str]) {
-    let mut c = with_db(db);
-    c.args(["run", "--name=st", &format!("--filename={}", s(file))])
-        .args(["--size=1M", "--rw=randread", "--bs=4k", "--number_ios=200"])
-        .args(["--label", label])
-        .args(extra);
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+/// Runs job `st` on `file` with `extra` options, stores it into `db` under
+/// `label`, and checks that it says so.
+fn small_run(db: &Path, file: &Path, label: &str, extra: &str) {
+    let err = run_into(
+        db,
+        &job("st", file, &format!("{SMALL} --label {label} {extra}")),
     );
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("stored as run"), "{err}");
 }
 
-fn count_runs(db: &Path) -> i64 {
+/// Opens the SQLite database `db` directly (not through iolab) and returns
+/// the single value `sql` selects.
+fn query_one<T: rusqlite::types::FromSql>(db: &Path, sql: &str) -> T {
     let c = rusqlite::Connection::open(db).unwrap();
-    c.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
-        .unwrap()
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// How many runs `db` holds.
+fn count_runs(db: &Path) -> i64 {
+    query_one(db, "SELECT count(*) FROM runs")
 }
 
 #[test]
 fn runs_are_stored_listed_shown_exported_and_removed() {
-    let d = scratch();
+    let (d, f) = scratch_file();
     let db = d.path().join("r.db");
-    let f = d.path().join("f");
-    small_run(&db, &f, "before", &[]);
-    small_run(&db, &f, "after", &["--repeat=3"]);
+    small_run(&db, &f, "before", "");
+    small_run(&db, &f, "after", "--repeat=3");
 
-    let h = text(with_db(&db).arg("history"));
+    let h = stdout_text(with_db(&db).arg("history"));
     let lines: Vec<&str> = h.lines().collect();
     assert_eq!(lines.len(), 4, "{h}");
     assert!(lines[0].starts_with("id") && lines[0].contains("IOPS") && lines[0].contains("p99"));
@@ -65,15 +53,15 @@ fn runs_are_stored_listed_shown_exported_and_removed() {
         "{h}"
     );
     // Filters.
-    let h = text(with_db(&db).args(["history", "--label", "before"]));
+    let h = stdout_text(with_db(&db).args(["history", "--label", "before"]));
     assert_eq!(h.lines().count(), 3, "{h}");
-    let h = text(with_db(&db).args(["history", "--since", "1h", "--job", "st"]));
+    let h = stdout_text(with_db(&db).args(["history", "--since", "1h", "--job", "st"]));
     assert_eq!(h.lines().count(), 4, "{h}");
-    let h = text(with_db(&db).args(["history", "--until", "2000-01-01", "--format", "csv"]));
+    let h = stdout_text(with_db(&db).args(["history", "--until", "2000-01-01", "--format", "csv"]));
     assert_eq!(h.lines().count(), 1, "only the CSV header: {h}");
 
     // show: the full result with the stored environment, and fio's JSON.
-    let show = text(with_db(&db).args(["show", "2"]));
+    let show = stdout_text(with_db(&db).args(["show", "2"]));
     assert!(
         show.contains("run 2") && show.contains("label after"),
         "{show}"
@@ -83,13 +71,7 @@ fn runs_are_stored_listed_shown_exported_and_removed() {
         "{show}"
     );
     assert!(show.contains("read: IOPS="), "{show}");
-    let j: Value = serde_json::from_slice(&succeed(with_db(&db).args([
-        "show",
-        "2",
-        "--output-format",
-        "json",
-    ])))
-    .unwrap();
+    let j = stdout_json(with_db(&db).args(["show", "2", "--output-format", "json"]));
     assert_eq!(j["jobs"][0]["read"]["total_ios"], 600);
     assert_eq!(j["iolab_run"]["label"], "after");
     assert_eq!(
@@ -99,50 +81,38 @@ fn runs_are_stored_listed_shown_exported_and_removed() {
     assert!(j["iolab_run"]["environment"]["cpus"].as_u64().unwrap() >= 1);
 
     // export: CSV and Markdown rows, JSON documents.
-    let csv = text(with_db(&db).args(["export", "1", "2", "--format", "csv"]));
+    let csv = stdout_text(with_db(&db).args(["export", "1", "2", "--format", "csv"]));
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 3, "{csv}");
     assert!(rows[0].starts_with("id,when,label,kind,job"), "{csv}");
     assert!(rows[1].starts_with("1,") && rows[2].starts_with("2,"));
-    let md = text(with_db(&db).args(["export", "1", "--format", "markdown"]));
+    let md = stdout_text(with_db(&db).args(["export", "1", "--format", "markdown"]));
     assert!(md.starts_with("| id |") && md.lines().nth(1).unwrap().contains("---"));
-    let all: Value =
-        serde_json::from_slice(&succeed(with_db(&db).args(["export", "1", "2"]))).unwrap();
+    let all = stdout_json(with_db(&db).args(["export", "1", "2"]));
     assert_eq!(all.as_array().unwrap().len(), 2);
     assert_eq!(all[0]["jobs"][0]["read"]["total_ios"], 200);
 
     // rm: unknown id deletes nothing; a known one goes.
-    let (code, err) = stderr_of_failure(with_db(&db).args(["rm", "1", "99"]));
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("no run 99") && err.contains("nothing deleted"),
-        "{err}"
-    );
+    let err = fails_with(with_db(&db).args(["rm", "1", "99"]), 2, "no run 99");
+    assert!(err.contains("nothing deleted"), "{err}");
     assert_eq!(count_runs(&db), 2);
     succeed(with_db(&db).args(["rm", "1"]));
     assert_eq!(count_runs(&db), 1);
-    let (_, err) = stderr_of_failure(with_db(&db).args(["show", "1"]));
+    let (_, err) = fail(with_db(&db).args(["show", "1"]));
     assert!(err.contains("no run 1"), "{err}");
 }
 
 #[test]
 fn no_store_leaves_the_database_alone() {
-    let d = scratch();
+    let (d, f) = scratch_file();
     let db = d.path().join("n.db");
-    let f = d.path().join("f");
-    small_run(&db, &f, "x", &[]);
-    let out = with_db(&db)
-        .args([
-            "run",
-            "--no-store",
-            "--name=n",
-            &format!("--filename={}", s(&f)),
-        ])
-        .args(["--size=1M", "--rw=read", "--number_ios=10"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("stored"));
+    small_run(&db, &f, "x", "");
+    let (_, err) = succeed_text(with_db(&db).args(["run", "--no-store"]).args(job(
+        "n",
+        &f,
+        "--size=1M --rw=read --number_ios=10",
+    )));
+    assert!(!err.contains("stored"), "{err}");
     assert_eq!(count_runs(&db), 1);
 }
 
@@ -150,30 +120,20 @@ fn no_store_leaves_the_database_alone() {
 /// percentiles are fio's and which compare with iolab's.
 #[test]
 fn fio_results_are_imported() {
-    if !have("fio", "fio_results_are_imported") {
-        return;
-    }
-    let d = scratch();
+    skip_unless_installed!("fio");
+    let (d, f) = scratch_file();
     let db = d.path().join("i.db");
-    let f = d.path().join("f");
-    small_run(&db, &f, "iolab", &[]);
+    small_run(&db, &f, "iolab", "");
     for fmt in ["json", "json+"] {
-        let out = Command::new("fio")
-            .args(["--name=fj", &format!("--filename={}", s(&f))])
-            .args(["--size=1M", "--rw=randread", "--bs=4k", "--number_ios=200"])
-            .arg(format!("--output-format={fmt}"))
-            .output()
-            .unwrap();
-        assert!(out.status.success());
+        let out = succeed(
+            Command::new("fio")
+                .args(job("fj", &f, SMALL))
+                .arg(format!("--output-format={fmt}")),
+        );
         let path = d.path().join(format!("{fmt}.out"));
-        std::fs::write(&path, &out.stdout).unwrap();
-        let fio: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let imp = with_db(&db)
-            .args(["import", s(&path), "--label", "fio"])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&imp.stderr);
-        assert!(imp.status.success(), "{err}");
+        std::fs::write(&path, &out).unwrap();
+        let fio = parse_json(&out);
+        let (_, err) = succeed_text(with_db(&db).args(["import", s(&path), "--label", "fio"]));
         let id: i64 = err
             .split("as run ")
             .nth(1)
@@ -182,13 +142,8 @@ fn fio_results_are_imported() {
         if fmt == "json" {
             assert!(err.contains("rebuilt from fio's percentile list"), "{err}");
         }
-        let shown: Value = serde_json::from_slice(&succeed(with_db(&db).args([
-            "show",
-            &id.to_string(),
-            "--output-format",
-            "json",
-        ])))
-        .unwrap();
+        let id = id.to_string();
+        let shown = stdout_json(with_db(&db).args(["show", &id, "--output-format", "json"]));
         let (ours, theirs) = (&shown["jobs"][0]["read"], &fio["jobs"][0]["read"]);
         assert_eq!(ours["total_ios"], theirs["total_ios"]);
         assert_eq!(ours["io_bytes"], theirs["io_bytes"]);
@@ -201,53 +156,41 @@ fn fio_results_are_imported() {
         let fmean = theirs["clat_ns"]["mean"].as_f64().unwrap();
         assert!((mean - fmean).abs() <= 1.0, "mean {mean} vs {fmean}");
         // The original document is kept.
-        let src: Value = serde_json::from_slice(&succeed(with_db(&db).args([
-            "show",
-            &id.to_string(),
-            "--source",
-        ])))
-        .unwrap();
+        let src = stdout_json(with_db(&db).args(["show", &id, "--source"]));
         assert_eq!(src["fio version"], fio["fio version"]);
     }
-    let cmp = text(with_db(&db).args(["compare", "iolab", "fio"]));
+    let cmp = stdout_text(with_db(&db).args(["compare", "iolab", "fio"]));
     assert!(cmp.contains("IOPS") && cmp.contains('%'), "{cmp}");
-    let (code, err) = stderr_of_failure(with_db(&db).args(["import", s(&f)]));
-    assert_eq!(code, 2);
-    assert!(err.contains(s(&f)), "{err}");
+    fails_with(with_db(&db).args(["import", s(&f)]), 2, s(&f));
 }
 
 #[test]
 fn bad_database_paths_are_clear_errors() {
-    let d = scratch();
-    let f = d.path().join("f");
+    let (d, f) = scratch_file();
     let missing = d.path().join("no/such/dir/r.db");
-    let (code, err) = stderr_of_failure(
+    let err = fails_with(
         bin()
-            .args([
-                "run",
-                "--db",
-                s(&missing),
-                "--name=b",
-                &format!("--filename={}", s(&f)),
-            ])
-            .args(["--size=1M", "--rw=read"]),
+            .args(["run", "--db", s(&missing)])
+            .args(job("b", &f, "--size=1M --rw=read")),
+        2,
+        "does not exist",
     );
-    assert_eq!(code, 2);
-    assert!(
-        err.contains(s(&missing)) && err.contains("does not exist"),
-        "{err}"
-    );
+    assert!(err.contains(s(&missing)), "{err}");
     assert!(!f.exists(), "nothing ran before the database check");
 
-    let (code, err) = stderr_of_failure(bin().args(["history", "--db", s(d.path())]));
-    assert_eq!(code, 2);
-    assert!(err.contains("is a directory"), "{err}");
+    fails_with(
+        bin().args(["history", "--db", s(d.path())]),
+        2,
+        "is a directory",
+    );
 
     let junk = d.path().join("junk.db");
     std::fs::write(&junk, vec![b'x'; 8192]).unwrap();
-    let (code, err) = stderr_of_failure(bin().args(["history", "--db", s(&junk)]));
-    assert_eq!(code, 2);
-    assert!(err.contains("not an iolab database"), "{err}");
+    fails_with(
+        bin().args(["history", "--db", s(&junk)]),
+        2,
+        "not an iolab database",
+    );
     assert_eq!(
         std::fs::read(&junk).unwrap(),
         vec![b'x'; 8192],
@@ -259,25 +202,17 @@ fn bad_database_paths_are_clear_errors() {
 /// migrated on open and its run is still readable.
 #[test]
 fn old_schema_is_migrated() {
-    let d = scratch();
-    let db = d.path().join("v1.db");
-    {
-        let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute_batch(include_str!("fixtures/store-v1.sql"))
-            .unwrap();
-        let v: i64 = c
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, 1);
-    }
-    let h = text(with_db(&db).arg("history"));
-    assert!(h.contains("old-schema") && h.contains("v1"), "{h}");
-    let c = rusqlite::Connection::open(&db).unwrap();
-    let v: i64 = c
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
+    let (d, db) = scratch_db();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(include_str!("fixtures/store-v1.sql"))
         .unwrap();
-    assert_eq!(v, 2);
-    let cols: Vec<String> = c
+    assert_eq!(query_one::<i64>(&db, "PRAGMA user_version"), 1);
+    let h = stdout_text(with_db(&db).arg("history"));
+    assert!(h.contains("old-schema") && h.contains("v1"), "{h}");
+    assert_eq!(query_one::<i64>(&db, "PRAGMA user_version"), 2);
+    let cols: Vec<String> = rusqlite::Connection::open(&db)
+        .unwrap()
         .prepare("SELECT name FROM pragma_table_info('runs')")
         .unwrap()
         .query_map([], |r| r.get(0))
@@ -285,13 +220,13 @@ fn old_schema_is_migrated() {
         .map(Result::unwrap)
         .collect();
     assert!(cols.contains(&"sweep_id".to_string()), "{cols:?}");
-    let show = text(with_db(&db).args(["show", "1"]));
+    let show = stdout_text(with_db(&db).args(["show", "1"]));
     assert!(
         show.contains("label old-schema") && show.contains("read: IOPS="),
         "{show}"
     );
     // New runs go in beside it.
-    small_run(&db, &d.path().join("f"), "new", &[]);
+    small_run(&db, &d.path().join("f"), "new", "");
     assert_eq!(count_runs(&db), 2);
 }
 
@@ -300,64 +235,48 @@ fn old_schema_is_migrated() {
 /// and the next run is stored normally.
 #[test]
 fn sigkill_mid_write_never_corrupts() {
-    let d = scratch();
+    let (d, f) = scratch_file();
     let db = d.path().join("k.db");
-    let f = d.path().join("f");
-    small_run(&db, &f, "first", &[]);
+    small_run(&db, &f, "first", "");
     let marker = d.path().join("in-transaction");
     let mut child = with_db(&db)
         .env("IOLAB_TEST_STORE_PAUSE", &marker)
-        .args(["run", "--name=k", &format!("--filename={}", s(&f))])
-        .args([
-            "--size=1M",
-            "--rw=randread",
-            "--number_ios=100",
-            "--label",
-            "killed",
-        ])
+        .arg("run")
+        .args(job(
+            "k",
+            &f,
+            "--size=1M --rw=randread --number_ios=100 --label killed",
+        ))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    while !marker.exists() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(30),
-            "never reached the write"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(Duration::from_secs(30), "never reached the write", || {
+        marker.exists()
+    });
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let c = rusqlite::Connection::open(&db).unwrap();
-    let ok: String = c
-        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(ok, "ok");
-    drop(c);
+    assert_eq!(query_one::<String>(&db, "PRAGMA integrity_check"), "ok");
     assert_eq!(count_runs(&db), 1, "the killed run left nothing behind");
-    let h = text(with_db(&db).arg("history"));
+    let h = stdout_text(with_db(&db).arg("history"));
     assert!(!h.contains("killed"), "{h}");
-    small_run(&db, &f, "after-kill", &[]);
+    small_run(&db, &f, "after-kill", "");
     assert_eq!(count_runs(&db), 2);
 }
+
+/// A minimal fio result document, imported many times by each writer in
+/// concurrent_writers_lose_nothing.
+const MINIMAL_FIO_RESULT: &str = r#"{"fio version":"fio-3.33","timestamp":1,"jobs":[{"jobname":"c","job options":{"rw":"read"},
+    "job_runtime":10,"usr_cpu":1.0,"sys_cpu":2.0,"read":{"io_bytes":4096,"total_ios":1,
+    "clat_ns":{"N":1,"min":1000,"max":1000,"mean":1000.0,"stddev":0.0,"percentile":{"50.000000":1000}},
+    "lat_ns":{"N":1,"min":1100,"max":1100,"mean":1100.0,"stddev":0.0}},
+    "write":{"io_bytes":0,"total_ios":0}}]}"#;
 
 /// Two processes storing at the same time lose nothing.
 #[test]
 fn concurrent_writers_lose_nothing() {
-    let d = scratch();
-    let db = d.path().join("c.db");
-    let fio_json = d.path().join("r.json");
-    // A minimal fio result document, imported many times by each writer.
-    std::fs::write(
-        &fio_json,
-        r#"{"fio version":"fio-3.33","timestamp":1,"jobs":[{"jobname":"c","job options":{"rw":"read"},
-        "job_runtime":10,"usr_cpu":1.0,"sys_cpu":2.0,"read":{"io_bytes":4096,"total_ios":1,
-        "clat_ns":{"N":1,"min":1000,"max":1000,"mean":1000.0,"stddev":0.0,"percentile":{"50.000000":1000}},
-        "lat_ns":{"N":1,"min":1100,"max":1100,"mean":1100.0,"stddev":0.0}},
-        "write":{"io_bytes":0,"total_ios":0}}]}"#,
-    )
-    .unwrap();
+    let (d, db) = scratch_db();
+    let fio_json = write_file(d.path(), "r.json", MINIMAL_FIO_RESULT);
     let per = 30;
     let kids: Vec<_> = (0..2)
         .map(|_| {

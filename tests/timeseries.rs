@@ -28,18 +28,10 @@ fn log_files(dir: &Path) -> BTreeSet<String> {
 
 #[test]
 fn time_series_adds_up_to_the_totals() {
-    let d = scratch();
-    let f = d.path().join("f");
-    let v = run_json(&[
-        "--name=t",
-        &format!("--filename={}", s(&f)),
-        "--size=8M",
-        "--rw=randread",
-        "--cache=warm",
-        "--runtime=1200ms",
-        "--time_based",
-        "--log_avg_msec=200",
-    ]);
+    let (_dir, f) = scratch_file();
+    let opts = "--size=8M --rw=randread --cache=warm \
+                --runtime=1200ms --time_based --log_avg_msec=200";
+    let v = run_json(&job("t", &f, opts));
     let j = &v["jobs"][0];
     let ts = &j["iolab"]["time_series"];
     assert_eq!(ts["interval_ms"], 200);
@@ -64,46 +56,32 @@ fn time_series_adds_up_to_the_totals() {
 
 #[test]
 fn fio_logs_have_fios_names_and_format() {
-    if !have("fio", "fio_logs_have_fios_names_and_format") {
-        return;
-    }
-    let d = scratch();
-    let f = d.path().join("f");
-    let fa = format!("--filename={}", s(&f));
-    let job = [
-        "--name=t",
-        fa.as_str(),
-        "--size=8M",
-        "--rw=randread",
-        "--bs=4k",
-        "--invalidate=0",
-        "--runtime=1",
-        "--time_based",
-        "--write_bw_log=x",
-        "--write_lat_log=x",
-        "--write_iops_log=x",
-        "--write_hist_log=x",
-        "--log_avg_msec=100",
-        "--log_hist_msec=100",
-    ];
+    skip_unless_installed!("fio");
+    let (d, f) = scratch_file();
+    let args = job(
+        "t",
+        &f,
+        "--size=8M --rw=randread --bs=4k --invalidate=0 --runtime=1 --time_based \
+         --write_bw_log=x --write_lat_log=x --write_iops_log=x --write_hist_log=x \
+         --log_avg_msec=100 --log_hist_msec=100",
+    );
     let fio_dir = d.path().join("fio");
     let iolab_dir = d.path().join("iolab");
     std::fs::create_dir_all(&fio_dir).unwrap();
     std::fs::create_dir_all(&iolab_dir).unwrap();
-    succeed(common::bin().args(["run", "--name=l", &fa, "--size=8M", "--number_ios=1"]));
+    lay_out(&f, "8M");
     succeed(
         std::process::Command::new("fio")
             .current_dir(&fio_dir)
-            .args(job),
+            .args(&args),
     );
-    let out = succeed(
-        common::bin()
+    let v = stdout_json(
+        bin()
             .current_dir(&iolab_dir)
             .arg("run")
-            .args(job)
+            .args(&args)
             .arg("--output-format=json"),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let total = v["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
     assert_eq!(
         log_files(&fio_dir),
@@ -157,20 +135,13 @@ fn fio_logs_have_fios_names_and_format() {
 
 #[test]
 fn per_io_logs_have_one_line_per_io() {
-    let d = scratch();
-    let f = d.path().join("f");
-    let out = succeed(
-        common::bin()
-            .current_dir(d.path())
-            .args(["run", "--name=p", &format!("--filename={}", s(&f))])
-            .args(["--size=4M", "--rw=randread", "--bs=8k", "--number_ios=500"])
-            .args([
-                "--write_lat_log=y",
-                "--write_iops_log=y",
-                "--ioengine=io_uring",
-            ])
-            .args(["--iodepth=4", "--output-format=json"]),
-    );
+    let (d, f) = scratch_file();
+    let out = succeed(bin().current_dir(d.path()).arg("run").args(job(
+        "p",
+        &f,
+        "--size=4M --rw=randread --bs=8k --number_ios=500 --write_lat_log=y --write_iops_log=y \
+         --ioengine=io_uring --iodepth=4 --output-format=json",
+    )));
     assert!(!out.is_empty());
     for (log, check) in [
         ("y_lat.1.log", 0u8),

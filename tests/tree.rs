@@ -11,15 +11,13 @@ use std::process::Command;
 
 /// `find DIR -type T | wc -l`, by find itself.
 fn find_count(dir: &Path, kind: &str) -> u64 {
-    let out = Command::new("find")
-        .args([s(dir), "-type", kind])
-        .output()
-        .expect("run find");
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).lines().count() as u64
+    let out = succeed(Command::new("find").args([s(dir), "-type", kind]));
+    String::from_utf8_lossy(&out).lines().count() as u64
 }
 
-fn tree_json(db: &Path, args: &[&str]) -> (i32, Value, String) {
+/// Runs `iolab tree ARGS --output-format json` storing into `db`, asserts
+/// it exits with `code`; returns the JSON result and stderr.
+fn tree_json(db: &Path, args: &[&str], code: i32) -> (Value, String) {
     let out = with_db(db)
         .arg("tree")
         .args(args)
@@ -33,48 +31,32 @@ fn tree_json(db: &Path, args: &[&str]) -> (i32, Value, String) {
             String::from_utf8_lossy(&out.stdout)
         )
     });
-    (out.status.code().unwrap_or(-1), v, err)
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    (v, err)
 }
 
+/// `iolab tree create TOP OPTS` (OPTS split at whitespace), as [`tree_json`].
+fn tree_create(db: &Path, top: &Path, opts: &str, code: i32) -> (Value, String) {
+    let mut args = vec!["create", s(top)];
+    args.extend(opts.split_whitespace());
+    tree_json(db, &args, code)
+}
+
+/// The phase called `name` in a tree result.
 fn phase<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no phase {name}: {v}"))
+    json_item(&v["phases"], "name", name)
 }
 
 #[test]
 fn create_makes_exactly_the_fdtree_shape() {
-    let d = scratch();
-    let db = d.path().join("t.db");
+    let (d, db) = scratch_db();
     let top = d.path().join("t");
-    let (code, v, err) = tree_json(
-        &db,
-        &[
-            "create",
-            s(&top),
-            "--dirs",
-            "10",
-            "--levels",
-            "3",
-            "--files",
-            "10",
-            "--size",
-            "4k",
-            "--threads",
-            "2",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let opts = "--dirs 10 --levels 3 --files 10 --size 4k --threads 2";
+    let (v, err) = tree_create(&db, &top, opts, 0);
     assert_eq!(find_count(&top, "d"), 1111);
     assert_eq!(find_count(&top, "f"), 11110);
-    let big = Command::new("find")
-        .args([s(&top), "-type", "f", "!", "-size", "4096c"])
-        .output()
-        .unwrap();
-    assert!(big.stdout.is_empty(), "every file is 4096 bytes");
+    let big = succeed(Command::new("find").args([s(&top), "-type", "f", "!", "-size", "4096c"]));
+    assert!(big.is_empty(), "every file is 4096 bytes");
     let dirs = phase(&v, "dir create");
     let files = phase(&v, "file create");
     assert_eq!(dirs["dirs"], 1110, "below the top");
@@ -87,67 +69,40 @@ fn create_makes_exactly_the_fdtree_shape() {
     assert_eq!(v["stopped"], Value::Null);
     assert!(err.contains("stored as run 1"), "{err}");
     // The table in normal output shows the same numbers.
-    let r = String::from_utf8(succeed(with_db(&db).args(["show", "1"]))).unwrap();
+    let r = stdout_text(with_db(&db).args(["show", "1"]));
     assert!(r.contains("1111 directories, 11110 files"), "{r}");
-    let fc = r.lines().find(|l| l.starts_with("file create")).unwrap();
+    let fc = table_row(&r, "file create");
     assert!(fc.contains("11110"), "{fc}");
 
     // walk and read see what find sees.
-    let (_, w, _) = tree_json(&db, &["walk", s(&top)]);
+    let (w, _) = tree_json(&db, &["walk", s(&top)], 0);
     assert_eq!(phase(&w, "walk")["dirs"], 1111);
     assert_eq!(phase(&w, "walk")["files"], 11110);
     assert_eq!(phase(&w, "walk")["latency_ns"]["readdir"]["N"], 1111);
     assert_eq!(phase(&w, "walk")["latency_ns"]["stat"]["N"], 1110 + 11110);
-    let (_, r, _) = tree_json(&db, &["read", s(&top)]);
+    let (r, _) = tree_json(&db, &["read", s(&top)], 0);
     assert_eq!(phase(&r, "read")["bytes"], 11110 * 4096);
 
     // Refuses a non-empty directory.
-    let out = with_db(&db)
-        .args(["tree", "create", s(&top), "--dirs", "1", "--levels", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4), "refused as unsafe");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
+    let create = |top: &Path| {
+        let mut c = with_db(&db);
+        c.args(["tree", "create", s(top), "--dirs", "1", "--levels", "1"]);
+        c
+    };
+    fails_with(&mut create(&top), code::REFUSED, "not empty");
     // A missing parent is bad input, named.
-    let missing = d.path().join("no/such/t");
-    let out = with_db(&db)
-        .args([
-            "tree",
-            "create",
-            s(&missing),
-            "--dirs",
-            "1",
-            "--levels",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    fails_with(
+        &mut create(&d.path().join("no/such/t")),
+        2,
+        "does not exist",
+    );
 }
 
 #[test]
 fn copy_is_rsync_a_and_remove_removes_only_ours() {
-    let d = scratch();
-    let db = d.path().join("c.db");
+    let (d, db) = scratch_db();
     let top = d.path().join("src");
-    let (code, v, err) = tree_json(
-        &db,
-        &[
-            "create",
-            s(&top),
-            "-d",
-            "3",
-            "-l",
-            "2",
-            "-f",
-            "4",
-            "-s",
-            "10000",
-            "--sync",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let (v, _) = tree_create(&db, &top, "-d 3 -l 2 -f 4 -s 10000 --sync", 0);
     // --sync: a timed syncfs phase that carries the device writes.
     let sync = phase(&v, "sync");
     assert_eq!(sync["latency_ns"]["fsync"]["N"], 1);
@@ -158,23 +113,10 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
     std::fs::set_permissions(top.join("d1/f2"), std::fs::Permissions::from_mode(0o640)).unwrap();
     std::fs::set_permissions(top.join("d2"), std::fs::Permissions::from_mode(0o750)).unwrap();
     std::os::unix::fs::symlink("d1/f2", top.join("link")).unwrap();
-    let old = Command::new("touch")
-        .args(["-d", "2001-02-03 04:05:06", s(&top.join("d0/f1"))])
-        .status()
-        .unwrap();
-    assert!(old.success());
+    succeed(Command::new("touch").args(["-d", "2001-02-03 04:05:06", s(&top.join("d0/f1"))]));
     let dst = d.path().join("dst");
-    let (code, v, err) = tree_json(&db, &["copy", s(&top), s(&dst)]);
-    assert_eq!(code, 0, "{err}");
-    let diff = Command::new("diff")
-        .args(["-r", "--no-dereference", s(&top), s(&dst)])
-        .output()
-        .unwrap();
-    assert!(
-        diff.status.success(),
-        "{}",
-        String::from_utf8_lossy(&diff.stdout)
-    );
+    let (v, _) = tree_json(&db, &["copy", s(&top), s(&dst)], 0);
+    succeed(Command::new("diff").args(["-r", "--no-dereference", s(&top), s(&dst)]));
     for rel in ["d1/f2", "d2", "d0/f1", "d0", "link", "d2/d1/f3"] {
         let (a, b) = (
             std::fs::symlink_metadata(top.join(rel)).unwrap(),
@@ -197,20 +139,18 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
     let foreign = d.path().join("foreign");
     std::fs::create_dir_all(foreign.join("keep")).unwrap();
     std::fs::write(foreign.join("keep/x"), b"x").unwrap();
-    let out = with_db(&db)
-        .args(["tree", "remove", s(&foreign)])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4), "refused as unsafe");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--not-mine"));
+    fails_with(
+        with_db(&db).args(["tree", "remove", s(&foreign)]),
+        code::REFUSED,
+        "--not-mine",
+    );
     assert!(foreign.join("keep/x").exists());
     // ...unless told explicitly.
     succeed(with_db(&db).args(["tree", "remove", s(&foreign), "--not-mine"]));
     assert!(!foreign.exists());
 
     // The copy is iolab's: removed, phases counted.
-    let (code, v, _) = tree_json(&db, &["remove", s(&dst)]);
-    assert_eq!(code, 0);
+    let (v, _) = tree_json(&db, &["remove", s(&dst)], 0);
     assert!(!dst.exists());
     assert_eq!(
         phase(&v, "file remove")["inodes_removed"].as_u64().unwrap(),
@@ -225,27 +165,10 @@ fn copy_is_rsync_a_and_remove_removes_only_ours() {
 
 #[test]
 fn time_limit_stops_cleanly_and_reports_what_was_made() {
-    let d = scratch();
-    let db = d.path().join("l.db");
+    let (d, db) = scratch_db();
     let top = d.path().join("big");
-    let (code, v, err) = tree_json(
-        &db,
-        &[
-            "create",
-            s(&top),
-            "-d",
-            "10",
-            "-l",
-            "4",
-            "-f",
-            "20",
-            "-s",
-            "1k",
-            "--time-limit",
-            "300ms",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let opts = "-d 10 -l 4 -f 20 -s 1k --time-limit 300ms";
+    let (v, err) = tree_create(&db, &top, opts, 0);
     assert!(err.contains("time limit"), "{err}");
     assert_eq!(v["stopped"], "time limit reached");
     let made_dirs: u64 = phase(&v, "dir create")["dirs"].as_u64().unwrap() + 1;
@@ -258,7 +181,7 @@ fn time_limit_stops_cleanly_and_reports_what_was_made() {
     assert!(made_files < 11111 * 20, "stopped before the end");
     assert_eq!(find_count(&top, "d"), made_dirs);
     assert_eq!(find_count(&top, "f"), made_files);
-    let h = String::from_utf8(succeed(with_db(&db).arg("history"))).unwrap();
+    let h = stdout_text(with_db(&db).arg("history"));
     assert!(h.contains("tree create"), "stored: {h}");
 }
 
@@ -291,22 +214,7 @@ fn enospc_stops_cleanly() {
     std::fs::write(mnt.join("neighbour"), b"keep me").unwrap();
     let db = d.path().join("e.db");
     let top = mnt.join("t");
-    let (code, v, err) = tree_json(
-        &db,
-        &[
-            "create",
-            s(&top),
-            "-d",
-            "4",
-            "-l",
-            "2",
-            "-f",
-            "10",
-            "-s",
-            "64k",
-        ],
-    );
-    assert_eq!(code, 3, "{err}");
+    let (v, err) = tree_create(&db, &top, "-d 4 -l 2 -f 10 -s 64k", 3);
     assert!(err.contains("ENOSPC"), "{err}");
     assert!(v["stopped"].as_str().unwrap().contains("ENOSPC"), "{v}");
     let made_files: u64 = phase(&v, "file create")["files"].as_u64().unwrap();
@@ -324,7 +232,7 @@ fn enospc_stops_cleanly() {
         "nothing else made beside the tree"
     );
     assert_eq!(std::fs::read(mnt.join("neighbour")).unwrap(), b"keep me");
-    let h = String::from_utf8(succeed(with_db(&db).args(["history", "--format", "csv"]))).unwrap();
+    let h = stdout_text(with_db(&db).args(["history", "--format", "csv"]));
     assert_eq!(h.lines().count(), 2, "stored: {h}");
 }
 
@@ -332,28 +240,27 @@ fn enospc_stops_cleanly() {
 /// the shape read from a job file section.
 #[test]
 fn tree_runs_compare_and_job_file_shape() {
-    let d = scratch();
-    let db = d.path().join("s.db");
-    let job = d.path().join("trees.fio");
-    std::fs::write(&job, "[small]\ndirs=2\nlevels=2\nfiles=3\nsize=2k\n\n[large]\ndirs=3\nlevels=2\nfiles=5\nsize=8k\n").unwrap();
+    let (d, db) = scratch_db();
+    let job_file = write_file(
+        d.path(),
+        "trees.fio",
+        "[small]\ndirs=2\nlevels=2\nfiles=3\nsize=2k\n\n[large]\ndirs=3\nlevels=2\nfiles=5\nsize=8k\n",
+    );
     for (name, section) in [("a", "small"), ("b", "large")] {
         succeed(with_db(&db).args([
             "tree",
             "create",
             s(&d.path().join(name)),
             "--job",
-            &format!("{}:{section}", s(&job)),
+            &format!("{}:{section}", s(&job_file)),
             "--label",
             name,
         ]));
     }
     assert_eq!(find_count(&d.path().join("a"), "f"), 7 * 3);
     assert_eq!(find_count(&d.path().join("b"), "f"), 13 * 5);
-    let t = String::from_utf8(succeed(with_db(&db).args(["compare", "a", "b"]))).unwrap();
-    let inodes = t
-        .lines()
-        .find(|l| l.starts_with("inodes"))
-        .unwrap_or_else(|| panic!("{t}"));
+    let t = stdout_text(with_db(&db).args(["compare", "a", "b"]));
+    let inodes = table_row(&t, "inodes");
     // a: 6 dirs + 21 files = 27; b: 12 dirs + 65 files = 77.
     assert!(
         inodes.contains("27") && inodes.contains("77") && inodes.contains("+185.2%"),
@@ -362,16 +269,11 @@ fn tree_runs_compare_and_job_file_shape() {
     for row in ["time (s)", "reads", "writes", "bytes"] {
         assert!(t.lines().any(|l| l.starts_with(row)), "no {row} row: {t}");
     }
-    let bad = with_db(&db)
-        .args([
-            "tree",
-            "create",
-            s(&d.path().join("c")),
-            "--job",
-            &format!("{}:nope", s(&job)),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("no section [nope]"));
+    let nope = format!("{}:nope", s(&job_file));
+    let c = d.path().join("c");
+    fails_with(
+        with_db(&db).args(["tree", "create", s(&c), "--job", &nope]),
+        2,
+        "no section [nope]",
+    );
 }
