@@ -6,7 +6,6 @@ use super::{Stderr, check_picture, db};
 use iolab::Result;
 use iolab::analysis::compare::AbTest;
 use iolab::render::compare::{chart, render};
-use iolab::render::table::TableFormat;
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -34,9 +33,9 @@ pub struct CompareArgs {
     /// Runs of each job side, interleaved A B A B.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub repeat: u32,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: TableFormat,
+    /// Output format (`iolab list formats`).
+    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    pub format: String,
     /// Bar chart of B relative to A (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
@@ -68,7 +67,7 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     if let Some(p) = &c.stored_as {
         eprintln!("iolab: runs stored with labels {p}:A and {p}:B");
     }
-    print!("{}", render(&c, a.format));
+    super::write_out(&render(&c, &a.format)?, None)?;
     if let Some(p) = &a.plot {
         chart(&c).save(p)?;
         eprintln!("iolab: plot written to {}", p.display());

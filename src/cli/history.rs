@@ -3,7 +3,6 @@
 use super::db;
 use iolab::render::format::local_time;
 use iolab::render::stored::summary_table;
-use iolab::render::table::TableFormat;
 use iolab::store::Filter;
 use iolab::{Error, Result};
 
@@ -36,9 +35,9 @@ pub struct HistoryArgs {
     /// Show at most N runs, newest first (0: all).
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub limit: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: TableFormat,
+    /// Output format (`iolab list formats`).
+    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    pub format: String,
     /// Where the database is.
     #[command(flatten)]
     pub db: db::DbArg,
@@ -57,14 +56,15 @@ pub fn history(a: HistoryArgs) -> Result<()> {
     };
     let store = a.db.open()?;
     let runs = store.list(&filter)?;
-    if runs.is_empty() && a.format == TableFormat::Table {
+    if runs.is_empty() && iolab::render::format(&a.format)?.name == "normal" {
         eprintln!(
             "iolab: no stored runs match (database {})",
             store.path().display()
         );
         return Ok(());
     }
-    super::write_out(&summary_table(&runs, local_time).render(a.format), None)
+    let table = iolab::render::table(&summary_table(&runs, local_time), &a.format)?;
+    super::write_out(&table, None)
 }
 
 /// Options of `iolab rm`.

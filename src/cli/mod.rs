@@ -162,6 +162,16 @@ pub fn write_out(text: &str, out: Option<&std::path::Path>) -> Result<()> {
     }
 }
 
+/// The values of `--output-format` and `--format`: the output formats of
+/// the registry, each with its aliases and help.
+pub fn formats() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(iolab::render::FORMATS.iter().map(|e| {
+        clap::builder::PossibleValue::new(e.name)
+            .aliases(e.aliases.iter().copied())
+            .help(e.help)
+    }))
+}
+
 /// A picture file must be named `.svg` or `.png`.
 pub fn check_picture(opt: &str, path: &std::path::Path) -> Result<()> {
     match path.extension().and_then(|e| e.to_str()) {

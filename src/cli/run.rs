@@ -2,7 +2,7 @@
 
 use super::{Stderr, db, write_out};
 use iolab::profile::Profiler;
-use iolab::render::{OutputFormat, exporter, fio_logs};
+use iolab::render::{self, fio_logs};
 use iolab::runner::{self, Observer, Progress, RunOptions};
 use iolab::{Error, Result, job};
 use std::path::{Path, PathBuf};
@@ -32,9 +32,9 @@ Exit codes: see `iolab --help`; an interrupted run prints its partial results.";
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct RunArgs {
-    /// Output format: normal (text with log2 histograms), json (fio's schema), json+ (with bins).
-    #[arg(long, value_enum, default_value = "normal")]
-    pub output_format: OutputFormat,
+    /// Output format (`iolab list formats`).
+    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    pub output_format: String,
     /// Write the output to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -97,10 +97,8 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     for w in &result.warnings {
         Stderr.warning(w);
     }
-    write_out(
-        &exporter(args.output_format).render(&result),
-        args.output.as_deref(),
-    )?;
+    let text = render::format(&args.output_format)?.item.run(&result)?;
+    write_out(&text, args.output.as_deref())?;
     let command = format!("iolab run {}", job_args.join(" "));
     if let Some(st) = &mut store {
         match st.insert_run(&result, &command, args.store.label(), None) {

@@ -1,12 +1,11 @@
 //! `iolab show` and `iolab export`: stored runs rendered again.
 
 use super::{db, write_out};
-use iolab::render::cache::pretty;
+use iolab::render;
 use iolab::render::format::local_time;
+use iolab::render::json::pretty;
 use iolab::render::json::stored_run;
 use iolab::render::stored::{header, summary_table};
-use iolab::render::table::TableFormat;
-use iolab::render::{OutputFormat, exporter};
 use iolab::store::{StoredRun, kind};
 use iolab::{Error, Result};
 use std::path::PathBuf;
@@ -20,9 +19,9 @@ pub struct ShowArgs {
     /// Run id.
     #[arg(value_name = "ID")]
     pub id: String,
-    /// normal (as `iolab run` printed it, with the stored environment), json or json+.
-    #[arg(long, value_enum, default_value = "normal")]
-    pub output_format: OutputFormat,
+    /// Output format (`iolab list formats`); normal adds the stored environment.
+    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    pub output_format: String,
     /// For an imported run: print the original document instead.
     #[arg(long)]
     pub source: bool,
@@ -51,29 +50,26 @@ pub fn show(a: ShowArgs) -> Result<()> {
         })?;
         return write_out(&format!("{src}\n"), None);
     }
-    let text = match a.output_format {
-        OutputFormat::Normal => {
+    let f = render::format(&a.output_format)?;
+    let text = match f.name {
+        "normal" => {
             let body = if r.kind == kind::TREE {
-                iolab::render::tree::text(&r.tree_result()?)
+                render::tree::text(&r.tree_result()?)
             } else {
-                exporter(OutputFormat::Normal).render(&r.result()?)
+                render::normal::text(&r.result()?)
             };
             format!("{}\n{body}", header(&r, &local_time(r.created_unix)))
         }
-        f => pretty(&stored_run(&r, f == OutputFormat::JsonPlus)?),
+        "json" | "json+" => pretty(&stored_run(&r, f.name == "json+")?),
+        _ if r.kind == kind::TREE => {
+            return Err(Error::usage(
+                format!("--output-format {}", f.name),
+                "a tree result shows as normal, json or json+",
+            ));
+        }
+        _ => f.item.run(&r.result()?)?,
     };
     write_out(&text, None)
-}
-
-/// Formats of `iolab export`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
-    /// Every run in full (fio schema + environment + summary), as a JSON array.
-    Json,
-    /// One row of key figures per run.
-    Csv,
-    /// One row of key figures per run, as a Markdown table.
-    Markdown,
 }
 
 /// Options of `iolab export`.
@@ -85,9 +81,10 @@ pub struct ExportArgs {
     /// Run ids.
     #[arg(required = true, value_name = "ID")]
     pub ids: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: ExportFormat,
+    /// json or json+: every run in full (fio schema, environment, summary);
+    /// a table format (csv, markdown, ...): one row of key figures per run.
+    #[arg(long, default_value = "json", value_parser = super::formats(), value_name = "FORMAT")]
+    pub format: String,
     /// Write to FILE instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -99,16 +96,17 @@ pub struct ExportArgs {
 /// Runs `iolab export`.
 pub fn export(a: ExportArgs) -> Result<()> {
     let runs = load(&a.db, &a.ids)?;
-    let text = match a.format {
-        ExportFormat::Json => {
+    let f = render::format(&a.format)?;
+    let text = match f.name {
+        "json" | "json+" => {
+            let bins = f.name == "json+";
             let all = runs
                 .iter()
-                .map(|r| stored_run(r, false))
+                .map(|r| stored_run(r, bins))
                 .collect::<Result<Vec<_>>>()?;
             pretty(&serde_json::Value::Array(all))
         }
-        ExportFormat::Csv => summary_table(&runs, local_time).render(TableFormat::Csv),
-        ExportFormat::Markdown => summary_table(&runs, local_time).render(TableFormat::Markdown),
+        name => render::table(&summary_table(&runs, local_time), name)?,
     };
     write_out(&text, a.output.as_deref())
 }

@@ -6,7 +6,6 @@ use iolab::Result;
 use iolab::analysis::summary::metric_named;
 use iolab::analysis::sweep::Sweep;
 use iolab::render::sweep::{chart, table};
-use iolab::render::table::TableFormat;
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -38,9 +37,9 @@ pub struct SweepArgs {
     /// Draw the metric against the first swept key (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Table format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: TableFormat,
+    /// Table format (`iolab list formats`).
+    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    pub format: String,
     /// Where the results go.
     #[command(flatten)]
     pub store: db::StoreOpts,
@@ -71,7 +70,10 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
     let target = db::target(store.as_mut(), a.store.label(), &command);
     let result = sweep.run(target, &stop, &mut Stderr)?;
     if !result.done.is_empty() {
-        print!("{}", table(&result, metric).render(a.format));
+        super::write_out(
+            &iolab::render::table(&table(&result, metric), &a.format)?,
+            None,
+        )?;
         if let Some(sid) = result.sweep_id {
             eprintln!(
                 "iolab: stored sweep {sid} ({} points): iolab history --sweep {sid}",

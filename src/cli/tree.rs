@@ -174,7 +174,7 @@ pub fn execute(a: TreeArgs) -> Result<()> {
     };
     let out = match c.output_format {
         Format::Normal => render::text(&t),
-        Format::Json => iolab::render::cache::pretty(&render::json(&t, false)),
+        Format::Json => iolab::render::json::pretty(&render::json(&t, false)),
     };
     super::write_out(&out, None)?;
     if let Some(st) = &mut store {

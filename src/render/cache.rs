@@ -1,6 +1,7 @@
 //! `iolab cache` results as vmtouch shows them, or as JSON.
 
 use super::format::bytes_iec;
+use super::json::pretty;
 use crate::sys::fs::page_size;
 use crate::sys::pagecache::{Evicted, Residency, Survey, Warmed, map_line};
 use serde_json::{Value, json};
@@ -125,9 +126,4 @@ pub fn not_evicted(e: &Evicted) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// Pretty JSON with a final newline.
-pub fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).expect("JSON values serialise") + "\n"
 }

@@ -3,7 +3,7 @@
 //! and a bar chart of B relative to A.
 
 use super::chart::Chart;
-use super::table::{Table, TableFormat, fig};
+use super::table::{Table, fig};
 use crate::analysis::compare::{ALPHA, Comparison, Row, Side};
 
 /// The comparison as a table: figure, A mean ± sd, B mean ± sd, change, verdict.
@@ -32,11 +32,14 @@ pub fn table(rows: &[Row], a: &Side, b: &Side) -> Table {
     t
 }
 
-/// The whole comparison in format `f`.
-pub fn render(c: &Comparison, f: TableFormat) -> String {
+/// The whole comparison in the output format `format`: JSON a document
+/// with both sides and every row, CSV the table alone, the others a header
+/// naming the sides above the table.
+pub fn render(c: &Comparison, format: &str) -> crate::Result<String> {
     let [a, b] = &c.sides;
-    match f {
-        TableFormat::Json => {
+    let t = table(&c.rows, a, b);
+    Ok(match super::format(format)?.name {
+        "json" | "json+" => {
             let side = |s: &Side| serde_json::json!({"name": s.name, "runs": s.runs, "samples": s.samples.len()});
             let v = serde_json::json!({
                 "a": side(a),
@@ -45,9 +48,9 @@ pub fn render(c: &Comparison, f: TableFormat) -> String {
                 "alpha": ALPHA,
                 "rows": c.rows,
             });
-            serde_json::to_string_pretty(&v).expect("JSON values serialise") + "\n"
+            super::json::pretty(&v)
         }
-        TableFormat::Csv => table(&c.rows, a, b).render(f),
+        "csv" => super::table(&t, format)?,
         _ => {
             let runs = |s: &Side| {
                 if s.runs.is_empty() {
@@ -65,9 +68,9 @@ pub fn render(c: &Comparison, f: TableFormat) -> String {
                 b.samples.len(),
                 runs(b),
             );
-            head + &table(&c.rows, a, b).render(f)
+            head + &super::table(&t, format)?
         }
-    }
+    })
 }
 
 /// B as a percentage of A per figure, with each side's spread.

@@ -17,12 +17,24 @@ pub struct Json {
     pub bins: bool,
 }
 
+/// `json`.
+pub const JSON: Json = Json { bins: false };
+/// `json+`.
+pub const JSON_PLUS: Json = Json { bins: true };
+
 impl Exporter for Json {
-    fn render(&self, r: &RunResult) -> String {
-        let mut s = serde_json::to_string_pretty(&self.value(r)).expect("JSON values serialise");
-        s.push('\n');
-        s
+    fn run(&self, r: &RunResult) -> crate::Result<String> {
+        Ok(pretty(&self.value(r)))
     }
+
+    fn table(&self, t: &super::table::Table) -> Option<String> {
+        Some(t.json())
+    }
+}
+
+/// Pretty JSON with a final newline.
+pub fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).expect("JSON values serialise") + "\n"
 }
 
 /// A stored run as fio-schema JSON (with histogram bins for json+) plus an

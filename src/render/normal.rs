@@ -15,16 +15,25 @@ use std::fmt::Write;
 pub struct Normal;
 
 impl Exporter for Normal {
-    fn render(&self, r: &RunResult) -> String {
-        let mut out = String::new();
-        for e in r.entries() {
-            entry(&mut out, r, &e);
-        }
-        if r.interrupted {
-            out.push_str("\nINTERRUPTED: the figures above cover only the part that ran.\n");
-        }
-        out
+    fn run(&self, r: &RunResult) -> crate::Result<String> {
+        Ok(text(r))
     }
+
+    fn table(&self, t: &super::table::Table) -> Option<String> {
+        Some(t.text())
+    }
+}
+
+/// The run as text.
+pub fn text(r: &RunResult) -> String {
+    let mut out = String::new();
+    for e in r.entries() {
+        entry(&mut out, r, &e);
+    }
+    if r.interrupted {
+        out.push_str("\nINTERRUPTED: the figures above cover only the part that ran.\n");
+    }
+    out
 }
 
 fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {

@@ -72,7 +72,46 @@ fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
         Body::Run(r) => r,
         Body::Tree(t) => return Ok(s + &tree_section(run, t)?),
     };
-    s.push_str("<h3>Job</h3>\n");
+    s.push_str(&run_body(
+        r,
+        &format!("run {}", run.id),
+        &environment(&run.env),
+    )?);
+    s.push_str("</section>\n");
+    Ok(s)
+}
+
+/// The `html` output format: a page for one run, straight from the data.
+pub struct Html;
+
+impl super::Exporter for Html {
+    fn run(&self, r: &RunResult) -> Result<String> {
+        let names: Vec<&str> = r.jobs.iter().map(|j| j.name.as_str()).collect();
+        let title = format!("iolab run: {}", names.join(", "));
+        let files: Vec<std::path::PathBuf> = r.files.iter().flatten().flatten().cloned().collect();
+        let env = environment(&crate::sys::environment::Environment::capture(&files));
+        let body = format!(
+            "<section class=\"run\" id=\"run\"><h2>{}</h2>\n<h3>Key figures</h3>\n{}{}</section>\n",
+            esc(&names.join(", ")),
+            html_table(&super::csv::jobs_table(r)),
+            run_body(r, "this run", &env)?
+        );
+        let when = super::format::local_time(r.started_unix as i64);
+        let intro = format!(
+            "run started {when}, made by iolab {}",
+            env!("CARGO_PKG_VERSION")
+        );
+        Ok(page(&title, &intro, "run", &body))
+    }
+
+    fn table(&self, t: &Table) -> Option<String> {
+        Some(page("iolab table", "", "table", &html_table(t)))
+    }
+}
+
+/// A run's job options, environment, latency and time-series plots.
+fn run_body(r: &RunResult, name: &str, env: &str) -> Result<String> {
+    let mut s = String::from("<h3>Job</h3>\n");
     for j in &r.jobs {
         let mut t = Table::new(["option", "value"]);
         for (k, v) in &j.options {
@@ -80,31 +119,27 @@ fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
         }
         s.push_str(&format!("<h4>{}</h4>\n{}", esc(&j.name), html_table(&t)));
     }
-    s.push_str(&format!(
-        "<h3>Environment</h3>\n<pre>{}</pre>\n",
-        esc(&environment(&run.env))
-    ));
+    s.push_str(&format!("<h3>Environment</h3>\n<pre>{}</pre>\n", esc(env)));
     let t = whole(r);
     if !latencies(&t).is_empty() {
         s.push_str("<h3>Latency</h3>\n<div class=\"plots\">");
         s.push_str(&figure(
-            &run_charts::log2(&format!("run {}: latency, log2 buckets", run.id), &t),
+            &run_charts::log2(&format!("{name}: latency, log2 buckets"), &t),
             "Operations per power-of-two latency bucket (dtrace's quantize).",
         )?);
         s.push_str(&figure(
-            &run_charts::percentiles(&format!("run {}: latency percentiles", run.id), &t),
+            &run_charts::percentiles(&format!("{name}: latency percentiles"), &t),
             "Latency at fio's percentiles (log scale).",
         )?);
         s.push_str("</div>\n");
     }
-    if let Some(chart) = run_charts::timeseries(&format!("run {}: IOPS over time", run.id), &t) {
+    if let Some(chart) = run_charts::timeseries(&format!("{name}: IOPS over time"), &t) {
         s.push_str("<h3>Over time</h3>\n");
         s.push_str(&figure(
             &chart,
             "IOPS per interval (log_avg_msec, default 1 s).",
         )?);
     }
-    s.push_str("</section>\n");
     Ok(s)
 }
 

@@ -57,6 +57,20 @@ pub fn for_stored(run: &StoredRun, what: Picture) -> Result<Chart> {
     }
 }
 
+/// The `svg` output format: the run's latency histogram (log2 buckets).
+pub struct Svg;
+
+impl super::Exporter for Svg {
+    fn run(&self, r: &RunResult) -> Result<String> {
+        let names: Vec<&str> = r.jobs.iter().map(|j| j.name.as_str()).collect();
+        log2(
+            &format!("{}: latency, log2 buckets", names.join(", ")),
+            &whole(r),
+        )
+        .svg()
+    }
+}
+
 /// All clones and repetitions of a run added up.
 pub fn whole(r: &RunResult) -> Totals {
     r.combined()

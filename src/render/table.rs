@@ -10,19 +10,6 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
-/// How a table is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TableFormat {
-    /// Aligned columns for a terminal.
-    Table,
-    /// GitHub Markdown.
-    Markdown,
-    /// Comma-separated values with a header line.
-    Csv,
-    /// An array of objects keyed by heading.
-    Json,
-}
-
 impl Table {
     /// A table with these headings.
     pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Table {
@@ -36,16 +23,6 @@ impl Table {
     pub fn push(&mut self, row: Vec<String>) {
         debug_assert_eq!(row.len(), self.headers.len());
         self.rows.push(row);
-    }
-
-    /// Renders in `f`.
-    pub fn render(&self, f: TableFormat) -> String {
-        match f {
-            TableFormat::Table => self.text(),
-            TableFormat::Markdown => self.markdown(),
-            TableFormat::Csv => self.csv(),
-            TableFormat::Json => self.json(),
-        }
     }
 
     fn widths(&self) -> Vec<usize> {

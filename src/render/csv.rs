@@ -1,0 +1,59 @@
+//! `csv`: one row of key figures per reported job (RFC 4180 quoting), and
+//! tables as CSV.
+
+use super::Exporter;
+use super::table::Table;
+use crate::analysis::summary::{METRICS, figures};
+use crate::runner::RunResult;
+
+/// The CSV exporter.
+pub struct Csv;
+
+impl Exporter for Csv {
+    fn run(&self, r: &RunResult) -> crate::Result<String> {
+        Ok(jobs_table(r).csv())
+    }
+
+    fn table(&self, t: &Table) -> Option<String> {
+        Some(t.csv())
+    }
+}
+
+/// One row per reported job: what it was, and every key figure measured,
+/// each with all its digits.
+pub fn jobs_table(r: &RunResult) -> Table {
+    let entries = r.entries();
+    let rows: Vec<_> = entries.iter().map(|e| figures(&e.total, None)).collect();
+    let metrics: Vec<_> = METRICS
+        .iter()
+        .filter(|m| rows.iter().any(|f| f.contains_key(m.key)))
+        .collect();
+    let mut headers: Vec<String> = ["job", "clones", "rw", "bs", "ioengine", "iodepth"]
+        .map(String::from)
+        .to_vec();
+    headers.extend(metrics.iter().map(|m| m.key.to_string()));
+    let mut t = Table::new(headers);
+    for (e, f) in entries.iter().zip(&rows) {
+        let job = &r.jobs[e.job];
+        let bs = if job.bs_min == job.bs_max {
+            job.bs_min.to_string()
+        } else {
+            format!("{}-{}", job.bs_min, job.bs_max)
+        };
+        let mut row = vec![
+            job.name.clone(),
+            e.clones.len().to_string(),
+            job.rw_name().to_string(),
+            bs,
+            job.engine.clone(),
+            job.iodepth.to_string(),
+        ];
+        row.extend(
+            metrics
+                .iter()
+                .map(|m| f.get(m.key).map(|v| v.to_string()).unwrap_or_default()),
+        );
+        t.push(row);
+    }
+    t
+}
