@@ -73,6 +73,7 @@ fn normal_output_shows_the_counters() {
 
 #[test]
 fn arcstats_fixture_parses_and_deltas() {
+    use iolab::counters::{Counter, Snapshot};
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/arcstats");
     let a = arcstats::read(std::path::Path::new(path)).unwrap();
     assert_eq!(a["hits"], 1_048_576);
@@ -81,14 +82,39 @@ fn arcstats_fixture_parses_and_deltas() {
     let mut b = a.clone();
     *b.get_mut("hits").unwrap() += 900;
     *b.get_mut("misses").unwrap() += 100;
-    let d = arcstats::delta(&a, &b);
-    assert_eq!((d.hits, d.misses), (900, 100));
-    assert!((d.hit_ratio - 90.0).abs() < 1e-9);
-    assert_eq!(d.source, "/proc/spl/kstat/zfs/arcstats");
-    assert_eq!(
-        d.counters["size"], 4_000_000_000,
-        "sizes are levels, not deltas"
-    );
+    // Through the registry's delta, as a run takes it.
+    let at = |ns, v| Snapshot {
+        at_ns: ns,
+        sources: vec![("zfs_arc", v)],
+        ..Snapshot::default()
+    };
+    let d = at(0, a).delta(&at(1_000, b));
+    let arc = &d.sources["zfs_arc"];
+    assert_eq!((arc["hits"], arc["misses"]), (900, 100));
+    assert_eq!(arc["size"], 4_000_000_000, "sizes are levels, not deltas");
+    let ratio = arcstats::Arc.derived(arc);
+    assert_eq!(ratio.len(), 1);
+    assert!((ratio[0].1 - 90.0).abs() < 1e-9, "{ratio:?}");
+    assert_eq!(arcstats::Arc.source(), "/proc/spl/kstat/zfs/arcstats");
     assert!(arcstats::parse("x\nname type value\n").is_err());
     assert!(arcstats::parse("").is_err());
+}
+
+/// Results stored before the counter registry (one field per source) read
+/// back with every source in place.
+#[test]
+fn counters_stored_the_old_way_read_back() {
+    let old = r#"{"elapsed_ns": 5, "disks": [], "proc_io": {"rchar": 7, "read_bytes": 4096},
+        "rusage": {"user_us": 1}, "vmstat": {"pgpgin": 3},
+        "arc": {"source": "/proc/spl/kstat/zfs/arcstats", "hits": 9, "misses": 1, "hit_ratio": 90.0,
+                "counters": {"size": 100}}}"#;
+    let d: iolab::counters::CounterDelta = serde_json::from_str(old).unwrap();
+    assert_eq!(d.physical_read_bytes(), 4096);
+    assert_eq!(d.logical_read_bytes(), 7);
+    assert_eq!(d.get("vmstat", "pgpgin"), 3);
+    assert_eq!(d.get("rusage", "user_us"), 1);
+    assert_eq!(
+        (d.get("zfs_arc", "hits"), d.get("zfs_arc", "size")),
+        (9, 100)
+    );
 }

@@ -1,7 +1,7 @@
 //! The ZFS ARC (`/proc/spl/kstat/zfs/arcstats`): hits, misses and the hit
 //! ratio over an interval, for runs on ZFS (seeds 001 and 003).
 
-use serde::{Deserialize, Serialize};
+use super::{Counter, Values};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -75,73 +75,45 @@ pub enum KstatError {
     NoHits,
 }
 
-fn arcstats_source() -> &'static str {
-    ARCSTATS
-}
+/// The ZFS ARC as a counter source: hits, misses and the other [`KEYS`];
+/// `size` and `c` are levels. Derived: the hit ratio.
+pub struct Arc;
 
-/// ARC activity over an interval.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct ArcDelta {
-    /// Always the arcstats path.
-    #[serde(skip_deserializing, default = "arcstats_source")]
-    pub source: &'static str,
-    /// Hits.
-    pub hits: u64,
-    /// Misses.
-    pub misses: u64,
-    /// hits / (hits + misses), in percent.
-    pub hit_ratio: f64,
-    /// Deltas of the other counters (sizes: the later value).
-    pub counters: BTreeMap<String, u64>,
-}
-
-/// The change from `a` to `b`.
-pub fn delta(a: &BTreeMap<String, u64>, b: &BTreeMap<String, u64>) -> ArcDelta {
-    let d = |k: &str| {
-        b.get(k)
-            .unwrap_or(&0)
-            .saturating_sub(*a.get(k).unwrap_or(&0))
-    };
-    let counters = b
-        .iter()
-        .map(|(k, v)| {
-            let v = if k == "size" || k == "c" { *v } else { d(k) };
-            (k.clone(), v)
-        })
-        .collect();
-    let mut out = ArcDelta {
-        source: ARCSTATS,
-        hits: d("hits"),
-        misses: d("misses"),
-        hit_ratio: 0.0,
-        counters,
-    };
-    out.ratio();
-    out
-}
-
-impl ArcDelta {
-    fn ratio(&mut self) {
-        let t = self.hits + self.misses;
-        self.hit_ratio = if t == 0 {
-            0.0
-        } else {
-            100.0 * self.hits as f64 / t as f64
-        };
+impl Counter for Arc {
+    fn source(&self) -> &'static str {
+        ARCSTATS
     }
 
-    /// Adds a later interval.
-    pub fn add(&mut self, o: &ArcDelta) {
-        self.hits += o.hits;
-        self.misses += o.misses;
-        for (k, v) in &o.counters {
-            let e = self.counters.entry(k.clone()).or_insert(0);
-            if k == "size" || k == "c" {
-                *e = *v;
-            } else {
-                *e += v;
-            }
-        }
-        self.ratio();
+    fn read(&self) -> Option<Values> {
+        read(Path::new(ARCSTATS)).ok()
+    }
+
+    fn levels(&self) -> &'static [&'static str] {
+        &["size", "c"]
+    }
+
+    fn derived(&self, d: &Values) -> Vec<(&'static str, f64)> {
+        vec![("hit_ratio", hit_ratio(d))]
+    }
+
+    fn line(&self, d: &Values) -> String {
+        let g = |k: &str| d.get(k).copied().unwrap_or(0);
+        format!(
+            "hits={}, misses={}, hit ratio {:.1}%",
+            g("hits"),
+            g("misses"),
+            hit_ratio(d)
+        )
+    }
+}
+
+/// hits / (hits + misses) in percent (0 with neither).
+pub fn hit_ratio(d: &Values) -> f64 {
+    let g = |k: &str| d.get(k).copied().unwrap_or(0);
+    let t = g("hits") + g("misses");
+    if t == 0 {
+        0.0
+    } else {
+        100.0 * g("hits") as f64 / t as f64
     }
 }

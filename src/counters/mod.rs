@@ -1,8 +1,9 @@
-//! What the kernel counted while a run went on, each figure with its source:
-//! the block devices behind the files (`/proc/diskstats`, shown as iostat's
-//! columns and fio's `disk_util`), the process's logical vs physical I/O
-//! (`/proc/self/io`), `getrusage`, `/proc/vmstat`, and the ZFS ARC when
-//! present. Reading never prints; a source that is missing is simply absent.
+//! What the kernel counted while a run went on, each figure with its
+//! source: the block devices behind the files ([`diskstats`], shown as
+//! iostat's columns and fio's `disk_util`) and the counter sources of
+//! [`COUNTERS`] (the process's I/O, getrusage, /proc/vmstat, the ZFS ARC).
+//! Reading never prints; a source this machine lacks is simply absent. A
+//! new source is one file here and one line in [`COUNTERS`].
 
 pub mod arcstats;
 pub mod blockdev;
@@ -12,9 +13,89 @@ pub mod procfs;
 pub use blockdev::Disk;
 pub use diskstats::{DiskDelta, DiskStat};
 
+use crate::registry::{self, Entry, entry};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+/// Counter values by name.
+pub type Values = BTreeMap<String, u64>;
+
+/// A source of counters, read before and after each repetition.
+pub trait Counter: Sync {
+    /// Where the figures come from, shown beside them (`/proc/self/io`).
+    fn source(&self) -> &'static str;
+
+    /// Every counter now; `None` when this machine has no such source.
+    fn read(&self) -> Option<Values>;
+
+    /// Keys that are levels (a cache size): over an interval the later
+    /// value is kept, not the difference.
+    fn levels(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Figures worked out of the counters of an interval (a hit ratio).
+    fn derived(&self, _d: &Values) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    /// One line for the text report.
+    fn line(&self, d: &Values) -> String {
+        let kv: Vec<String> = d.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        kv.join(", ")
+    }
+}
+
+/// Every counter source, in the order reports show them.
+pub static COUNTERS: &[Entry<dyn Counter>] = &[
+    entry(
+        "process_io",
+        &[],
+        "",
+        "bytes this process asked for (rchar) vs read from storage (read_bytes)",
+        &procfs::ProcessIo,
+    ),
+    entry(
+        "rusage",
+        &[],
+        "",
+        "getrusage of the process: CPU, faults, context switches, blocks",
+        &procfs::Rusage,
+    ),
+    entry(
+        "vmstat",
+        &[],
+        "",
+        "page-ins, major faults, refaults and reclaim of /proc/vmstat",
+        &procfs::Vmstat,
+    ),
+    entry(
+        "zfs_arc",
+        &[],
+        "ZFS loaded (/proc/spl/kstat/zfs/arcstats)",
+        "ZFS ARC hits, misses and hit ratio",
+        &arcstats::Arc,
+    ),
+];
+
+/// What every run measures beside the sources above (for `iolab list`).
+pub static BUILT_IN: &[Entry<str>] = &[
+    entry(
+        "diskstats",
+        &[],
+        "a block device under the files",
+        "the disks under the files (/proc/diskstats): iostat's columns, fio's disk_util",
+        "",
+    ),
+    entry(
+        "cachestat",
+        &[],
+        "Linux 6.5+ (else mincore: resident pages only)",
+        "page-cache state of the job's files before and after each repetition",
+        "",
+    ),
+];
 
 /// All counters at one moment.
 #[derive(Debug, Clone, Default)]
@@ -23,14 +104,8 @@ pub struct Snapshot {
     pub at_ns: u64,
     /// Disks behind the files and their counters.
     pub disks: Vec<(Disk, Option<DiskStat>)>,
-    /// `/proc/self/io`.
-    pub proc_io: BTreeMap<String, u64>,
-    /// `getrusage(RUSAGE_SELF)`.
-    pub rusage: BTreeMap<String, u64>,
-    /// Selected `/proc/vmstat` counters.
-    pub vmstat: BTreeMap<String, u64>,
-    /// ZFS ARC counters, when `/proc/spl/kstat/zfs/arcstats` exists.
-    pub arc: Option<BTreeMap<String, u64>>,
+    /// Each source this machine has, by its registry name.
+    pub sources: Vec<(&'static str, Values)>,
 }
 
 impl Snapshot {
@@ -43,10 +118,10 @@ impl Snapshot {
                 .iter()
                 .map(|d| (d.clone(), stats.get(&d.name).copied()))
                 .collect(),
-            proc_io: procfs::proc_self_io().unwrap_or_default(),
-            rusage: procfs::rusage_self(),
-            vmstat: procfs::vmstat().unwrap_or_default(),
-            arc: arcstats::read(std::path::Path::new(arcstats::ARCSTATS)).ok(),
+            sources: COUNTERS
+                .iter()
+                .filter_map(|e| Some((e.name, e.item.read()?)))
+                .collect(),
         }
     }
 
@@ -61,48 +136,49 @@ impl Snapshot {
                 Some(DiskDelta::new(d.clone(), &(*a)?, &(*b)?, elapsed_ns))
             })
             .collect();
+        let sources = self
+            .sources
+            .iter()
+            .filter_map(|(name, a)| {
+                let (_, b) = later.sources.iter().find(|(n, _)| n == name)?;
+                let levels = levels(name);
+                let d = b
+                    .iter()
+                    .filter_map(|(k, v)| {
+                        let v = if levels.contains(&k.as_str()) {
+                            *v
+                        } else {
+                            v.saturating_sub(*a.get(k)?)
+                        };
+                        Some((k.clone(), v))
+                    })
+                    .collect();
+                Some((name.to_string(), d))
+            })
+            .collect();
         CounterDelta {
             elapsed_ns,
             disks,
-            proc_io: sub_maps(&self.proc_io, &later.proc_io),
-            rusage: sub_maps(&self.rusage, &later.rusage),
-            vmstat: sub_maps(&self.vmstat, &later.vmstat),
-            arc: match (&self.arc, &later.arc) {
-                (Some(a), Some(b)) => Some(arcstats::delta(a, b)),
-                _ => None,
-            },
+            sources,
         }
     }
 }
 
-fn sub_maps(a: &BTreeMap<String, u64>, b: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
-    b.iter()
-        .filter_map(|(k, v)| Some((k.clone(), v.saturating_sub(*a.get(k)?))))
-        .collect()
-}
-
-fn add_maps(a: &mut BTreeMap<String, u64>, b: &BTreeMap<String, u64>) {
-    for (k, v) in b {
-        *a.entry(k.clone()).or_insert(0) += v;
-    }
+/// The level keys of source `name`.
+fn levels(name: &str) -> &'static [&'static str] {
+    registry::find(COUNTERS, name).map_or(&[], |e| e.item.levels())
 }
 
 /// Counter changes over an interval (one repetition, or several added up).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(from = "compat::Wire")]
 pub struct CounterDelta {
     /// Length of the interval in ns.
     pub elapsed_ns: u64,
     /// Per disk: diskstats deltas and iostat's columns.
     pub disks: Vec<DiskDelta>,
-    /// `/proc/self/io` deltas (rchar: bytes asked for; read_bytes: bytes
-    /// read from storage).
-    pub proc_io: BTreeMap<String, u64>,
-    /// `getrusage(RUSAGE_SELF)` deltas.
-    pub rusage: BTreeMap<String, u64>,
-    /// `/proc/vmstat` deltas.
-    pub vmstat: BTreeMap<String, u64>,
-    /// ZFS ARC deltas and hit ratio.
-    pub arc: Option<arcstats::ArcDelta>,
+    /// Each source's counters over the interval, by registry name.
+    pub sources: BTreeMap<String, Values>,
 }
 
 impl CounterDelta {
@@ -118,24 +194,37 @@ impl CounterDelta {
         for d in &mut self.disks {
             d.elapsed_ns = self.elapsed_ns;
         }
-        add_maps(&mut self.proc_io, &o.proc_io);
-        add_maps(&mut self.rusage, &o.rusage);
-        add_maps(&mut self.vmstat, &o.vmstat);
-        match (&mut self.arc, &o.arc) {
-            (Some(a), Some(b)) => a.add(b),
-            (None, Some(b)) => self.arc = Some(b.clone()),
-            _ => {}
+        for (name, vals) in &o.sources {
+            let levels = levels(name);
+            let mine = self.sources.entry(name.clone()).or_default();
+            for (k, v) in vals {
+                let e = mine.entry(k.clone()).or_insert(0);
+                *e = if levels.contains(&k.as_str()) {
+                    *v
+                } else {
+                    *e + v
+                };
+            }
         }
+    }
+
+    /// Counter `key` of source `source` (0 when absent).
+    pub fn get(&self, source: &str, key: &str) -> u64 {
+        self.sources
+            .get(source)
+            .and_then(|s| s.get(key))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Physical bytes read by this process (`/proc/self/io` read_bytes).
     pub fn physical_read_bytes(&self) -> u64 {
-        self.proc_io.get("read_bytes").copied().unwrap_or(0)
+        self.get("process_io", "read_bytes")
     }
 
     /// Logical bytes read (`/proc/self/io` rchar).
     pub fn logical_read_bytes(&self) -> u64 {
-        self.proc_io.get("rchar").copied().unwrap_or(0)
+        self.get("process_io", "rchar")
     }
 }
 
@@ -150,4 +239,65 @@ pub fn disks_of(files: &[PathBuf]) -> Vec<Disk> {
         }
     }
     out
+}
+
+/// Results stored before the counter registry kept each source in its own
+/// field (`proc_io`, `rusage`, `vmstat`, `arc`): they read back as sources.
+mod compat {
+    use super::{CounterDelta, DiskDelta, Values};
+    use serde::Deserialize;
+    use std::collections::BTreeMap;
+
+    /// The ZFS ARC as it was stored.
+    #[derive(Deserialize)]
+    pub struct OldArc {
+        hits: u64,
+        misses: u64,
+        #[serde(default)]
+        counters: Values,
+    }
+
+    /// Either form.
+    #[derive(Deserialize)]
+    pub struct Wire {
+        #[serde(default)]
+        elapsed_ns: u64,
+        #[serde(default)]
+        disks: Vec<DiskDelta>,
+        #[serde(default)]
+        sources: BTreeMap<String, Values>,
+        #[serde(default)]
+        proc_io: Values,
+        #[serde(default)]
+        rusage: Values,
+        #[serde(default)]
+        vmstat: Values,
+        #[serde(default)]
+        arc: Option<OldArc>,
+    }
+
+    impl From<Wire> for CounterDelta {
+        fn from(w: Wire) -> CounterDelta {
+            let mut sources = w.sources;
+            for (name, v) in [
+                ("process_io", w.proc_io),
+                ("rusage", w.rusage),
+                ("vmstat", w.vmstat),
+            ] {
+                if !v.is_empty() {
+                    sources.insert(name.into(), v);
+                }
+            }
+            if let Some(mut a) = w.arc {
+                a.counters.insert("hits".into(), a.hits);
+                a.counters.insert("misses".into(), a.misses);
+                sources.insert("zfs_arc".into(), a.counters);
+            }
+            CounterDelta {
+                elapsed_ns: w.elapsed_ns,
+                disks: w.disks,
+                sources,
+            }
+        }
+    }
 }

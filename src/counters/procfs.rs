@@ -1,7 +1,8 @@
-//! Process and system counters: `/proc/self/io`, `getrusage(RUSAGE_SELF)`
-//! and the I/O and reclaim lines of `/proc/vmstat`.
+//! Process and system counter sources: `/proc/self/io`,
+//! `getrusage(RUSAGE_SELF)` and the I/O and reclaim lines of `/proc/vmstat`.
 
-use std::collections::BTreeMap;
+use super::{Counter, Values};
+use crate::render::format::bytes_iec;
 
 /// `/proc/vmstat` counters worth seeing beside an I/O experiment.
 pub const VMSTAT_KEYS: &[&str] = &[
@@ -25,7 +26,7 @@ pub const VMSTAT_KEYS: &[&str] = &[
 ];
 
 /// Parses `key value` or `key: value` lines.
-pub fn parse_pairs(text: &str) -> BTreeMap<String, u64> {
+pub fn parse_pairs(text: &str) -> Values {
     text.lines()
         .filter_map(|l| {
             let mut it = l
@@ -38,22 +39,72 @@ pub fn parse_pairs(text: &str) -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// `/proc/self/io`: rchar, wchar, syscr, syscw, read_bytes, write_bytes,
-/// cancelled_write_bytes (the whole process, all threads).
-pub fn proc_self_io() -> std::io::Result<BTreeMap<String, u64>> {
-    Ok(parse_pairs(&std::fs::read_to_string("/proc/self/io")?))
+fn get(d: &Values, k: &str) -> u64 {
+    d.get(k).copied().unwrap_or(0)
 }
 
-/// The [`VMSTAT_KEYS`] present in `/proc/vmstat`.
-pub fn vmstat() -> std::io::Result<BTreeMap<String, u64>> {
-    let all = parse_pairs(&std::fs::read_to_string("/proc/vmstat")?);
-    Ok(all
-        .into_iter()
-        .filter(|(k, _)| VMSTAT_KEYS.contains(&k.as_str()))
-        .collect())
+/// `/proc/self/io`: rchar, wchar, syscr, syscw, read_bytes, write_bytes,
+/// cancelled_write_bytes (the whole process, all threads).
+pub struct ProcessIo;
+
+impl Counter for ProcessIo {
+    fn source(&self) -> &'static str {
+        "/proc/self/io"
+    }
+
+    fn read(&self) -> Option<Values> {
+        Some(parse_pairs(&std::fs::read_to_string("/proc/self/io").ok()?))
+    }
+
+    fn line(&self, d: &Values) -> String {
+        let b = |k| bytes_iec(get(d, k) as f64);
+        format!(
+            "logical read {} (rchar), physical read {} (read_bytes), logical write {}, physical write {}",
+            b("rchar"),
+            b("read_bytes"),
+            b("wchar"),
+            b("write_bytes")
+        )
+    }
 }
 
 /// `getrusage(RUSAGE_SELF)`: CPU µs, faults, context switches, blocks.
-pub fn rusage_self() -> BTreeMap<String, u64> {
-    crate::sys::rusage::process_counters()
+pub struct Rusage;
+
+impl Counter for Rusage {
+    fn source(&self) -> &'static str {
+        "getrusage(RUSAGE_SELF)"
+    }
+
+    fn read(&self) -> Option<Values> {
+        Some(crate::sys::rusage::process_counters())
+    }
+}
+
+/// The [`VMSTAT_KEYS`] present in `/proc/vmstat`.
+pub struct Vmstat;
+
+impl Counter for Vmstat {
+    fn source(&self) -> &'static str {
+        "/proc/vmstat"
+    }
+
+    fn read(&self) -> Option<Values> {
+        let all = parse_pairs(&std::fs::read_to_string("/proc/vmstat").ok()?);
+        Some(
+            all.into_iter()
+                .filter(|(k, _)| VMSTAT_KEYS.contains(&k.as_str()))
+                .collect(),
+        )
+    }
+
+    fn line(&self, d: &Values) -> String {
+        format!(
+            "pgpgin={} KiB, pgmajfault={}, workingset_refault_file={}, pgsteal={}",
+            get(d, "pgpgin"),
+            get(d, "pgmajfault"),
+            get(d, "workingset_refault_file"),
+            get(d, "pgsteal_kswapd") + get(d, "pgsteal_direct"),
+        )
+    }
 }

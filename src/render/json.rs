@@ -3,7 +3,7 @@
 //! for what fio lacks. `json+` adds the histogram `bins` like fio's json+.
 
 use super::Exporter;
-use crate::counters::{CounterDelta, DiskDelta};
+use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
@@ -365,28 +365,26 @@ pub fn counters_obj(c: &CounterDelta, cache: Option<Value>) -> Value {
             v
         })
         .collect();
-    let with_source = |src: &str, m: &std::collections::BTreeMap<String, u64>| {
-        let mut o = Map::new();
-        o.insert("source".into(), json!(src));
-        o.extend(m.iter().map(|(k, v)| (k.clone(), json!(v))));
-        Value::Object(o)
-    };
     let mut o = Map::new();
     o.insert("elapsed_ns".into(), json!(c.elapsed_ns));
     o.insert("disks".into(), json!(disks));
-    o.insert(
-        "process_io".into(),
-        with_source("/proc/self/io", &c.proc_io),
-    );
-    o.insert(
-        "rusage".into(),
-        with_source("getrusage(RUSAGE_SELF)", &c.rusage),
-    );
-    o.insert("vmstat".into(), with_source("/proc/vmstat", &c.vmstat));
+    for e in COUNTERS {
+        if let Some(d) = c.sources.get(e.name) {
+            let mut s = Map::new();
+            s.insert("source".into(), json!(e.item.source()));
+            s.extend(d.iter().map(|(k, v)| (k.clone(), json!(v))));
+            s.extend(
+                e.item
+                    .derived(d)
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), json!(v))),
+            );
+            o.insert(e.name.into(), Value::Object(s));
+        }
+    }
     if let Some(cache) = cache {
         o.insert("cachestat".into(), cache);
     }
-    o.insert("zfs_arc".into(), json!(c.arc));
     Value::Object(o)
 }
 

@@ -4,7 +4,7 @@
 use super::Exporter;
 use super::format::{bytes_iec, bytes_si, si};
 use super::log2;
-use crate::counters::{CounterDelta, DiskDelta};
+use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
@@ -162,33 +162,16 @@ fn counters(out: &mut String, c: &CounterDelta) {
             d.read_ios, d.write_ios
         );
     }
-    let g = |m: &std::collections::BTreeMap<String, u64>, k: &str| m.get(k).copied().unwrap_or(0);
-    if !c.proc_io.is_empty() {
-        let _ = writeln!(
-            out,
-            "  process I/O [/proc/self/io]: logical read {} (rchar), physical read {} (read_bytes), logical write {}, physical write {}",
-            bytes_iec(g(&c.proc_io, "rchar") as f64),
-            bytes_iec(g(&c.proc_io, "read_bytes") as f64),
-            bytes_iec(g(&c.proc_io, "wchar") as f64),
-            bytes_iec(g(&c.proc_io, "write_bytes") as f64),
-        );
-    }
-    if !c.vmstat.is_empty() {
-        let _ = writeln!(
-            out,
-            "  vm [/proc/vmstat]: pgpgin={} KiB, pgmajfault={}, workingset_refault_file={}, pgsteal={}",
-            g(&c.vmstat, "pgpgin"),
-            g(&c.vmstat, "pgmajfault"),
-            g(&c.vmstat, "workingset_refault_file"),
-            g(&c.vmstat, "pgsteal_kswapd") + g(&c.vmstat, "pgsteal_direct"),
-        );
-    }
-    if let Some(a) = &c.arc {
-        let _ = writeln!(
-            out,
-            "  ZFS ARC [{}]: hits={}, misses={}, hit ratio {:.1}%",
-            a.source, a.hits, a.misses, a.hit_ratio
-        );
+    for e in COUNTERS {
+        if let Some(d) = c.sources.get(e.name) {
+            let _ = writeln!(
+                out,
+                "  {} [{}]: {}",
+                e.name,
+                e.item.source(),
+                e.item.line(d)
+            );
+        }
     }
 }
 
