@@ -1,17 +1,16 @@
-//! io_uring, libaio and mmap pass the same correctness checks as psync:
-//! every planned I/O done once with the right bytes, writes really land in
-//! the file, prefetch advice covers the same reads; and their settings are
-//! checked with clear errors.
+//! Every engine of the registry passes the same correctness checks as
+//! psync: every planned I/O done once with the right bytes, writes really
+//! land in the file, prefetch advice covers the same reads; each does the
+//! same I/O as fio's engine of that name; and their settings are checked
+//! with clear errors. A new engine is tested here without a new line.
 
 mod common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// (engine, extra options) under test; psync is the reference.
-const ENGINES: &[(&str, &[&str])] = &[
-    ("psync", &[]),
-    ("io_uring", &["--iodepth=8"]),
+/// Engine settings worth testing beyond each engine's plain run.
+const VARIANTS: &[(&str, &[&str])] = &[
     ("io_uring", &["--iodepth=16", "--direct=1"]),
     (
         "io_uring",
@@ -24,9 +23,30 @@ const ENGINES: &[(&str, &[&str])] = &[
     ),
     ("io_uring", &["--iodepth=4", "--sqthread_poll=1"]),
     ("libaio", &["--iodepth=8", "--direct=1"]),
-    ("libaio", &["--iodepth=8"]),
-    ("mmap", &[]),
 ];
+
+/// (engine, extra options) under test: every engine of the registry that
+/// does I/O (queued ones at iodepth 8), then [`VARIANTS`]; psync first, the
+/// reference.
+fn engines() -> Vec<(&'static str, &'static [&'static str])> {
+    let mut v: Vec<(&str, &[&str])> = iolab::engine::ENGINES
+        .iter()
+        .filter(|e| e.name != "null")
+        .map(|e| {
+            (
+                e.name,
+                if e.item.queued {
+                    &["--iodepth=8"][..]
+                } else {
+                    &[][..]
+                },
+            )
+        })
+        .collect();
+    v.sort_by_key(|(name, _)| *name != "psync");
+    v.extend_from_slice(VARIANTS);
+    v
+}
 
 /// Runs one job on `f` with `engine`, its `extra` settings and `opts`
 /// (options split at whitespace); returns the JSON result.
@@ -44,7 +64,7 @@ fn run_engine(f: &Path, engine: &str, extra: &[&str], opts: &str) -> Value {
 #[test]
 fn every_engine_reads_every_block_once() {
     let (_dir, f) = scratch_file();
-    for (engine, extra) in ENGINES {
+    for (engine, extra) in engines() {
         for rw in ["randread", "read"] {
             let v = run_engine(&f, engine, extra, &format!("--size=4M --rw={rw} --bs=4k"));
             let j = &v["jobs"][0];
@@ -52,10 +72,10 @@ fn every_engine_reads_every_block_once() {
             assert_no_errors(j, &what);
             assert_eq!(j["read"]["total_ios"], 1024, "{what}");
             assert_eq!(j["read"]["io_bytes"], 4 << 20, "{what}");
-            assert_eq!(j["iolab"]["engine"], *engine);
+            assert_eq!(j["iolab"]["engine"], engine);
             let lat = &j["read"]["lat_ns"];
             assert_eq!(lat["N"], 1024);
-            if *engine == "io_uring" || *engine == "libaio" {
+            if iolab::engine::find(engine).is_some_and(|e| e.item.queued) {
                 // Async engines split latency: lat = slat + clat for each I/O,
                 // so the means add up.
                 let (sl, cl, l) = (
@@ -76,7 +96,7 @@ fn every_engine_reads_every_block_once() {
 #[test]
 fn every_engine_writes_land_in_the_file() {
     let d = scratch();
-    for (i, (engine, extra)) in ENGINES.iter().enumerate() {
+    for (i, (engine, extra)) in engines().into_iter().enumerate() {
         let f = d.path().join(format!("w{i}"));
         // Lay out with random non-zero bytes, then overwrite every block once:
         // iolab's write buffers are zero, so the file must end all zeros.
@@ -114,8 +134,31 @@ fn every_engine_prefetches_the_same_reads() {
     };
     let reference = advice("psync", &[]);
     assert_eq!(reference.len(), 256);
-    for (engine, extra) in ENGINES.iter().skip(1) {
+    for (engine, extra) in engines().into_iter().skip(1) {
         assert_eq!(advice(engine, extra), reference, "{engine} {extra:?}");
+    }
+}
+
+/// The same job under fio and iolab, for every engine both have: the same
+/// reads, bytes and engine name.
+#[test]
+fn every_engine_does_the_io_fio_does() {
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
+    lay_out(&f, "4M");
+    for (engine, extra) in engines() {
+        let opts = format!(
+            "--ioengine={engine} {} --size=4M --rw=randread --bs=4k --invalidate=0",
+            extra.join(" ")
+        );
+        let args = job("d", &f, &opts);
+        let (ours, fio) = (run_json(&args), fio_json(&args));
+        let (o, t) = (&ours["jobs"][0], &fio["jobs"][0]);
+        assert_eq!(t["error"], 0, "fio {opts}");
+        for k in ["total_ios", "io_bytes"] {
+            assert_eq!(o["read"][k], t["read"][k], "{opts}: read.{k}");
+        }
+        assert_eq!(o["job options"]["ioengine"], t["job options"]["ioengine"]);
     }
 }
 

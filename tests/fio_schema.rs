@@ -10,15 +10,6 @@ fn keys(v: &Value) -> BTreeSet<String> {
     v.as_object().unwrap().keys().cloned().collect()
 }
 
-/// Runs `fio ARGS --output-format=json`, asserts success, parses stdout.
-fn fio_json(args: &[String]) -> Value {
-    stdout_json(
-        std::process::Command::new("fio")
-            .args(args)
-            .arg("--output-format=json"),
-    )
-}
-
 fn assert_superset(ours: &Value, fio: &Value, what: &str) {
     let missing: Vec<_> = keys(fio).difference(&keys(ours)).cloned().collect();
     assert!(
@@ -109,5 +100,60 @@ fn sizes_agree_with_fio() {
             "size={size} bs={bs}"
         );
         let _ = std::fs::remove_file(&f);
+    }
+}
+
+/// fio's depth figures, which iolab reported as constants before: where
+/// fio's distribution is certain (one-at-a-time engines, full batches) the
+/// two match exactly. With one-I/O submits both submit one I/O per call;
+/// their reaps differ for real and the figures show it: iolab refills every
+/// free slot before it reaps (so most reaps return 5-8 completions at
+/// iodepth 8), fio reaps after each submit (mostly 1-4).
+#[test]
+fn depth_figures_match_fio() {
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
+    lay_out(&f, "4M");
+    let base = "--size=4M --rw=randread --bs=4k --invalidate=0";
+    let exact = [
+        format!("{base} --ioengine=psync"),
+        format!("{base} --ioengine=psync --iodepth=4"),
+        format!(
+            "{base} --ioengine=io_uring --iodepth=8 --direct=1 --iodepth_batch_submit=8 --iodepth_batch_complete_min=8"
+        ),
+    ];
+    for opts in &exact {
+        let args = job("d", &f, opts);
+        let (ours, fio) = (run_json(&args), fio_json(&args));
+        let (o, t) = (&ours["jobs"][0], &fio["jobs"][0]);
+        for k in ["iodepth_submit", "iodepth_complete", "latency_depth"] {
+            assert_eq!(o[k], t[k], "{opts}: {k}");
+        }
+    }
+    let args = job(
+        "d",
+        &f,
+        &format!("{base} --ioengine=io_uring --iodepth=8 --direct=1"),
+    );
+    let (ours, fio) = (run_json(&args), fio_json(&args));
+    let (o, t) = (&ours["jobs"][0], &fio["jobs"][0]);
+    assert_eq!(
+        o["iodepth_submit"], t["iodepth_submit"],
+        "one I/O per submit"
+    );
+    assert_eq!(o["latency_depth"], 8);
+    // Reaping at least 4 of 8 in flight: every reap returns 4 to 8
+    // completions, in fio's "4" and "8" buckets, for both tools.
+    let args = job(
+        "d",
+        &f,
+        &format!(
+            "{base} --ioengine=io_uring --iodepth=8 --direct=1 --iodepth_batch_complete_min=4"
+        ),
+    );
+    for (who, v) in [("iolab", run_json(&args)), ("fio", fio_json(&args))] {
+        let c = &v["jobs"][0]["iodepth_complete"];
+        let four_to_eight = c["4"].as_f64().unwrap() + c["8"].as_f64().unwrap();
+        assert!((four_to_eight - 100.0).abs() < 1e-6, "{who}: {c}");
     }
 }

@@ -232,6 +232,18 @@ pub fn counters(v: &Value) -> &Value {
 
 // Other tools: skipping without them, strace, fincore, Chromium.
 
+/// Runs `fio ARGS --output-format=json`, asserts success, parses the JSON
+/// (fio may print notes before it on stdout).
+pub fn fio_json(args: &[impl AsRef<OsStr>]) -> Value {
+    let out = succeed(
+        std::process::Command::new("fio")
+            .args(args)
+            .arg("--output-format=json"),
+    );
+    let start = out.iter().position(|&b| b == b'{').unwrap_or(0);
+    parse_json(&out[start..])
+}
+
 /// True when `tool` is on PATH; otherwise prints why the test is skipped.
 pub fn have(tool: &str, test: &str) -> bool {
     let ok = std::process::Command::new("sh")
