@@ -1,5 +1,7 @@
 //! How I/O is issued: one trait, one file per engine, one line per engine
-//! in [`registry`]. The runner stamps the times (queued, submitted,
+//! in the list below (its module, its variant, fio's name and aliases, what
+//! it needs, its help). Parsing `ioengine=`, the job checks, `iolab list
+//! engines` and the JSON labels all read that list. The runner stamps the times (queued, submitted,
 //! completed) around the trait's calls; an engine only performs the
 //! operations, like fio's `ioengine_ops`.
 //!
@@ -9,15 +11,19 @@
 //! the kernel in [`Engine::commit`] and hands completions back from
 //! [`Engine::reap`].
 
-mod libaio;
-mod mmap;
-mod null;
-mod psync;
 pub mod registry;
-mod sync;
-mod uring;
 
-pub use registry::{AnyEngine, ENGINES, EngineDef, FIO_ONLY, find};
+pub use registry::{EngineDef, FIO_ONLY, find};
+
+// The list: one line per engine (the macro is in `registry`).
+registry::engines! {
+    Psync => psync::PsyncEngine, "psync", [], "", "pread(2)/pwrite(2), one syscall per I/O";
+    Sync => sync::SyncEngine, "sync", [], "", "lseek(2) then read(2)/write(2), two syscalls per I/O";
+    IoUring => uring::UringEngine, "io_uring", [], "Linux 5.1+; sqthread_poll needs root before 5.11", "io_uring: iodepth I/Os in flight, batched submit and reap";
+    Libaio => libaio::LibaioEngine, "libaio", ["aio", "linuxaio"], "direct=1 for real queue depth", "Linux kernel AIO (io_submit/io_getevents), iodepth I/Os in flight";
+    Mmap => mmap::MmapEngine, "mmap", [], "", "copies from/to a shared mapping; the kernel reads on page faults";
+    Null => null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
+}
 
 use crate::plan::IoUnit;
 use serde::{Deserialize, Serialize};

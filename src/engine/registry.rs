@@ -1,21 +1,21 @@
-//! Every engine iolab has, one line each: the variant of [`AnyEngine`], the
-//! type, fio's name, fio's aliases, what it needs and one line of help.
-//! Parsing `ioengine=`, the job checks, `iolab list engines` and the JSON
-//! labels all read this list. A new engine is a new file in `engine/` and
-//! one line below.
+//! How the engine list of [`super`] becomes code: the `engines!` macro
+//! turns one line per engine into its module, its variant of `AnyEngine`
+//! and its entry in `ENGINES`; [`EngineDef`] is what an entry knows of its
+//! engine; lookups and the unknown-engine message.
 
-use super::{Driver, Engine, EngineConfig, EngineError};
-use crate::registry::{self, Entry, entry};
+use super::{ENGINES, EngineConfig, EngineError};
+use crate::registry::{self, Entry};
 
-/// Builds [`AnyEngine`] and [`ENGINES`] from one line per engine:
-/// `Variant => Type, "name", [aliases], "needs", "help";`.
+/// Builds the engine modules, `AnyEngine` and `ENGINES` from one line per
+/// engine: `Variant => module::Type, "name", [aliases], "needs", "help";`.
 macro_rules! engines {
-    ($($variant:ident => $ty:ty, $name:literal, [$($alias:literal),*], $needs:literal, $help:literal;)*) => {
+    ($($variant:ident => $module:ident :: $ty:ident, $name:literal, [$($alias:literal),*], $needs:literal, $help:literal;)*) => {
+        $(mod $module;)*
         /// An engine of any kind, made before the threads start (moved into
         /// its thread once, so its size does not matter).
         #[allow(clippy::large_enum_variant)]
         pub enum AnyEngine {
-            $(#[doc = $help] $variant($ty),)*
+            $(#[doc = $help] $variant($module::$ty),)*
         }
 
         impl AnyEngine {
@@ -27,31 +27,22 @@ macro_rules! engines {
             }
         }
 
-        $(impl Registered for $ty {
-            const DEF: EngineDef = EngineDef {
-                queued: <$ty as Engine>::QUEUED,
-                options: <$ty as Engine>::OPTIONS,
-                check: <$ty as Engine>::check,
-                warnings: <$ty as Engine>::warnings,
-                build: |c| Ok(AnyEngine::$variant(<$ty as Engine>::build(c)?)),
+        $(impl registry::Registered for $module::$ty {
+            const DEF: registry::EngineDef = registry::EngineDef {
+                queued: <$module::$ty as Engine>::QUEUED,
+                options: <$module::$ty as Engine>::OPTIONS,
+                check: <$module::$ty as Engine>::check,
+                warnings: <$module::$ty as Engine>::warnings,
+                build: |c| Ok(AnyEngine::$variant(<$module::$ty as Engine>::build(c)?)),
             };
         })*
 
         /// Every engine iolab has, in `iolab list engines` order.
-        pub static ENGINES: &[Entry<EngineDef>] = &[
-            $(entry($name, &[$($alias),*], $needs, $help, &<$ty as Registered>::DEF),)*
+        pub static ENGINES: &[crate::registry::Entry<registry::EngineDef>] = &[
+            $(crate::registry::entry($name, &[$($alias),*], $needs, $help,
+                &<$module::$ty as registry::Registered>::DEF),)*
         ];
     };
-}
-
-// The list: one line per engine.
-engines! {
-    Psync => super::psync::PsyncEngine, "psync", [], "", "pread(2)/pwrite(2), one syscall per I/O";
-    Sync => super::sync::SyncEngine, "sync", [], "", "lseek(2) then read(2)/write(2), two syscalls per I/O";
-    IoUring => super::uring::UringEngine, "io_uring", [], "Linux 5.1+; sqthread_poll needs root before 5.11", "io_uring: iodepth I/Os in flight, batched submit and reap";
-    Libaio => super::libaio::LibaioEngine, "libaio", ["aio", "linuxaio"], "direct=1 for real queue depth", "Linux kernel AIO (io_submit/io_getevents), iodepth I/Os in flight";
-    Mmap => super::mmap::MmapEngine, "mmap", [], "", "copies from/to a shared mapping; the kernel reads on page faults";
-    Null => super::null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
 }
 
 /// What the registry knows of an engine without making one.
@@ -66,7 +57,7 @@ pub struct EngineDef {
     /// Settings that run but do not do what they suggest.
     pub warnings: fn(&EngineConfig) -> Vec<String>,
     /// Makes one, for one clone.
-    pub build: fn(&EngineConfig) -> Result<AnyEngine, EngineError>,
+    pub build: fn(&EngineConfig) -> Result<super::AnyEngine, EngineError>,
 }
 
 /// fio's engine names (fio 3.x `engines/`), to tell "fio has it, iolab does
@@ -135,6 +126,9 @@ pub fn unknown(name: &str) -> String {
 }
 
 /// An engine type's registry definition (made by `engines!`).
-trait Registered {
+pub(super) trait Registered {
+    /// What the list knows of the engine.
     const DEF: EngineDef;
 }
+
+pub(super) use engines;
