@@ -13,7 +13,7 @@
 
 pub mod registry;
 
-pub use registry::{EngineDef, FIO_ONLY, find};
+pub use registry::{EngineDef, FIO_ENGINES, find};
 
 // The list: one line per engine (the macro is in `registry`).
 registry::engines! {

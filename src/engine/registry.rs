@@ -60,9 +60,9 @@ pub struct EngineDef {
     pub build: fn(&EngineConfig) -> Result<super::AnyEngine, EngineError>,
 }
 
-/// fio's engine names (fio 3.x `engines/`), to tell "fio has it, iolab does
-/// not yet" from a typo.
-pub const FIO_ONLY: &[&str] = &[
+/// Every engine fio 3.x has (its `engines/`), to tell "fio has it, iolab
+/// does not yet" from a typo; engines iolab has too are found first.
+pub const FIO_ENGINES: &[&str] = &[
     "cpuio",
     "dev-dax",
     "dfs",
@@ -118,7 +118,7 @@ pub fn find(name: &str) -> Option<&'static Entry<EngineDef>> {
 /// Why `name` is not an engine iolab has.
 pub fn unknown(name: &str) -> String {
     let known = registry::names(ENGINES).join(", ");
-    if FIO_ONLY.contains(&name) {
+    if FIO_ENGINES.contains(&name) {
         format!("fio's ioengine '{name}' is not supported by iolab yet; iolab has: {known}")
     } else {
         registry::unknown("ioengine", name, ENGINES)
