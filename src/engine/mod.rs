@@ -19,6 +19,7 @@ pub use registry::{EngineDef, FIO_ENGINES, find};
 registry::engines! {
     Psync => psync::PsyncEngine, "psync", [], "", "pread(2)/pwrite(2), one syscall per I/O";
     Sync => sync::SyncEngine, "sync", [], "", "lseek(2) then read(2)/write(2), two syscalls per I/O";
+    Pvsync2 => pvsync2::Pvsync2Engine, "pvsync2", [], "Linux 4.6+ (hipri: a device with poll queues)", "preadv2(2)/pwritev2(2) with hipri (RWF_HIPRI) and nowait (RWF_NOWAIT)";
     IoUring => uring::UringEngine, "io_uring", [], "Linux 5.1+; sqthread_poll needs root before 5.11", "io_uring: iodepth I/Os in flight, batched submit and reap";
     Libaio => libaio::LibaioEngine, "libaio", ["aio", "linuxaio"], "direct=1 for real queue depth", "Linux kernel AIO (io_submit/io_getevents), iodepth I/Os in flight";
     Mmap => mmap::MmapEngine, "mmap", [], "", "copies from/to a shared mapping; the kernel reads on page faults";
