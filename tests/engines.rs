@@ -162,30 +162,49 @@ fn every_engine_does_the_io_fio_does() {
     }
 }
 
-/// pvsync2's engine options act as fio's: with nowait a read that misses
-/// the page cache fails with EAGAIN (in fio as well) and one from the cache
-/// runs; the flags reach preadv2 as RWF_HIPRI and RWF_NOWAIT.
+/// `nowait` acts as fio's for every engine that takes it: a read that
+/// misses the page cache fails with EAGAIN (in fio as well), one from the
+/// cache runs; pvsync2's flags reach preadv2 as RWF_HIPRI and RWF_NOWAIT.
 #[test]
-fn pvsync2_flags_are_fios() {
+fn nowait_acts_as_fios() {
     let (_dir, f) = scratch_file();
     lay_out(&f, "4M");
-    let nowait = "--size=4M --rw=randread --ioengine=pvsync2 --nowait=1";
-    let cold = job("n", &f, &format!("{nowait} --cache=cold"));
-    let (code, err) = run_err(&cold);
-    assert_eq!(code, code::FAILED, "{err}");
-    assert!(err.contains("Resource temporarily unavailable"), "{err}");
-    let warm = run_json(&job("n", &f, &format!("{nowait} --cache=warm")));
-    assert_no_errors(&warm["jobs"][0], "nowait from the cache");
-    assert_eq!(warm["jobs"][0]["read"]["total_ios"], 1024);
-    if have("fio", "pvsync2_flags_are_fios (fio part)") {
-        let out = std::process::Command::new("fio")
-            .args(job("n", &f, &format!("{nowait} --invalidate=1")))
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
-        assert!(text.contains("err=11"), "fio fails the same way: {text}");
+    let takers: Vec<&str> = iolab::engine::ENGINES
+        .iter()
+        .filter(|e| e.item.options.contains(&"nowait"))
+        .map(|e| e.name)
+        .collect();
+    assert!(
+        takers.contains(&"pvsync2") && takers.contains(&"io_uring"),
+        "{takers:?}"
+    );
+    for engine in takers {
+        let nowait = format!("--size=4M --rw=randread --ioengine={engine} --nowait=1");
+        let (code, err) = run_err(&job("n", &f, &format!("{nowait} --cache=cold")));
+        assert_eq!(code, code::FAILED, "{engine}: {err}");
+        assert!(
+            err.contains("Resource temporarily unavailable"),
+            "{engine}: {err}"
+        );
+        let warm = run_json(&job("n", &f, &format!("{nowait} --cache=warm")));
+        assert_no_errors(
+            &warm["jobs"][0],
+            &format!("{engine}: nowait from the cache"),
+        );
+        assert_eq!(warm["jobs"][0]["read"]["total_ios"], 1024);
+        if have("fio", "nowait_acts_as_fios (fio part)") {
+            let out = std::process::Command::new("fio")
+                .args(job("n", &f, &format!("{nowait} --invalidate=1")))
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+            assert!(
+                text.contains("err=11"),
+                "fio {engine} fails the same way: {text}"
+            );
+        }
     }
-    if have("strace", "pvsync2_flags_are_fios (strace part)") {
+    if have("strace", "nowait_acts_as_fios (strace part)") {
         let opts = "--size=4M --number_ios=4 --rw=randread --ioengine=pvsync2 --hipri=1 --nowait=1 --cache=warm";
         let trace = strace_run("preadv2", &job("n", &f, opts));
         let calls: Vec<&str> = trace.lines().filter(|l| l.contains("preadv2(")).collect();
@@ -194,6 +213,22 @@ fn pvsync2_flags_are_fios() {
             calls.iter().all(|l| l.contains("RWF_HIPRI|RWF_NOWAIT")),
             "{trace}"
         );
+    }
+}
+
+/// fio's aliases name the same engine, reported under its own name.
+#[test]
+fn fio_aliases_name_the_same_engine() {
+    let (_dir, f) = scratch_file();
+    for alias in ["aio", "linuxaio"] {
+        let v = run_engine(
+            &f,
+            alias,
+            &["--iodepth=4", "--direct=1"],
+            "--size=1M --rw=randread",
+        );
+        assert_eq!(v["jobs"][0]["iolab"]["engine"], "libaio", "{alias}");
+        assert_eq!(v["jobs"][0]["read"]["total_ios"], 256, "{alias}");
     }
 }
 

@@ -299,3 +299,19 @@ fn concurrent_writers_lose_nothing() {
     }
     assert_eq!(count_runs(&db), 2 * per as i64);
 }
+
+/// An imported run keeps fio's engine as fio wrote it, also one iolab does
+/// not have (it was labelled `null` before the engine registry).
+#[test]
+fn import_keeps_the_engine_fio_named() {
+    let (d, db) = scratch_db();
+    let doc =
+        MINIMAL_FIO_RESULT.replace(r#"{"rw":"read"}"#, r#"{"rw":"read","ioengine":"posixaio"}"#);
+    let path = write_file(d.path(), "p.json", &doc);
+    succeed(with_db(&db).args(["import", s(&path)]));
+    let v = stdout_json(with_db(&db).args(["show", "1", "--output-format", "json"]));
+    assert_eq!(v["jobs"][0]["iolab"]["engine"], "posixaio");
+    assert_eq!(v["jobs"][0]["job options"]["ioengine"], "posixaio");
+    let text = stdout_text(with_db(&db).args(["show", "1"]));
+    assert!(text.contains("ioengine=posixaio"), "{text}");
+}

@@ -191,26 +191,10 @@ fn time_limit_stops_cleanly_and_reports_what_was_made() {
 #[test]
 fn enospc_stops_cleanly() {
     let d = scratch();
-    let mnt = d.path().join("small");
-    std::fs::create_dir(&mnt).unwrap();
-    let m = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs", s(&mnt)])
-        .output()
-        .unwrap();
-    if !m.status.success() {
-        eprintln!(
-            "SKIP enospc_stops_cleanly: cannot mount a small tmpfs (needs root): {}",
-            String::from_utf8_lossy(&m.stderr).trim()
-        );
+    let Some(fs) = small_tmpfs(d.path(), "small", "2m", "enospc_stops_cleanly") else {
         return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _u = Unmount(&mnt);
+    };
+    let mnt = fs.0.clone();
     std::fs::write(mnt.join("neighbour"), b"keep me").unwrap();
     let db = d.path().join("e.db");
     let top = mnt.join("t");

@@ -232,6 +232,66 @@ pub fn counters(v: &Value) -> &Value {
 
 // Other tools: skipping without them, strace, fincore, Chromium.
 
+/// A small tmpfs mounted for a test (to fill a file system), unmounted when
+/// dropped, even if the test fails.
+pub struct SmallFs(pub PathBuf);
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Mounts a tmpfs of `size` (`2m`) at a new directory `name` in `dir`;
+/// `None`, with a SKIP line naming `test`, where mounting is not allowed.
+pub fn small_tmpfs(dir: &Path, name: &str, size: &str, test: &str) -> Option<SmallFs> {
+    let mnt = dir.join(name);
+    std::fs::create_dir(&mnt).unwrap();
+    let m = std::process::Command::new("mount")
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            &format!("size={size}"),
+            "tmpfs",
+            s(&mnt),
+        ])
+        .output()
+        .unwrap();
+    if !m.status.success() {
+        eprintln!(
+            "SKIP {test}: cannot mount a small tmpfs (needs root): {}",
+            String::from_utf8_lossy(&m.stderr).trim()
+        );
+        return None;
+    }
+    Some(SmallFs(mnt))
+}
+
+/// Starts `iolab ARGS`, sends `signal` after `after`, returns the exit code
+/// and stderr; the process must stop within 10 s.
+pub fn exit_after_signal(args: &[&str], after: Duration, signal: i32) -> (i32, String) {
+    let child = bin()
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let t0 = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        t0.elapsed() < Duration::from_secs(10),
+        "{args:?} stopped promptly"
+    );
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Runs `fio ARGS --output-format=json`, asserts success, parses the JSON
 /// (fio may print notes before it on stdout).
 pub fn fio_json(args: &[impl AsRef<OsStr>]) -> Value {

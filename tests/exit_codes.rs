@@ -1,0 +1,216 @@
+//! One table of exit codes for every subcommand (README, "Exit codes";
+//! `iolab --help`): each class checked for run, tree, lab, compare and
+//! import wherever the class can happen to that command.
+//!
+//! 0 done · 1 failed · 2 bad usage or job file · 3 file system full ·
+//! 4 refused as unsafe · 130 SIGINT · 143 SIGTERM
+
+mod common;
+use common::*;
+use std::time::Duration;
+
+/// Asserts `iolab ARGS` (into `db`) exits with `exit` naming `want`.
+fn exits(db: &std::path::Path, args: &[&str], exit: i32, want: &str) {
+    fails_with(with_db(db).args(args), exit, want);
+}
+
+#[test]
+fn run_exit_codes() {
+    let (d, f) = scratch_file();
+    let db = d.path().join("e.db");
+    let fa = format!("--filename={}", s(&f));
+    succeed(with_db(&db).args(["run", "--name=ok", &fa, "--size=1M"]));
+    // 1: the run went on and an I/O failed (nowait misses the cache).
+    let cold = ["run", "--name=n", &fa, "--size=1M", "--rw=randread"];
+    let nowait = [
+        &cold[..],
+        &["--ioengine=pvsync2", "--nowait=1", "--cache=cold"],
+    ]
+    .concat();
+    exits(
+        &db,
+        &nowait,
+        code::FAILED,
+        "Resource temporarily unavailable",
+    );
+    exits(
+        &db,
+        &["run", "--name=x", &fa, "--bs=9q"],
+        code::USAGE,
+        "size suffix 'q'",
+    );
+    let foreign = d.path().join("foreign");
+    std::fs::write(&foreign, vec![1u8; 4096]).unwrap();
+    let fo = format!("--filename={}", s(&foreign));
+    let write = ["run", "--name=w", &fo, "--size=4k", "--rw=write"];
+    exits(&db, &write, code::REFUSED, "refusing to write");
+    assert_eq!(std::fs::read(&foreign).unwrap(), vec![1u8; 4096]);
+    let long = [
+        "run",
+        "--name=l",
+        &fa,
+        "--size=1M",
+        "--time_based",
+        "--runtime=30s",
+    ];
+    for (sig, exit) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let (got, err) = exit_after_signal(&long, Duration::from_millis(800), sig);
+        assert_eq!(got, exit, "{err}");
+        assert!(err.contains("interrupted by SIG"), "{err}");
+    }
+    if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "run_exit_codes (no space)") {
+        let big = format!("--filename={}", s(&fs.0.join("big")));
+        let full = ["run", "--name=b", &big, "--size=8M"];
+        exits(&db, &full, code::NO_SPACE, "No space left on device");
+    }
+}
+
+#[test]
+fn tree_exit_codes() {
+    let (d, db) = scratch_db();
+    let top = d.path().join("t");
+    let shape = [
+        "--dirs", "2", "--levels", "1", "--files", "2", "--size", "1k",
+    ];
+    succeed(with_db(&db).args(["tree", "create", s(&top)]).args(shape));
+    let sys = ["tree", "copy", s(&top), "/sys/iolab-exit-code-test"];
+    exits(
+        &db,
+        &sys,
+        code::FAILED,
+        "cannot create /sys/iolab-exit-code-test",
+    );
+    let bad = ["tree", "create", "x", "--dirs", "0", "--levels", "2"];
+    exits(&db, &bad, code::USAGE, "makes no directories");
+    exits(
+        &db,
+        &["tree", "create", s(&top)],
+        code::REFUSED,
+        "not empty",
+    );
+    let big = d.path().join("big");
+    let many = ["tree", "create", s(&big), "-d", "10", "-l", "4", "-f", "20"];
+    let (got, err) = exit_after_signal(&many, Duration::from_millis(500), libc::SIGTERM);
+    assert_eq!(got, 143, "{err}");
+    if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "tree_exit_codes (no space)") {
+        let t = fs.0.join("t");
+        let full = [
+            "tree",
+            "create",
+            s(&t),
+            "-d",
+            "4",
+            "-l",
+            "2",
+            "-f",
+            "10",
+            "-s",
+            "64k",
+        ];
+        exits(&db, &full, code::NO_SPACE, "ENOSPC");
+    }
+}
+
+#[test]
+fn lab_exit_codes() {
+    let (d, db) = scratch_db();
+    let out = d.path().join("out");
+    let here = ["--dir", s(d.path()), "--out", s(&out)];
+    let sys = ["lab", "small-reads", "--dir", "/sys", "--out", s(&out)];
+    exits(&db, &sys, code::FAILED, "/sys/iolab-scratch");
+    exits(&db, &["lab", "nosuchlab"], code::USAGE, "nosuchlab");
+    let bad = [&["lab", "prefetch", "--size", "12x"][..], &here].concat();
+    exits(&db, &bad, code::USAGE, "--size '12x'");
+    let long = [&["lab", "prefetch", "--quick", "--size", "256M"][..], &here].concat();
+    let (got, err) = exit_after_signal(&long, Duration::from_millis(1500), libc::SIGINT);
+    assert_eq!(got, 130, "{err}");
+    let scratch: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("iolab-scratch"))
+        .collect();
+    assert!(scratch.is_empty(), "the scratch directory went with Ctrl-C");
+    if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "lab_exit_codes (no space)") {
+        let small = ["--dir", s(&fs.0), "--out", s(&out)];
+        let full = [&["lab", "prefetch", "--quick", "--size", "8M"][..], &small].concat();
+        exits(&db, &full, code::NO_SPACE, "No space left on device");
+    }
+}
+
+#[test]
+fn compare_exit_codes() {
+    let (d, f) = scratch_file();
+    let db = d.path().join("c.db");
+    let side = |extra: &str| format!("--name=s --filename={} --size=1M {extra}", s(&f));
+    let (a, b) = (side("--rw=read"), side("--rw=randread"));
+    succeed(with_db(&db).args(["compare", "--repeat", "2", &a, &b]));
+    let nowait = side("--rw=randread --ioengine=pvsync2 --nowait=1 --cache=cold");
+    exits(
+        &db,
+        &["compare", "--repeat", "1", &a, &nowait],
+        code::FAILED,
+        "Resource temporarily",
+    );
+    exits(
+        &db,
+        &["compare", &a, "no-such-thing"],
+        code::USAGE,
+        "B: 'no-such-thing'",
+    );
+    let foreign = d.path().join("foreign");
+    std::fs::write(&foreign, vec![1u8; 4096]).unwrap();
+    let write = format!("--name=w --filename={} --size=4k --rw=write", s(&foreign));
+    exits(
+        &db,
+        &["compare", "--repeat", "1", &a, &write],
+        code::REFUSED,
+        "refusing to write",
+    );
+    let long = side("--rw=read --time_based --runtime=30s");
+    let args = ["compare", "--repeat", "1", &a, &long];
+    let (got, err) = exit_after_signal(&args, Duration::from_millis(1500), libc::SIGTERM);
+    assert_eq!(got, 143, "{err}");
+    if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "compare_exit_codes (no space)") {
+        let full = format!("--name=b --filename={} --size=8M", s(&fs.0.join("b")));
+        exits(
+            &db,
+            &["compare", "--repeat", "1", &a, &full],
+            code::NO_SPACE,
+            "No space left",
+        );
+    }
+}
+
+#[test]
+fn import_exit_codes() {
+    let (d, db) = scratch_db();
+    let doc = d.path().join("fio.json");
+    std::fs::write(
+        &doc,
+        r#"{"fio version": "fio-3.33", "jobs": [{"jobname": "j"}]}"#,
+    )
+    .unwrap();
+    succeed(with_db(&db).args(["import", s(&doc)]));
+    let bad = d.path().join("bad.json");
+    std::fs::write(&bad, r#"{"jobs": 3}"#).unwrap();
+    exits(
+        &db,
+        &["import", s(&bad)],
+        code::USAGE,
+        "not a fio JSON result",
+    );
+    exits(
+        &db,
+        &["import", "/no/such.json"],
+        code::USAGE,
+        "cannot read /no/such.json",
+    );
+    // The database refuses the write: the command failed (1), not the input.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER no BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'disk says no'); END;",
+        )
+        .unwrap();
+    exits(&db, &["import", s(&doc)], code::FAILED, "disk says no");
+}
