@@ -198,15 +198,17 @@ fn bad_database_paths_are_clear_errors() {
     );
 }
 
-/// A database written by schema version 1 (tests/fixtures/store-v1.sql) is
+/// A database written by schema version 1 (tests/fixtures/store-v1.db: one
+/// run stored by iolab 0.1.0, before sweeps, imports and the registries) is
 /// migrated on open and its run is still readable.
 #[test]
 fn old_schema_is_migrated() {
     let (d, db) = scratch_db();
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute_batch(include_str!("fixtures/store-v1.sql"))
-        .unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/store-v1.db"),
+        &db,
+    )
+    .unwrap();
     assert_eq!(query_one::<i64>(&db, "PRAGMA user_version"), 1);
     let h = stdout_text(with_db(&db).arg("history"));
     assert!(h.contains("old-schema") && h.contains("v1"), "{h}");
@@ -225,6 +227,15 @@ fn old_schema_is_migrated() {
         show.contains("label old-schema") && show.contains("read: IOPS="),
         "{show}"
     );
+    // Fields stored before the registries read back under today's names.
+    let v = stdout_json(with_db(&db).args(["show", "1", "--output-format", "json"]));
+    let j = &v["jobs"][0];
+    assert_eq!(
+        j["iolab"]["engine"], "psync",
+        "\"Psync\" of the old engine enum"
+    );
+    assert_eq!(j["iolab"]["counters"]["process_io"]["read_bytes"], 409600);
+    assert_eq!(j["iolab"]["counters"]["vmstat"]["pgpgin"], 400);
     // New runs go in beside it.
     small_run(&db, &d.path().join("f"), "new", "");
     assert_eq!(count_runs(&db), 2);

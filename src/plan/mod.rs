@@ -4,5 +4,7 @@ pub mod draws;
 pub mod permutation;
 pub mod planner;
 pub mod shuffle;
+pub mod unit;
 
-pub use planner::{IoUnit, MAX_FILES, PlanParams, Planner, Region};
+pub use planner::Planner;
+pub use unit::{IoUnit, MAX_FILES, PlanParams, Region};

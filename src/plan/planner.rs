@@ -3,57 +3,8 @@
 
 use super::draws::Draws;
 use super::shuffle::{Order, below32};
+use super::unit::{IoUnit, PlanParams, Region};
 use crate::job::{Mix, Pattern};
-
-/// One I/O to issue, in 16 bytes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct IoUnit {
-    /// Byte offset in the file.
-    pub offset: u64,
-    /// Length in bytes.
-    pub len: u32,
-    /// Index of the file in the clone's file list (at most [`MAX_FILES`]).
-    pub file: u16,
-    /// True for a write.
-    pub write: bool,
-}
-
-/// Most files one job clone can work on.
-pub const MAX_FILES: usize = u16::MAX as usize + 1;
-
-const _: () = assert!(std::mem::size_of::<Option<IoUnit>>() == 16);
-
-/// The part of a file a clone works on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Region {
-    /// First byte.
-    pub start: u64,
-    /// Length in bytes.
-    pub len: u64,
-}
-
-/// What the planner needs to know about a job.
-#[derive(Debug, Clone)]
-pub struct PlanParams {
-    /// One region per file.
-    pub regions: Vec<Region>,
-    /// Sequential or random.
-    pub pattern: Pattern,
-    /// Directions.
-    pub mix: Mix,
-    /// Percentage of reads when mixed.
-    pub rwmixread: u32,
-    /// Smallest I/O.
-    pub bs_min: u64,
-    /// Largest I/O.
-    pub bs_max: u64,
-    /// Passes over the regions; `None` for endless (time_based).
-    pub loops: Option<u64>,
-    /// Stop after this many I/Os.
-    pub number_ios: Option<u64>,
-    /// Seed of every random choice.
-    pub seed: u64,
-}
 
 #[derive(Debug, Clone)]
 struct FileState {
