@@ -19,8 +19,13 @@ For (a) and (b) there are two C loops: "C" draws offsets rnd() % blocks with rep
 Prints medians and the ratios iolab/C, iolab/fio and the prefetch speedups.
 Only ratios measured side by side mean anything on a shared machine.
 
+With --baseline BIN, another iolab binary (an earlier build) runs in the same
+alternating rounds of (a), (b) and (e): iolab/baseline, measured side by side, is
+the before/after ratio of a change.
+
 usage: bench/run.py [--rounds N] [--cold-rounds N] [--dir DIR] [--cold-size BYTES]
                     [--cold-ios N] [--uring-rounds N] [--uring-secs S] [--only a,b,c,d,e]
+                    [--baseline BIN]
 """
 import argparse
 import json
@@ -87,6 +92,7 @@ def main():
     ap.add_argument("--uring-secs", type=int, default=3)
     ap.add_argument("--only", default="a,b,c,d,e")
     ap.add_argument("--cpu", default="1", help="CPU to pin every tool to (taskset); 'none' to not pin")
+    ap.add_argument("--baseline", help="an earlier iolab binary to run beside this one in (a), (b), (e)")
     a = ap.parse_args()
     global PIN
     if a.cpu != "none" and shutil.which("taskset"):
@@ -109,15 +115,16 @@ def main():
         job = [f"--name={key}", f"--filename={path}", f"--size={size}", "--rw=randread", bs,
                f"--loops={loops}", "--ioengine=psync", "--invalidate=0"]
         iolab_iops(iolab, job + ["--cache=warm"])  # lay out and warm
-        res = {"iolab": [], "fio": [], "C": [], "Cdeal": []}
+        res = {"iolab": [], "fio": [], "C": [], "Cdeal": [], "base": []}
         runs = {
             "iolab": lambda: iolab_iops(iolab, job),
+            "base": lambda: iolab_iops(a.baseline, job),
             "fio": lambda: fio_iops(job),
             "C": lambda: c_iops(ref, path, size, bmin, bmax, loops, 0, 0, 0),
             # The same loop dealing each block once per loop, as fio and iolab do.
             "Cdeal": lambda: c_iops(ref, path, size, bmin, bmax, loops, 0, 0, 0, 1),
         }
-        tools = [t for t in runs if t != "fio" or have_fio]
+        tools = [t for t in runs if (t != "fio" or have_fio) and (t != "base" or a.baseline)]
         for r in range(a.rounds):
             progress(f"[{key}] round {r + 1}/{a.rounds}")
             # The order rotates so no tool always runs right after another.
@@ -146,6 +153,16 @@ def main():
         (rc, pc), (rd, pd), (rf, pf) = ratio("C"), ratio("Cdeal"), ratio("fio")
         print(f"| ({key}) {title} | {i:,.0f} | {f:,.0f} | {c:,.0f} | {cd:,.0f} | {rc:.3f} | {pc:.3f} "
               f"| {rd:.3f} | {pd:.3f} | {rf:.3f} | {pf:.3f} |")
+    if a.baseline and rows:
+        print()
+        print(f"this iolab against the baseline {a.baseline}, same rounds:")
+        print()
+        print("| workload | iolab IOPS | baseline IOPS | iolab/baseline | paired |")
+        print("|---|---:|---:|---:|---:|")
+        for key, title, res in rows:
+            i, b = med(res["iolab"]), med(res["base"])
+            pb = med([x / y for x, y in zip(res["iolab"], res["base"])])
+            print(f"| ({key}) {title} | {i:,.0f} | {b:,.0f} | {i / b:.3f} | {pb:.3f} |")
 
     if "c" in only:
         path = os.path.join(a.dir, "c.dat")
@@ -207,12 +224,14 @@ def main():
         job = ["--name=e", f"--filename={path}", "--size=64M", "--rw=randread", "--bs=4k",
                "--loops=64", "--ioengine=null", "--invalidate=0"]
         iolab_iops(iolab, ["--name=l", f"--filename={path}", "--size=64M", "--number_ios=1"])
-        res = {"iolab": [], "fio": []}
+        res = {"iolab": [], "fio": [], "base": []}
         for r in range(a.rounds):
             progress(f"[e] round {r + 1}/{a.rounds}")
             res["iolab"].append(iolab_iops(iolab, job))
             if have_fio:
                 res["fio"].append(fio_iops(job))
+            if a.baseline:
+                res["base"].append(iolab_iops(a.baseline, job))
         i = med(res["iolab"])
         f = med(res["fio"]) if res["fio"] else float("nan")
         print()
@@ -221,6 +240,11 @@ def main():
         print("| iolab ops/s | fio ops/s | iolab/fio |")
         print("|---:|---:|---:|")
         print(f"| {i:,.0f} | {f:,.0f} | {i / f:.3f} |")
+        if a.baseline:
+            b = med(res["base"])
+            pb = med([x / y for x, y in zip(res["iolab"], res["base"])])
+            print()
+            print(f"against the baseline: {b:,.0f} ops/s, iolab/baseline {i / b:.3f} (paired {pb:.3f})")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,11 @@ fn help_and_lab_list_come_from_the_registries() {
     for f in names(iolab::render::FORMATS) {
         assert!(run_help.contains(f), "run --help lacks format {f}");
     }
+    let engines = names(iolab::engine::ENGINES).join(", ");
+    assert!(
+        run_help.contains(&engines),
+        "run --help lists the engines: {run_help}"
+    );
     let labs = stdout_text(bin().args(["lab", "list"]));
     for e in iolab::lab::LABS {
         assert!(table_row(&labs, e.name).contains(e.help), "{labs}");

@@ -28,9 +28,17 @@ Examples:
 
 Exit codes: see `iolab --help`; an interrupted run prints its partial results.";
 
+/// The help's last part: the examples, and the engines from the registry.
+fn after_help() -> String {
+    let engines = iolab::registry::names(iolab::engine::ENGINES).join(", ");
+    format!(
+        "{AFTER_HELP}\n\nEngines (--ioengine=NAME): {engines}; `iolab list engines` says what each needs."
+    )
+}
+
 /// Options of `iolab run` itself (all other arguments are job options).
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_help = after_help())]
 pub struct RunArgs {
     /// Output format (`iolab list formats`).
     #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]

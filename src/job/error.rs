@@ -2,8 +2,27 @@
 //! does not read ([`ValueError`]), an option or job that does not make sense
 //! ([`JobError`], with the job file and line or the command-line argument).
 
-use super::ini::Origin;
 use super::options;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where an option came from, for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A job file and 1-based line number.
+    File(PathBuf, usize),
+    /// The command line (argument index, 1-based).
+    CommandLine(usize),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::File(p, l) => write!(f, "{}:{}", p.display(), l),
+            Origin::CommandLine(i) => write!(f, "command line argument {i}"),
+        }
+    }
+}
 
 /// Why a value (size, time, number, boolean, range) could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

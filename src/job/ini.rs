@@ -3,28 +3,10 @@
 //! inline after whitespace), `include FILE`, `${ENV}` and fio's `$pagesize`,
 //! `$mb_memory`, `$ncpus`.
 
+pub use super::error::Origin;
 use super::error::{JobError, JobProblem, ValueError};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// Where an option came from, for error messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// A job file and 1-based line number.
-    File(PathBuf, usize),
-    /// The command line (argument index, 1-based).
-    CommandLine(usize),
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::File(p, l) => write!(f, "{}:{}", p.display(), l),
-            Origin::CommandLine(i) => write!(f, "command line argument {i}"),
-        }
-    }
-}
 
 /// One `key=value` or bare `key` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,9 +206,9 @@ pub fn expand_vars(text: &str) -> Result<String, ValueError> {
 
 fn keyword_value(word: &str) -> Option<u64> {
     match word {
-        "pagesize" => Some(crate::sys::fs::page_size()),
+        "pagesize" => Some(crate::sys::machine::page_size()),
         "ncpus" => Some(std::thread::available_parallelism().map_or(1, |n| n.get()) as u64),
-        "mb_memory" => Some(crate::sys::fs::meminfo("MemTotal") / (1024 * 1024)),
+        "mb_memory" => Some(crate::sys::machine::meminfo("MemTotal") / (1024 * 1024)),
         _ => None,
     }
 }

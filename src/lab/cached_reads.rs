@@ -30,7 +30,7 @@ impl Lab for CachedReads {
 
     fn run(&self, ctx: &mut LabCtx) -> Result<Outcome> {
         let mut size = ctx.size(128 << 20, 1 << 30);
-        let ram = crate::sys::fs::meminfo("MemAvailable");
+        let ram = crate::sys::machine::meminfo("MemAvailable");
         if ctx.size.is_none() && ram > 0 {
             size = size.min(ram / 4);
         }

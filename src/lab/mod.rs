@@ -130,7 +130,7 @@ impl LabCtx<'_> {
     /// quarter of the free space of the scratch directory.
     pub fn size(&self, quick: u64, full: u64) -> u64 {
         let want = self.size.unwrap_or(if self.quick { quick } else { full });
-        let cap = crate::sys::fs::free_disk(&self.dir) / 4;
+        let cap = crate::sys::machine::free_disk(&self.dir) / 4;
         if self.size.is_none() && cap > 0 {
             want.min(cap).max(1 << 20)
         } else {

@@ -2,7 +2,7 @@
 
 use super::format::bytes_iec;
 use super::json::pretty;
-use crate::sys::fs::page_size;
+use crate::sys::machine::page_size;
 use crate::sys::pagecache::{Evicted, Residency, Survey, Warmed, map_line};
 use serde_json::{Value, json};
 use std::fmt::Write;

@@ -107,6 +107,7 @@ impl Store {
             .map_err(|e| self.err("read schema version", e))
     }
 
+    /// A failed SQL operation `op` on this database.
     pub(crate) fn err(&self, op: &str, source: rusqlite::Error) -> StoreError {
         StoreError::Sql {
             path: self.path.clone(),
@@ -167,6 +168,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
+/// Seconds since the epoch, now.
 pub(crate) fn now_unix() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -68,7 +68,7 @@ pub fn cache_state(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<Ca
 
 /// Cache state through `cachestat(2)` only.
 pub fn cachestat(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<CacheState> {
-    let ps = super::fs::page_size();
+    let ps = super::machine::page_size();
     let range = CachestatRange { off, len };
     let mut cs = Cachestat::default();
     // SAFETY: the kernel reads `range` and writes `cs`, both live and of the
@@ -101,7 +101,7 @@ pub fn cachestat(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<Cach
 /// Residency of each page of `[off, off+len)` through `mmap` + `mincore(2)`
 /// (the first entry is the page holding `off`).
 pub fn mincore_pages(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<Vec<bool>> {
-    let ps = super::fs::page_size();
+    let ps = super::machine::page_size();
     let start = off / ps * ps;
     let map_len = (off + len - start) as usize;
     if len == 0 {

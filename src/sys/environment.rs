@@ -64,7 +64,7 @@ impl Environment {
             kernel: uname(),
             cpu_model: cpu_model(),
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
-            memory_bytes: super::fs::meminfo("MemTotal"),
+            memory_bytes: super::machine::meminfo("MemTotal"),
             files: Vec::new(),
         };
         for f in files {

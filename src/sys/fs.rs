@@ -1,7 +1,7 @@
 //! Files iolab writes for the user (reports, exports, logs): written to a
 //! new temporary file in the target's directory, then renamed into place,
 //! so a reader never sees half a file and an interrupted write leaves the
-//! old one. Also the machine's page size and free space.
+//! old one.
 
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -24,39 +24,4 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(|e| Error::io(shown(), e))?;
     tmp.persist(path).map_err(|e| Error::io(shown(), e.error))?;
     Ok(())
-}
-
-/// The page size of this machine.
-pub fn page_size() -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    unsafe { libc::sysconf(libc::_SC_PAGESIZE) as u64 }
-}
-
-/// Free bytes for unprivileged users on the file system holding `dir`
-/// (0 if unknown).
-pub fn free_disk(dir: &Path) -> u64 {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return 0;
-    };
-    // SAFETY: statvfs fills the zeroed struct for a valid NUL-terminated path.
-    unsafe {
-        let mut s: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(c.as_ptr(), &mut s) != 0 {
-            return 0;
-        }
-        s.f_bavail * s.f_frsize
-    }
-}
-
-/// A `/proc/meminfo` line in bytes (`MemTotal`, `MemAvailable`); 0 if absent.
-pub fn meminfo(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
 }

@@ -6,6 +6,7 @@
 pub mod cachestat;
 pub mod environment;
 pub mod fs;
+pub mod machine;
 pub mod pagecache;
 pub mod rusage;
 pub mod xattr;
