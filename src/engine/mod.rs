@@ -11,7 +11,10 @@
 //! the kernel in [`Engine::commit`] and hands completions back from
 //! [`Engine::reap`].
 
+pub mod flags;
 pub mod registry;
+
+pub use flags::EngineFlags;
 
 pub use registry::{EngineDef, FIO_ENGINES, find};
 
@@ -27,7 +30,6 @@ registry::engines! {
 }
 
 use crate::plan::IoUnit;
-use serde::{Deserialize, Serialize};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -60,51 +62,6 @@ pub struct Attach<'a> {
     pub bufs: &'a [libc::iovec],
     /// The job writes.
     pub writes: bool,
-}
-
-/// The engine options of a job, by fio's names. Each engine lists the
-/// ones it takes in [`Engine::OPTIONS`]; the job is refused if it sets
-/// one its engine does not take.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EngineFlags {
-    /// Register the I/O buffers with the kernel.
-    pub fixedbufs: bool,
-    /// Register the files with the kernel.
-    pub registerfiles: bool,
-    /// A kernel thread polls the submission queue.
-    pub sqthread_poll: bool,
-    /// Polled completions (RWF_HIPRI, IORING_SETUP_IOPOLL).
-    pub hipri: bool,
-    /// Fail instead of blocking (RWF_NOWAIT).
-    #[serde(default)]
-    pub nowait: bool,
-}
-
-impl EngineFlags {
-    /// Every option with its value, by fio's name.
-    pub fn all(&self) -> [(&'static str, bool); 5] {
-        [
-            ("fixedbufs", self.fixedbufs),
-            ("registerfiles", self.registerfiles),
-            ("sqthread_poll", self.sqthread_poll),
-            ("hipri", self.hipri),
-            ("nowait", self.nowait),
-        ]
-    }
-
-    /// Sets the option `name`; false if it is not an engine option.
-    pub fn set(&mut self, name: &str, on: bool) -> bool {
-        let f = match name {
-            "fixedbufs" => &mut self.fixedbufs,
-            "registerfiles" => &mut self.registerfiles,
-            "sqthread_poll" => &mut self.sqthread_poll,
-            "hipri" => &mut self.hipri,
-            "nowait" => &mut self.nowait,
-            _ => return false,
-        };
-        *f = on;
-        true
-    }
 }
 
 /// What an engine needs to know of the job it runs.

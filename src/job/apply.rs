@@ -7,6 +7,7 @@ use super::ini::{self, Entry};
 use super::options::{self, Kind};
 use super::spec::{CachePolicy, FadviseHint, JobSpec, Mix, Pattern};
 use super::units;
+use crate::engine::EngineFlags;
 use std::path::PathBuf;
 
 impl JobSpec {
@@ -132,7 +133,8 @@ impl JobSpec {
                     "rw" | "readwrite" => (Pattern::Sequential, Mix::Mixed),
                     "randread" => (Pattern::Random, Mix::Read),
                     "randwrite" => (Pattern::Random, Mix::Write),
-                    _ => (Pattern::Random, Mix::Mixed),
+                    "randrw" => (Pattern::Random, Mix::Mixed),
+                    other => return Err(not_one_of(key, other)),
                 }
             }
             "rwmixread" => self.rwmixread = int(v)? as u32,
@@ -178,7 +180,8 @@ impl JobSpec {
                     "1" => FadviseHint::ByPattern,
                     "sequential" => FadviseHint::Sequential,
                     "random" => FadviseHint::Random,
-                    _ => FadviseHint::NoReuse,
+                    "noreuse" => FadviseHint::NoReuse,
+                    other => return Err(not_one_of(key, other)),
                 }
             }
             "randrepeat" => self.randrepeat = b(v)?,
@@ -191,15 +194,16 @@ impl JobSpec {
                 self.cache = match v {
                     "cold" => CachePolicy::Cold,
                     "warm" => CachePolicy::Warm,
-                    _ => CachePolicy::Keep,
+                    "keep" => CachePolicy::Keep,
+                    other => return Err(not_one_of(key, other)),
                 }
             }
             "repeat" => self.repeat = int(v)? as u32,
             "iodepth" => self.iodepth = int(v)? as u32,
             "iodepth_batch_submit" => self.iodepth_batch_submit = int(v)? as u32,
             "iodepth_batch_complete_min" => self.iodepth_batch_complete_min = int(v)? as u32,
-            "fixedbufs" | "registerfiles" | "sqthread_poll" | "hipri" | "nowait" => {
-                self.flags.set(key, b(v)?);
+            k if EngineFlags::NAMES.contains(&k) => {
+                self.flags.set(k, b(v)?);
             }
             "write_bw_log" => self.logs.bw = Some(log_prefix(v, &self.name)),
             "write_lat_log" => self.logs.lat = Some(log_prefix(v, &self.name)),
@@ -210,6 +214,19 @@ impl JobSpec {
             other => unreachable!("option table and apply() disagree on '{other}'"),
         }
         Ok(())
+    }
+}
+
+/// The error for a word the option does not take, listing the ones it does
+/// (from the option table, so the list is written once).
+fn not_one_of(key: &str, value: &str) -> JobProblem {
+    let choices = match options::lookup(key).map(|d| d.kind) {
+        Some(Kind::Choice(list)) => list.to_vec(),
+        _ => Vec::new(),
+    };
+    JobProblem::NotOneOf {
+        value: value.to_string(),
+        choices,
     }
 }
 

@@ -144,16 +144,6 @@ pub enum JobProblem {
         /// What it may be.
         choices: Vec<&'static str>,
     },
-    /// A name looked up in one of iolab's registries (an ioengine) is unknown.
-    #[error("unknown {kind} '{name}'; iolab has: {}", .known.join(", "))]
-    UnknownName {
-        /// `ioengine`.
-        kind: &'static str,
-        /// The name given.
-        name: String,
-        /// The names iolab has.
-        known: Vec<&'static str>,
-    },
     /// A rule between options is broken (`bs` larger than `size`, ...).
     #[error("{0}")]
     Invalid(String),
@@ -251,9 +241,7 @@ impl std::fmt::Display for JobError {
                     "option '{dashes}{opt}' needs a value ({dashes}{opt}=VALUE)"
                 )
             }
-            p @ (JobProblem::Value(_)
-            | JobProblem::NotOneOf { .. }
-            | JobProblem::UnknownName { .. }) => {
+            p @ (JobProblem::Value(_) | JobProblem::NotOneOf { .. }) if !opt.is_empty() => {
                 write!(f, "option '{opt}': {p}")
             }
             p => write!(f, "{p}"),

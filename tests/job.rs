@@ -1,6 +1,8 @@
 //! Job input, fio's way: job files on disk and command lines, every quirk.
 
-use iolab::job::{self as spec, CachePolicy, Mix, Pattern};
+use iolab::engine::EngineFlags;
+use iolab::job::options::{Kind, OPTIONS};
+use iolab::job::{self, CachePolicy, Mix, Pattern};
 use std::fs;
 
 fn args(v: &[&str]) -> Vec<String> {
@@ -8,8 +10,8 @@ fn args(v: &[&str]) -> Vec<String> {
 }
 
 /// The jobs `iolab run ARGS` would run (panics on an error).
-fn parse_jobs(v: &[&str]) -> Vec<spec::JobSpec> {
-    spec::jobs_from_args(&args(v)).unwrap()
+fn parse_jobs(v: &[&str]) -> Vec<job::JobSpec> {
+    job::jobs_from_args(&args(v)).unwrap()
 }
 
 /// Writes `text` to the file `name` in `dir`; returns its path as a string.
@@ -175,7 +177,7 @@ fn all_rw_modes_engines_and_hints() {
 /// Asserts the job arguments `v` are refused with an error that contains
 /// every `want`.
 fn rejected(v: &[&str], want: &[&str]) {
-    let e = spec::jobs_from_args(&args(v)).unwrap_err().to_string();
+    let e = job::jobs_from_args(&args(v)).unwrap_err().to_string();
     for w in want {
         assert!(e.contains(w), "'{w}' not in: {e}");
     }
@@ -293,4 +295,63 @@ fn issue_3_options_parse_like_fio() {
         &["--name=a", "--size=1M", "--write_hist_log"],
         &["write_hist_log needs log_hist_msec"],
     );
+}
+
+/// A value each kind of option takes.
+fn sample(kind: Kind) -> Vec<&'static str> {
+    match kind {
+        Kind::Str | Kind::StrOrFlag => vec!["x"],
+        Kind::Size => vec!["4k"],
+        Kind::SizeRange => vec!["4k-8k"],
+        Kind::Int | Kind::Bool | Kind::Time => vec!["1"],
+        Kind::Choice(words) => words.to_vec(),
+    }
+}
+
+/// Every option in the table applies (no table row without its code, no
+/// word of a choice silently read as another) and is kept as written.
+#[test]
+fn every_option_in_the_table_applies() {
+    for def in OPTIONS {
+        for value in sample(def.kind) {
+            let opt = format!("--{}={value}", def.name);
+            let engine = if EngineFlags::NAMES.contains(&def.name) {
+                "--ioengine=io_uring"
+            } else {
+                "--ioengine=psync"
+            };
+            let jobs = job::jobs_from_args(&args(&["--name=a", "--size=1m", engine, &opt]));
+            match jobs {
+                // `--name` starts a job of its own: look at the last one.
+                Ok(j) => assert!(
+                    j.last()
+                        .unwrap()
+                        .options
+                        .contains(&(def.name.to_string(), value.to_string())),
+                    "{opt} not kept: {:?}",
+                    j.last().unwrap().options
+                ),
+                // A rule between options may refuse the sample; the word
+                // itself must have been understood.
+                Err(e) => assert!(
+                    !e.to_string().contains("is not one of"),
+                    "{opt} refused: {e}"
+                ),
+            }
+        }
+    }
+    // Each word of `rw` means what fio says.
+    let words = [
+        ("read", Pattern::Sequential, Mix::Read),
+        ("write", Pattern::Sequential, Mix::Write),
+        ("rw", Pattern::Sequential, Mix::Mixed),
+        ("readwrite", Pattern::Sequential, Mix::Mixed),
+        ("randread", Pattern::Random, Mix::Read),
+        ("randwrite", Pattern::Random, Mix::Write),
+        ("randrw", Pattern::Random, Mix::Mixed),
+    ];
+    for (word, pattern, mix) in words {
+        let j = &parse_jobs(&["--name=a", "--size=1m", &format!("--rw={word}")])[0];
+        assert_eq!((j.pattern, j.mix), (pattern, mix), "rw={word}");
+    }
 }
