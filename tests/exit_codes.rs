@@ -88,10 +88,12 @@ fn tree_exit_codes() {
         code::REFUSED,
         "not empty",
     );
-    let big = d.path().join("big");
-    let many = ["tree", "create", s(&big), "-d", "10", "-l", "4", "-f", "20"];
-    let (got, err) = exit_after_signal(&many, Duration::from_millis(500), libc::SIGTERM);
-    assert_eq!(got, 143, "{err}");
+    for (sig, exit) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let big = d.path().join(format!("big{sig}"));
+        let many = ["tree", "create", s(&big), "-d", "10", "-l", "4", "-f", "20"];
+        let (got, err) = exit_after_signal(&many, Duration::from_millis(500), sig);
+        assert_eq!(got, exit, "{err}");
+    }
     if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "tree_exit_codes (no space)") {
         let t = fs.0.join("t");
         let full = [
@@ -122,14 +124,19 @@ fn lab_exit_codes() {
     let bad = [&["lab", "prefetch", "--size", "12x"][..], &here].concat();
     exits(&db, &bad, code::USAGE, "--size '12x'");
     let long = [&["lab", "prefetch", "--quick", "--size", "256M"][..], &here].concat();
-    let (got, err) = exit_after_signal(&long, Duration::from_millis(1500), libc::SIGINT);
-    assert_eq!(got, 130, "{err}");
+    for (sig, exit) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let (got, err) = exit_after_signal(&long, Duration::from_millis(1500), sig);
+        assert_eq!(got, exit, "{err}");
+    }
     let scratch: Vec<_> = std::fs::read_dir(d.path())
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_string_lossy().starts_with("iolab-scratch"))
         .collect();
-    assert!(scratch.is_empty(), "the scratch directory went with Ctrl-C");
+    assert!(
+        scratch.is_empty(),
+        "the scratch directory goes with the signal"
+    );
     if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "lab_exit_codes (no space)") {
         let small = ["--dir", s(&fs.0), "--out", s(&out)];
         let full = [&["lab", "prefetch", "--quick", "--size", "8M"][..], &small].concat();
@@ -168,8 +175,10 @@ fn compare_exit_codes() {
     );
     let long = side("--rw=read --time_based --runtime=30s");
     let args = ["compare", "--repeat", "1", &a, &long];
-    let (got, err) = exit_after_signal(&args, Duration::from_millis(1500), libc::SIGTERM);
-    assert_eq!(got, 143, "{err}");
+    for (sig, exit) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let (got, err) = exit_after_signal(&args, Duration::from_millis(1500), sig);
+        assert_eq!(got, exit, "{err}");
+    }
     if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "compare_exit_codes (no space)") {
         let full = format!("--name=b --filename={} --size=8M", s(&fs.0.join("b")));
         exits(
@@ -206,11 +215,70 @@ fn import_exit_codes() {
         "cannot read /no/such.json",
     );
     // The database refuses the write: the command failed (1), not the input.
-    rusqlite::Connection::open(&db)
+    refuse_inserts(&db);
+    exits(&db, &["import", s(&doc)], code::FAILED, "disk says no");
+}
+
+/// Makes the database at `db` refuse every new run ("disk says no").
+fn refuse_inserts(db: &std::path::Path) {
+    rusqlite::Connection::open(db)
         .unwrap()
         .execute_batch(
             "CREATE TRIGGER no BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'disk says no'); END;",
         )
         .unwrap();
-    exits(&db, &["import", s(&doc)], code::FAILED, "disk says no");
+}
+
+/// A run that cannot be stored is a failed command (1) for every
+/// subcommand; the ones that measured still show what they measured.
+#[test]
+fn a_database_that_refuses_the_write_fails_every_command() {
+    let (d, f) = scratch_file();
+    let db = d.path().join("r.db");
+    succeed(with_db(&db).args([
+        "run",
+        "--name=ok",
+        &format!("--filename={}", s(&f)),
+        "--size=64k",
+    ]));
+    refuse_inserts(&db);
+    let job = format!("--name=j --filename={} --size=64k", s(&f));
+    let job_args: Vec<&str> = job.split(' ').collect();
+    let top = d.path().join("t");
+    let out = d.path().join("lab");
+    let commands: Vec<(Vec<&str>, &str)> = vec![
+        ([&["run"][..], &job_args].concat(), "read: IOPS"),
+        (
+            vec!["tree", "create", s(&top), "-d", "1", "-l", "1", "-f", "2"],
+            "files",
+        ),
+        (
+            [&["sweep", "--vary", "bs=4k,8k"][..], &job_args].concat(),
+            "bs",
+        ),
+        (vec!["compare", "--repeat", "1", &job, &job], "IOPS"),
+        (
+            vec![
+                "lab",
+                "small-reads",
+                "--quick",
+                "--dir",
+                s(d.path()),
+                "--out",
+                s(&out),
+            ],
+            "",
+        ),
+    ];
+    for (args, shown) in commands {
+        let o = with_db(&db).args(&args).output().unwrap();
+        let (stdout, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        assert_eq!(o.status.code(), Some(code::FAILED), "{args:?}: {err}");
+        assert!(err.contains("disk says no"), "{args:?}: {err}");
+        assert!(!err.contains("stored"), "{args:?} claims it stored: {err}");
+        assert!(stdout.contains(shown), "{args:?} hid its results: {stdout}");
+    }
 }

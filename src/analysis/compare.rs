@@ -8,7 +8,7 @@ use super::summary::{Better, Figures, METRICS, MetricDef, Summary};
 use crate::error::{Error, Result};
 use crate::job;
 use crate::runner::{self, Progress, RunOptions, StopFlag};
-use crate::store::{Store, Target};
+use crate::store::{Store, StoreError, Target};
 use serde::Serialize;
 use std::path::Path;
 
@@ -173,7 +173,7 @@ pub fn side_name(arg: &str) -> String {
 }
 
 /// Two sides compared, figure by figure.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Comparison {
     /// A and B with their samples.
     pub sides: [Side; 2],
@@ -181,6 +181,9 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// The label prefix runs made now were stored under (`PREFIX:A`, `PREFIX:B`).
     pub stored_as: Option<String>,
+    /// The first run made now that could not be stored (the comparison
+    /// goes on: the measurement is still shown).
+    pub not_stored: Option<StoreError>,
 }
 
 /// An A/B comparison: stored sides are read, job sides run `repeat` times
@@ -245,6 +248,7 @@ impl AbTest {
             }
         }
         let running = self.sides.iter().any(|s| matches!(s.1, Source::Jobs(_)));
+        let mut not_stored = None;
         let prefix = target.as_ref().and_then(|t| t.label).map_or_else(
             || format!("compare-{}", chrono::Local::now().format("%Y%m%d-%H%M%S")),
             String::from,
@@ -274,7 +278,9 @@ impl AbTest {
                         None,
                     ) {
                         Ok(id) => sides[i].runs.push(id),
-                        Err(e) => progress.warning(&format!("run not stored: {e}")),
+                        Err(e) => {
+                            not_stored.get_or_insert(e);
+                        }
                     }
                 }
             }
@@ -287,7 +293,9 @@ impl AbTest {
             ));
         }
         Ok(Comparison {
-            stored_as: (running && target.is_some() && self.store_new).then_some(prefix),
+            stored_as: (running && target.is_some() && self.store_new && not_stored.is_none())
+                .then_some(prefix),
+            not_stored,
             sides,
             rows,
         })

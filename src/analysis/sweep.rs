@@ -8,7 +8,7 @@ use super::vary::{Vary, parse_vary, points};
 use crate::error::{Error, Result};
 use crate::job::{self, JobSpec, options};
 use crate::runner::{self, Progress, RunOptions, StopFlag};
-use crate::store::Target;
+use crate::store::{StoreError, Target};
 use std::collections::BTreeMap;
 
 /// One point: each swept key and its value there.
@@ -47,6 +47,9 @@ pub struct SweepResult {
     pub total: usize,
     /// The error that stopped it (a failed point, Ctrl-C).
     pub failure: Option<Error>,
+    /// The first point that ran but could not be stored (the sweep goes
+    /// on: the measurement is still shown).
+    pub not_stored: Option<StoreError>,
 }
 
 /// `numjobs=2 bs=4k`.
@@ -101,6 +104,7 @@ impl Sweep {
             sweep_id,
             total,
             failure: None,
+            not_stored: None,
         };
         for (i, (point, jobs)) in self.points.into_iter().enumerate() {
             progress.step(&format!(
@@ -121,11 +125,18 @@ impl Sweep {
                 progress.warning(w);
             }
             let run = match (&mut target, sweep_id) {
-                (Some(t), Some(sid)) => t
-                    .store
-                    .insert_run(&result, t.command, t.label, Some((sid, &point)))
-                    .map_err(|e| progress.warning(&format!("point not stored: {e}")))
-                    .ok(),
+                (Some(t), Some(sid)) => {
+                    match t
+                        .store
+                        .insert_run(&result, t.command, t.label, Some((sid, &point)))
+                    {
+                        Ok(id) => Some(id),
+                        Err(e) => {
+                            out.not_stored.get_or_insert(e);
+                            None
+                        }
+                    }
+                }
                 _ => None,
             };
             out.done.push(Done {

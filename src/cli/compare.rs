@@ -72,5 +72,5 @@ pub fn execute(a: CompareArgs) -> Result<()> {
         chart(&c).save(p)?;
         eprintln!("iolab: plot written to {}", p.display());
     }
-    Ok(())
+    c.not_stored.map_or(Ok(()), |e| Err(e.into()))
 }

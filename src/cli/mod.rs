@@ -24,7 +24,8 @@ use std::io::Write;
 const EXIT_CODES: &str = "\
 Exit codes (every subcommand): 0 done, 1 failed (I/O error, tool or database
 failure), 2 bad usage or job file, 3 file system full (ENOSPC), 4 refused as
-unsafe (would write data iolab did not create), 130 SIGINT, 143 SIGTERM.";
+unsafe (would write data iolab did not create, or remove a tree iolab did not
+make), 130 SIGINT, 143 SIGTERM.";
 
 /// iolab: a laboratory for I/O effects.
 #[derive(Debug, Parser)]

@@ -108,10 +108,13 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     let text = render::format(&args.output_format)?.item.run(&result)?;
     write_out(&text, args.output.as_deref())?;
     let command = format!("iolab run {}", job_args.join(" "));
+    // A run that cannot be stored still shows its results and writes its
+    // files; the failure is the command's error at the end (exit 1).
+    let mut not_stored = None;
     if let Some(st) = &mut store {
         match st.insert_run(&result, &command, args.store.label(), None) {
             Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
-            Err(e) => Stderr.warning(&format!("run not stored: {e}")),
+            Err(e) => not_stored = Some(e),
         }
     }
     if let (Some(p), Some(svg)) = (flame.profiler.take(), &args.flamegraph) {
@@ -128,7 +131,8 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     if result.interrupted {
         eprintln!("iolab: the results above cover only the part that ran");
     }
-    result.complete(&stop).map(drop)
+    result.complete(&stop)?;
+    not_stored.map_or(Ok(()), |e| Err(e.into()))
 }
 
 /// Profiles the timed part of the run when --flamegraph is given.

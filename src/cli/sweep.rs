@@ -6,6 +6,7 @@ use iolab::Result;
 use iolab::analysis::summary::metric_named;
 use iolab::analysis::sweep::Sweep;
 use iolab::render::sweep::{chart, table};
+use iolab::runner::Progress;
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -74,7 +75,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
             &iolab::render::table(&table(&result, metric), &a.format)?,
             None,
         )?;
-        if let Some(sid) = result.sweep_id {
+        if let (Some(sid), None) = (result.sweep_id, &result.not_stored) {
             eprintln!(
                 "iolab: stored sweep {sid} ({} points): iolab history --sweep {sid}",
                 result.done.len()
@@ -86,6 +87,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
         }
     }
     match result.failure {
+        None => result.not_stored.map_or(Ok(()), |e| Err(e.into())),
         Some(e) => {
             if e.is_interrupt() {
                 eprintln!("iolab: the table shows the points that finished");
@@ -96,8 +98,10 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
                     result.total
                 );
             }
+            if let Some(s) = &result.not_stored {
+                Stderr.warning(&format!("points not stored: {s}"));
+            }
             Err(e)
         }
-        None => Ok(()),
     }
 }

@@ -177,16 +177,20 @@ pub fn execute(a: TreeArgs) -> Result<()> {
         Format::Json => iolab::render::json::pretty(&render::json(&t, false)),
     };
     super::write_out(&out, None)?;
+    // A result that cannot be stored is still shown; the failure is the
+    // command's error (exit 1) unless the tree work itself failed.
+    let mut not_stored = None;
     if let Some(st) = &mut store {
         match st.insert_tree(&t, &db::command_line(), c.store.label()) {
             Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
-            Err(e) => eprintln!("iolab: warning: result not stored: {e}"),
+            Err(e) => not_stored = Some(e),
         }
     }
+    let done = || not_stored.map_or(Ok(()), |e| Err(e.into()));
     match t.stopped() {
         Some(Stopped::TimeLimit) => {
             eprintln!("iolab: stopped at the time limit; the table shows what was done");
-            Ok(())
+            done()
         }
         Some(Stopped::NoSpace(p)) => {
             eprintln!("iolab: the table shows what was done before the file system filled up");
@@ -196,6 +200,6 @@ pub fn execute(a: TreeArgs) -> Result<()> {
             eprintln!("iolab: the table shows what was done");
             Err(stop.interrupted())
         }
-        None => Ok(()),
+        None => done(),
     }
 }
