@@ -64,3 +64,74 @@ fn help_and_lab_list_come_from_the_registries() {
         assert!(help.contains(&details), "lab {} --help: {help}", e.name);
     }
 }
+
+/// Every command takes every format of the registry: it shows its result
+/// in it, or refuses it (exit 2, before doing the work) naming the
+/// formats that have a form for that result.
+#[test]
+fn every_command_takes_every_format() {
+    let (d, f) = scratch_file();
+    let db = d.path().join("f.db");
+    let job = format!("--name=j --filename={} --size=64k", s(&f));
+    let job_args: Vec<&str> = job.split(' ').collect();
+    succeed(with_db(&db).args(["run"]).args(&job_args));
+    succeed(with_db(&db).args(["run"]).args(&job_args));
+    let top = d.path().join("t");
+    std::fs::create_dir(&top).unwrap();
+    std::fs::write(top.join("a"), "x").unwrap();
+    for e in iolab::render::FORMATS {
+        let f = e.name;
+        let out = |args: &[&str]| with_db(&db).args(args).output().unwrap();
+        // A run shows in every format.
+        let run = out(&[&["run", "--no-store", "--output-format", f][..], &job_args].concat());
+        assert!(run.status.success(), "run -o {f}");
+        assert!(!run.stdout.is_empty(), "run -o {f}");
+        for (args, what) in [
+            (
+                vec!["tree", "walk", s(&top), "--no-store", "-o", f],
+                "a tree result",
+            ),
+            (
+                vec!["compare", "1", "2", "--no-store", "--format", f],
+                "a comparison",
+            ),
+            (vec!["export", "1", "2", "--format", f], "several runs"),
+            (vec!["show", "1", "--output-format", f], "a run result"),
+        ] {
+            let o = out(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            match o.status.code() {
+                Some(0) => assert!(!o.stdout.is_empty(), "{args:?}"),
+                Some(2) => {
+                    assert!(
+                        err.contains(&format!("has no form for {what}; it comes as normal, json")),
+                        "{args:?}: {err}"
+                    );
+                    // Refused before the work: a tree walk leaves no run.
+                    assert!(o.stdout.is_empty(), "{args:?}");
+                }
+                c => panic!("{args:?} exited {c:?}: {err}"),
+            }
+        }
+    }
+    // The forms each format has, as `iolab list formats` promises them.
+    let walk =
+        |f: &str| stdout_json(with_db(&db).args(["tree", "walk", s(&top), "--no-store", "-o", f]));
+    let (plain, plus) = (walk("json"), walk("json+"));
+    let readdir = |v: &serde_json::Value| v["phases"][0]["latency_ns"]["readdir"].clone();
+    assert!(readdir(&plain).get("histogram").is_none(), "{plain}");
+    assert!(readdir(&plus)["histogram"]["buckets"].is_array(), "{plus}");
+    let csv =
+        stdout_text(with_db(&db).args(["compare", "1", "2", "--no-store", "--format", "csv"]));
+    assert!(csv.starts_with("metric,A: run 1"), "{csv}");
+}
+
+#[test]
+fn unknown_lab_lists_the_labs() {
+    let labs = names(iolab::lab::LABS).join(", ");
+    fails_with(
+        bin().args(["lab", "nosuchlab", "--quick"]),
+        2,
+        &format!("unknown lab 'nosuchlab'; iolab has: {labs}"),
+    );
+}

@@ -173,7 +173,7 @@ pub fn side_name(arg: &str) -> String {
 }
 
 /// Two sides compared, figure by figure.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Comparison {
     /// A and B with their samples.
     pub sides: [Side; 2],

@@ -38,7 +38,16 @@ pub struct CacheArgs {
         default_value = "normal",
         global = true
     )]
-    pub format: super::tree::Format,
+    pub format: CacheFormat,
+}
+
+/// Cache results come as vmtouch's text or as JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CacheFormat {
+    /// vmtouch's lines.
+    Normal,
+    /// One JSON document.
+    Json,
 }
 
 /// Cache commands.
@@ -81,7 +90,7 @@ pub enum CacheCmd {
 
 /// Runs `iolab cache`.
 pub fn execute(a: CacheArgs) -> Result<()> {
-    let json = a.format == super::tree::Format::Json;
+    let json = a.format == CacheFormat::Json;
     let out = match &a.cmd {
         CacheCmd::Status { paths, verbose } => {
             let s = usage_if_missing(pagecache::survey(paths, *verbose))?;

@@ -5,7 +5,8 @@
 use super::{Stderr, check_picture, db};
 use iolab::Result;
 use iolab::analysis::compare::AbTest;
-use iolab::render::compare::{chart, render};
+use iolab::analysis::compare::Comparison;
+use iolab::render::{self, compare::chart};
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -49,6 +50,8 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     if let Some(p) = &a.plot {
         check_picture("--plot", p)?;
     }
+    // A format with no form for a comparison is refused before the runs.
+    render::comparison(&Comparison::default(), &a.format)?;
     // The database is read for stored sides even with --no-store.
     let mut store = match a.store.db.open() {
         Ok(s) => Some(s),
@@ -67,7 +70,7 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     if let Some(p) = &c.stored_as {
         eprintln!("iolab: runs stored with labels {p}:A and {p}:B");
     }
-    super::write_out(&render(&c, &a.format)?, None)?;
+    super::write_out(&render::comparison(&c, &a.format)?, None)?;
     if let Some(p) = &a.plot {
         chart(&c).save(p)?;
         eprintln!("iolab: plot written to {}", p.display());

@@ -56,7 +56,7 @@ pub fn history(a: HistoryArgs) -> Result<()> {
     };
     let store = a.db.open()?;
     let runs = store.list(&filter)?;
-    if runs.is_empty() && iolab::render::format(&a.format)?.name == "normal" {
+    if runs.is_empty() && iolab::render::find(&a.format)?.name == "normal" {
         eprintln!(
             "iolab: no stored runs match (database {})",
             store.path().display()

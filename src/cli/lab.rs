@@ -59,11 +59,16 @@ pub enum Which {
     All(LabOpts),
     /// One lab, by its registry name.
     One(String, LabOpts),
+    /// A name the registry does not have (refused with the list of labs).
+    Unknown(String),
 }
 
 impl clap::Subcommand for Which {
     fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        // Unknown names reach `execute`, which refuses them with the
+        // registry's message ("unknown lab 'x'; iolab has: ...").
         let cmd = cmd
+            .allow_external_subcommands(true)
             .subcommand(clap::Command::new("list").about("Describe each lab in one line"))
             .subcommand(
                 LabOpts::augment_args(clap::Command::new("all"))
@@ -72,6 +77,7 @@ impl clap::Subcommand for Which {
         LABS.iter().fold(cmd, |cmd, e| {
             cmd.subcommand(
                 LabOpts::augment_args(clap::Command::new(e.name))
+                    .aliases(e.aliases)
                     .about(e.help)
                     .long_about(e.item.details()),
             )
@@ -83,7 +89,7 @@ impl clap::Subcommand for Which {
     }
 
     fn has_subcommand(name: &str) -> bool {
-        name == "list" || name == "all" || lab::named(name).is_ok()
+        name == "list" || name == "all" || lab::find(name).is_ok()
     }
 }
 
@@ -92,10 +98,13 @@ impl FromArgMatches for Which {
         match m.subcommand() {
             Some(("list", _)) => Ok(Which::List),
             Some(("all", sub)) => Ok(Which::All(LabOpts::from_arg_matches(sub)?)),
-            Some((name, sub)) => Ok(Which::One(
-                name.to_string(),
-                LabOpts::from_arg_matches(sub)?,
-            )),
+            Some((name, sub)) => match lab::find(name) {
+                Ok(e) => Ok(Which::One(
+                    e.name.to_string(),
+                    LabOpts::from_arg_matches(sub)?,
+                )),
+                Err(_) => Ok(Which::Unknown(name.to_string())),
+            },
             None => Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand)),
         }
     }
@@ -119,7 +128,8 @@ pub fn execute(a: LabArgs) -> Result<()> {
             return Ok(());
         }
         Which::All(o) => (LABS.iter().collect(), o, "all".to_string()),
-        Which::One(name, o) => (vec![lab::named(&name)?], o, name),
+        Which::One(name, o) => (vec![lab::find(&name)?], o, name),
+        Which::Unknown(name) => return lab::find(&name).map(drop),
     };
     let size = o
         .size

@@ -105,7 +105,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     for w in &result.warnings {
         Stderr.warning(w);
     }
-    let text = render::format(&args.output_format)?.item.run(&result)?;
+    let text = render::run(&result, &args.output_format)?;
     write_out(&text, args.output.as_deref())?;
     let command = format!("iolab run {}", job_args.join(" "));
     // A run that cannot be stored still shows its results and writes its

@@ -2,11 +2,7 @@
 
 use super::{db, write_out};
 use iolab::render;
-use iolab::render::format::local_time;
-use iolab::render::json::pretty;
-use iolab::render::json::stored_run;
-use iolab::render::stored::{header, summary_table};
-use iolab::store::{StoredRun, kind};
+use iolab::store::StoredRun;
 use iolab::{Error, Result};
 use std::path::PathBuf;
 
@@ -50,25 +46,7 @@ pub fn show(a: ShowArgs) -> Result<()> {
         })?;
         return write_out(&format!("{src}\n"), None);
     }
-    let f = render::format(&a.output_format)?;
-    let text = match f.name {
-        "normal" => {
-            let body = if r.kind == kind::TREE {
-                render::tree::text(&r.tree_result()?)
-            } else {
-                render::normal::text(&r.result()?)
-            };
-            format!("{}\n{body}", header(&r, &local_time(r.created_unix)))
-        }
-        "json" | "json+" => pretty(&stored_run(&r, f.name == "json+")?),
-        _ if r.kind == kind::TREE => {
-            return Err(Error::usage(
-                format!("--output-format {}", f.name),
-                "a tree result shows as normal, json or json+",
-            ));
-        }
-        _ => f.item.run(&r.result()?)?,
-    };
+    let text = render::stored(&r, &a.output_format)?;
     write_out(&text, None)
 }
 
@@ -96,17 +74,6 @@ pub struct ExportArgs {
 /// Runs `iolab export`.
 pub fn export(a: ExportArgs) -> Result<()> {
     let runs = load(&a.db, &a.ids)?;
-    let f = render::format(&a.format)?;
-    let text = match f.name {
-        "json" | "json+" => {
-            let bins = f.name == "json+";
-            let all = runs
-                .iter()
-                .map(|r| stored_run(r, bins))
-                .collect::<Result<Vec<_>>>()?;
-            pretty(&serde_json::Value::Array(all))
-        }
-        name => render::table(&summary_table(&runs, local_time), name)?,
-    };
+    let text = render::stored_runs(&runs, &a.format)?;
     write_out(&text, a.output.as_deref())
 }

@@ -2,7 +2,7 @@
 //! like runs.
 
 use super::db;
-use iolab::render::tree as render;
+use iolab::render;
 use iolab::tree::options::{CreateArgs, size, time_limit_ns};
 use iolab::tree::{self, Stopped};
 use iolab::{Error, Result};
@@ -27,21 +27,13 @@ pub struct Common {
     /// Stop after this long (e.g. 30s, 5m), reporting what was done.
     #[arg(long, value_name = "TIME", global = true)]
     pub time_limit: Option<String>,
-    /// Output format: normal or json.
-    #[arg(short = 'o', long, value_enum, default_value = "normal", global = true)]
-    pub output_format: Format,
+    /// Output format: normal, json or json+ (with histogram bins).
+    #[arg(short = 'o', long, default_value = "normal", global = true,
+          value_parser = super::formats(), value_name = "FORMAT")]
+    pub output_format: String,
     /// Where the results go.
     #[command(flatten)]
     pub store: db::StoreOpts,
-}
-
-/// Output formats of tree commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Table of phases, latency lines and log2 histograms.
-    Normal,
-    /// JSON.
-    Json,
 }
 
 /// `iolab tree ...`.
@@ -159,6 +151,8 @@ pub fn execute(a: TreeArgs) -> Result<()> {
         ),
         _ => None,
     };
+    // A format with no form for a tree result is refused before the work.
+    render::tree(&tree::TreeResult::default(), &c.output_format)?;
     let mut store = c.store.open()?;
     let stop = super::stop_on_signals()?;
     let t = match &a.cmd {
@@ -172,11 +166,7 @@ pub fn execute(a: TreeArgs) -> Result<()> {
             tree::remove::remove(dir, *not_mine, time_limit, &stop)?
         }
     };
-    let out = match c.output_format {
-        Format::Normal => render::text(&t),
-        Format::Json => iolab::render::json::pretty(&render::json(&t, false)),
-    };
-    super::write_out(&out, None)?;
+    super::write_out(&render::tree(&t, &c.output_format)?, None)?;
     // A result that cannot be stored is still shown; the failure is the
     // command's error (exit 1) unless the tree work itself failed.
     let mut not_stored = None;

@@ -116,7 +116,7 @@ pub trait Lab: Sync {
 }
 
 /// The lab called `name`, or an error listing the labs there are.
-pub fn named(name: &str) -> Result<&'static Entry<dyn Lab>> {
+pub fn find(name: &str) -> Result<&'static Entry<dyn Lab>> {
     registry::find(LABS, name).ok_or_else(|| {
         Error::usage(
             format!("lab '{name}'"),

@@ -1,13 +1,15 @@
 //! An A/B comparison shown: the table of figures with each side's spread
-//! and the verdict, as text (with a header naming the sides), CSV or JSON,
-//! and a bar chart of B relative to A.
+//! and the verdict, the header naming the sides, the JSON document, and a
+//! bar chart of B relative to A. Each format picks its form in its
+//! [`super::Exporter::comparison`].
 
 use super::chart::Chart;
 use super::table::{Table, fig};
 use crate::analysis::compare::{ALPHA, Comparison, Row, Side};
 
 /// The comparison as a table: figure, A mean ± sd, B mean ± sd, change, verdict.
-pub fn table(rows: &[Row], a: &Side, b: &Side) -> Table {
+pub fn table(c: &Comparison) -> Table {
+    let [a, b] = &c.sides;
     let mut t = Table::new([
         "metric".to_string(),
         format!("A: {}", a.name),
@@ -17,7 +19,7 @@ pub fn table(rows: &[Row], a: &Side, b: &Side) -> Table {
         "change".into(),
         "verdict".into(),
     ]);
-    for r in rows {
+    for r in &c.rows {
         t.push(vec![
             r.label.to_string(),
             fig(r.a_mean),
@@ -32,44 +34,38 @@ pub fn table(rows: &[Row], a: &Side, b: &Side) -> Table {
     t
 }
 
-/// The whole comparison in the output format `format`: JSON a document
-/// with both sides and every row, CSV the table alone, the others a header
-/// naming the sides above the table.
-pub fn render(c: &Comparison, format: &str) -> crate::Result<String> {
+/// The lines above the table: what A and B are and how they are compared.
+pub fn header(c: &Comparison) -> String {
     let [a, b] = &c.sides;
-    let t = table(&c.rows, a, b);
-    Ok(match super::format(format)?.name {
-        "json" | "json+" => {
-            let side = |s: &Side| serde_json::json!({"name": s.name, "runs": s.runs, "samples": s.samples.len()});
-            let v = serde_json::json!({
-                "a": side(a),
-                "b": side(b),
-                "test": "Welch's t-test, two-sided",
-                "alpha": ALPHA,
-                "rows": c.rows,
-            });
-            super::json::pretty(&v)
+    let runs = |s: &Side| {
+        if s.runs.is_empty() {
+            return String::new();
         }
-        "csv" => super::table(&t, format)?,
-        _ => {
-            let runs = |s: &Side| {
-                if s.runs.is_empty() {
-                    return String::new();
-                }
-                let ids: Vec<String> = s.runs.iter().map(|r| r.to_string()).collect();
-                format!(", runs {}", ids.join(","))
-            };
-            let head = format!(
-                "A = {} ({} samples{})\nB = {} ({} samples{})\nchange = (B - A) / A; significance by Welch's t-test over the samples (p < {ALPHA})\n\n",
-                a.name,
-                a.samples.len(),
-                runs(a),
-                b.name,
-                b.samples.len(),
-                runs(b),
-            );
-            head + &super::table(&t, format)?
-        }
+        let ids: Vec<String> = s.runs.iter().map(|r| r.to_string()).collect();
+        format!(", runs {}", ids.join(","))
+    };
+    format!(
+        "A = {} ({} samples{})\nB = {} ({} samples{})\nchange = (B - A) / A; significance by Welch's t-test over the samples (p < {ALPHA})\n\n",
+        a.name,
+        a.samples.len(),
+        runs(a),
+        b.name,
+        b.samples.len(),
+        runs(b),
+    )
+}
+
+/// The comparison as one JSON document: both sides and every row.
+pub fn json(c: &Comparison) -> serde_json::Value {
+    let [a, b] = &c.sides;
+    let side =
+        |s: &Side| serde_json::json!({"name": s.name, "runs": s.runs, "samples": s.samples.len()});
+    serde_json::json!({
+        "a": side(a),
+        "b": side(b),
+        "test": "Welch's t-test, two-sided",
+        "alpha": ALPHA,
+        "rows": c.rows,
     })
 }
 

@@ -3,6 +3,7 @@
 
 use super::Exporter;
 use super::table::Table;
+use crate::analysis::compare::Comparison;
 use crate::analysis::summary::{METRICS, figures};
 use crate::runner::RunResult;
 
@@ -16,6 +17,11 @@ impl Exporter for Csv {
 
     fn table(&self, t: &Table) -> Option<String> {
         Some(t.csv())
+    }
+
+    /// The table alone: CSV has no place for the header.
+    fn comparison(&self, c: &Comparison) -> Option<String> {
+        Some(super::compare::table(c).csv())
     }
 }
 

@@ -3,12 +3,14 @@
 //! for what fio lacks. `json+` adds the histogram `bins` like fio's json+.
 
 use super::Exporter;
+use crate::analysis::compare::Comparison;
 use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
 use crate::runner::{OpStats, ReportEntry, RunResult, Totals};
 use crate::store::{StoredRun, kind};
+use crate::tree::TreeResult;
 use serde_json::{Map, Value, json};
 
 /// The JSON exporter.
@@ -29,6 +31,26 @@ impl Exporter for Json {
 
     fn table(&self, t: &super::table::Table) -> Option<String> {
         Some(t.json())
+    }
+
+    fn tree(&self, t: &TreeResult) -> Option<String> {
+        Some(pretty(&super::tree::json(t, self.bins)))
+    }
+
+    fn comparison(&self, c: &Comparison) -> Option<String> {
+        Some(pretty(&super::compare::json(c)))
+    }
+
+    fn stored(&self, r: &StoredRun) -> crate::Result<Option<String>> {
+        Ok(Some(pretty(&stored_run(r, self.bins)?)))
+    }
+
+    fn stored_runs(&self, runs: &[StoredRun]) -> crate::Result<Option<String>> {
+        let all = runs
+            .iter()
+            .map(|r| stored_run(r, self.bins))
+            .collect::<crate::Result<Vec<_>>>()?;
+        Ok(Some(pretty(&Value::Array(all))))
     }
 }
 

@@ -21,20 +21,50 @@ pub mod sweep;
 pub mod table;
 pub mod tree;
 
+use crate::analysis::compare::Comparison;
 use crate::error::{Error, Result};
 use crate::registry::{self, Entry, entry};
 use crate::runner::RunResult;
+use crate::store::{StoredRun, kind};
+use crate::tree::TreeResult;
 use table::Table;
 
-/// One output format: a whole run, and a table (`history`, `sweep`,
-/// `compare`, `export`) when the format has a tabular form.
+/// One output format. Every format shows a run; the other forms have
+/// defaults built on [`Exporter::run`] and [`Exporter::table`], and `None`
+/// means "this format has no form for it" (the caller's error then names
+/// the formats that do).
 pub trait Exporter: Sync {
-    /// The whole run.
+    /// The whole run (`iolab run`).
     fn run(&self, r: &RunResult) -> Result<String>;
 
-    /// A table; `None` when the format has no tabular form.
+    /// A table (`history`, `sweep`, `export`).
     fn table(&self, _t: &Table) -> Option<String> {
         None
+    }
+
+    /// A tree result (`iolab tree`).
+    fn tree(&self, _t: &TreeResult) -> Option<String> {
+        None
+    }
+
+    /// An A/B comparison: a header naming the sides above its table.
+    fn comparison(&self, c: &Comparison) -> Option<String> {
+        let t = self.table(&compare::table(c))?;
+        Some(compare::header(c) + &t)
+    }
+
+    /// One stored run (`iolab show`): shown as when it was made.
+    fn stored(&self, r: &StoredRun) -> Result<Option<String>> {
+        if r.kind == kind::TREE {
+            Ok(self.tree(&r.tree_result()?))
+        } else {
+            self.run(&r.result()?).map(Some)
+        }
+    }
+
+    /// Several stored runs (`iolab export`): one row of key figures each.
+    fn stored_runs(&self, runs: &[StoredRun]) -> Result<Option<String>> {
+        Ok(self.table(&stored::summary_table(runs, format::local_time)))
     }
 }
 
@@ -92,7 +122,7 @@ pub static FORMATS: &[Entry<dyn Exporter>] = &[
 ];
 
 /// The format called `name` (or an alias), or an error listing them.
-pub fn format(name: &str) -> Result<&'static Entry<dyn Exporter>> {
+pub fn find(name: &str) -> Result<&'static Entry<dyn Exporter>> {
     registry::find(FORMATS, name).ok_or_else(|| {
         Error::usage(
             format!("format '{name}'"),
@@ -101,18 +131,54 @@ pub fn format(name: &str) -> Result<&'static Entry<dyn Exporter>> {
     })
 }
 
-/// A table in format `name`; the error says when that format has no tables.
+/// `what` in format `name` as `show` makes it; when that format has no
+/// form for it, the error names the formats that have.
+fn shown(
+    name: &str,
+    what: &str,
+    show: impl Fn(&dyn Exporter) -> Result<Option<String>>,
+) -> Result<String> {
+    let f = find(name)?;
+    if let Some(text) = show(f.item)? {
+        return Ok(text);
+    }
+    let with: Vec<&str> = FORMATS
+        .iter()
+        .filter(|e| matches!(show(e.item), Ok(Some(_))))
+        .map(|e| e.name)
+        .collect();
+    Err(Error::usage(
+        format!("format '{}'", f.name),
+        format!("has no form for {what}; it comes as {}", with.join(", ")),
+    ))
+}
+
+/// A run in format `name`.
+pub fn run(r: &RunResult, name: &str) -> Result<String> {
+    find(name)?.item.run(r)
+}
+
+/// A table in format `name`.
 pub fn table(t: &Table, name: &str) -> Result<String> {
-    let f = format(name)?;
-    f.item.table(t).ok_or_else(|| {
-        let with: Vec<&str> = FORMATS
-            .iter()
-            .filter(|e| e.item.table(&Table::default()).is_some())
-            .map(|e| e.name)
-            .collect();
-        Error::usage(
-            format!("format '{name}'"),
-            format!("has no table form; tables come as {}", with.join(", ")),
-        )
-    })
+    shown(name, "tables", |e| Ok(e.table(t)))
+}
+
+/// A tree result in format `name`.
+pub fn tree(t: &TreeResult, name: &str) -> Result<String> {
+    shown(name, "a tree result", |e| Ok(e.tree(t)))
+}
+
+/// An A/B comparison in format `name`.
+pub fn comparison(c: &Comparison, name: &str) -> Result<String> {
+    shown(name, "a comparison", |e| Ok(e.comparison(c)))
+}
+
+/// A stored run in format `name`.
+pub fn stored(r: &StoredRun, name: &str) -> Result<String> {
+    shown(name, &format!("a {} result", r.kind), |e| e.stored(r))
+}
+
+/// Several stored runs in format `name`.
+pub fn stored_runs(runs: &[StoredRun], name: &str) -> Result<String> {
+    shown(name, "several runs", |e| e.stored_runs(runs))
 }

@@ -9,6 +9,8 @@ use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
 use crate::runner::{OpStats, ReportEntry, RunResult, Totals};
+use crate::store::{StoredRun, kind};
+use crate::tree::TreeResult;
 use std::fmt::Write;
 
 /// The normal (text) exporter.
@@ -21,6 +23,21 @@ impl Exporter for Normal {
 
     fn table(&self, t: &super::table::Table) -> Option<String> {
         Some(t.text())
+    }
+
+    fn tree(&self, t: &TreeResult) -> Option<String> {
+        Some(super::tree::text(t))
+    }
+
+    /// With the header `show` prints: id, label, command, environment.
+    fn stored(&self, r: &StoredRun) -> crate::Result<Option<String>> {
+        let body = if r.kind == kind::TREE {
+            super::tree::text(&r.tree_result()?)
+        } else {
+            text(&r.result()?)
+        };
+        let when = super::format::local_time(r.created_unix);
+        Ok(Some(format!("{}\n{body}", super::stored::header(r, &when))))
     }
 }
 

@@ -111,7 +111,7 @@ impl Phase {
 }
 
 /// The result of one `iolab tree` command.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TreeResult {
     /// create, walk, read, copy or remove.
     pub command: String,
