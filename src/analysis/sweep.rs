@@ -184,7 +184,7 @@ fn point_jobs(job_args: &[String], point: &Point, repeat: Option<u32>) -> Result
     let at = |e: job::JobError| {
         Error::usage(format!("sweep point {}", show_point(point)), e.to_string())
     };
-    let mut jobs = job::ini::with_vars(point, || job::jobs_from_args(&args)).map_err(at)?;
+    let mut jobs = job::jobs_from_args_with(&args, point).map_err(at)?;
     for job in &mut jobs {
         for (k, v) in point {
             if let Some(def) = options::lookup(k) {

@@ -242,10 +242,11 @@ fn log_prefix(v: &str, job: &str) -> String {
 /// Builds every job: command-line globals are defaults for all jobs, job
 /// files' `[global]` sections apply to the job sections after them, and jobs
 /// started with `--name` come after those of the job files (as in fio).
-pub fn build_jobs(cl: &CommandLine) -> Result<Vec<JobSpec>, JobError> {
+/// `vars` are seen by `${VAR}` in the job files ahead of the environment.
+pub fn build_jobs(cl: &CommandLine, vars: &ini::Vars) -> Result<Vec<JobSpec>, JobError> {
     let mut jobs = Vec::new();
     for file in &cl.files {
-        let sections = ini::parse_file(file)?;
+        let sections = ini::parse_file(file, vars)?;
         let mut globals = cl.globals.clone();
         for s in sections {
             if s.name == "global" {

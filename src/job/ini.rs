@@ -30,15 +30,21 @@ pub struct Section {
     pub origin: Origin,
 }
 
-/// Reads and parses a job file (following `include`s).
-pub fn parse_file(path: &Path) -> Result<Vec<Section>, JobError> {
+/// Variables that take precedence over the environment in `${VAR}` (a
+/// sweep's point).
+pub type Vars = BTreeMap<String, String>;
+
+/// Reads and parses a job file (following `include`s); `${VAR}` comes from
+/// `vars`, else the environment.
+pub fn parse_file(path: &Path, vars: &Vars) -> Result<Vec<Section>, JobError> {
     let mut out = Vec::new();
-    parse_into(path, &mut out, &mut Vec::new())?;
+    parse_into(path, vars, &mut out, &mut Vec::new())?;
     Ok(out)
 }
 
 fn parse_into(
     path: &Path,
+    vars: &Vars,
     out: &mut Vec<Section>,
     stack: &mut Vec<PathBuf>,
 ) -> Result<(), JobError> {
@@ -60,7 +66,7 @@ fn parse_into(
         if line.is_empty() {
             continue;
         }
-        let line = expand_vars(line).map_err(|e| JobError {
+        let line = expand_vars(line, vars).map_err(|e| JobError {
             origin: Some(origin.clone()),
             job: None,
             option: None,
@@ -95,7 +101,7 @@ fn parse_into(
             } else {
                 dir.join(inc)
             };
-            parse_into(&p, out, stack).map_err(|e| JobError {
+            parse_into(&p, vars, out, stack).map_err(|e| JobError {
                 origin: Some(origin.clone()),
                 job: None,
                 option: None,
@@ -145,31 +151,10 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
-/// Variables that take precedence over the environment (a sweep's point).
-static VARS: std::sync::Mutex<BTreeMap<String, String>> = std::sync::Mutex::new(BTreeMap::new());
-
-/// Runs `f` with `vars` visible to `${VAR}` expansion ahead of the
-/// environment (how `iolab sweep` hands a point to job files).
-pub fn with_vars<T>(vars: &BTreeMap<String, String>, f: impl FnOnce() -> T) -> T {
-    *VARS.lock().unwrap_or_else(|e| e.into_inner()) = vars.clone();
-    let out = f();
-    VARS.lock().unwrap_or_else(|e| e.into_inner()).clear();
-    out
-}
-
-fn lookup_var(var: &str) -> Option<String> {
-    let over = VARS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(var)
-        .cloned();
-    over.or_else(|| std::env::var(var).ok())
-}
-
 /// Expands `${VAR}` from a sweep point or the environment, and fio's
 /// keywords `$pagesize`, `$mb_memory`, `$ncpus`. An unset variable is an
 /// error naming it.
-pub fn expand_vars(text: &str) -> Result<String, ValueError> {
+pub fn expand_vars(text: &str, vars: &Vars) -> Result<String, ValueError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('$') {
@@ -180,7 +165,9 @@ pub fn expand_vars(text: &str) -> Result<String, ValueError> {
                 return Err(ValueError::Unterminated(text.to_string()));
             };
             let var = &body[..end];
-            let val = lookup_var(var).ok_or_else(|| ValueError::UnsetVar(var.to_string()))?;
+            let val = (vars.get(var).cloned())
+                .or_else(|| std::env::var(var).ok())
+                .ok_or_else(|| ValueError::UnsetVar(var.to_string()))?;
             out.push_str(&val);
             rest = &body[end + 1..];
             continue;
@@ -230,17 +217,32 @@ mod tests {
     fn variables() {
         // SAFETY: tests in this module do not read this variable concurrently.
         unsafe { std::env::set_var("IOLAB_TEST_VAR", "77") };
-        assert_eq!(expand_vars("size=${IOLAB_TEST_VAR}k").unwrap(), "size=77k");
+        assert_eq!(
+            expand_vars("size=${IOLAB_TEST_VAR}k", &Vars::new()).unwrap(),
+            "size=77k"
+        );
         assert!(
-            expand_vars("${IOLAB_NOPE_NOT_SET}")
+            expand_vars("${IOLAB_NOPE_NOT_SET}", &Vars::new())
                 .unwrap_err()
                 .to_string()
                 .contains("IOLAB_NOPE_NOT_SET")
         );
-        let ps = expand_vars("$pagesize").unwrap();
+        let ps = expand_vars("$pagesize", &Vars::new()).unwrap();
         assert_eq!(ps, "4096");
-        assert!(expand_vars("$ncpus").unwrap().parse::<u64>().unwrap() >= 1);
-        assert!(expand_vars("$mb_memory").unwrap().parse::<u64>().unwrap() > 0);
-        assert_eq!(expand_vars("a$b").unwrap(), "a$b");
+        assert!(
+            expand_vars("$ncpus", &Vars::new())
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+                >= 1
+        );
+        assert!(
+            expand_vars("$mb_memory", &Vars::new())
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+                > 0
+        );
+        assert_eq!(expand_vars("a$b", &Vars::new()).unwrap(), "a$b");
     }
 }

@@ -21,6 +21,12 @@ pub use spec::{CachePolicy, FadviseHint, JobSpec, LogSpec, Mix, Pattern};
 /// Parses the job part of an `iolab run` command line (and the job files it
 /// names) into validated jobs.
 pub fn jobs_from_args(args: &[String]) -> Result<Vec<JobSpec>, JobError> {
+    jobs_from_args_with(args, &ini::Vars::new())
+}
+
+/// [`jobs_from_args`] with variables that job files' `${VAR}` see ahead of
+/// the environment (a sweep point).
+pub fn jobs_from_args_with(args: &[String], vars: &ini::Vars) -> Result<Vec<JobSpec>, JobError> {
     let cl = cmdline::parse(args)?;
-    build_jobs(&cl)
+    build_jobs(&cl, vars)
 }

@@ -10,7 +10,7 @@ use super::layout::{CloneFile, Layout};
 use super::open::open_clone;
 use super::result::{CloneRun, Totals};
 use super::stop::StopFlag;
-use super::worker::{self, Clone, Gate, Meeting, Worker};
+use super::worker::{self, Clone, Gate, Meeting, NotReady, Worker};
 use crate::engine::EngineError;
 use crate::error::{Error, Result};
 use crate::job::JobSpec;
@@ -115,12 +115,16 @@ pub fn run_clones(
                 .spawn_scoped(s, move || clone_thread(def, &cfg, raw, w, meet));
             match thread {
                 Ok(h) => {
-                    if let Ok(Err(e)) = rx.recv() {
-                        failure = Some(Error::Engine {
+                    failure = match rx.recv() {
+                        Ok(Err(NotReady::Engine(e))) => Some(Error::Engine {
                             job: job.name.clone(),
                             source: e,
-                        });
-                    }
+                        }),
+                        Ok(Err(NotReady::Io(what, e))) => {
+                            Some(Error::io(format!("job '{}': {what}", job.name), e))
+                        }
+                        _ => None,
+                    };
                     handles.push((j, c, h));
                 }
                 Err(e) => failure = Some(Error::io("cannot start a worker thread", e)),
@@ -149,7 +153,7 @@ fn clone_thread(
     w: Worker,
     meet: Meeting<'_>,
 ) -> (Totals, bool) {
-    let give_up = |meet: Meeting<'_>, e: EngineError| {
+    let give_up = |meet: Meeting<'_>, e: NotReady| {
         let _ = meet.ready.send(Err(e));
         meet.start.wait();
         (Totals::default(), false)
@@ -159,14 +163,19 @@ fn clone_thread(
     let files = match unsafe { worker::adopt(&raw) } {
         Ok(f) => f,
         Err(e) => {
-            let e = EngineError::new("a descriptor table of its own (unshare)", e.to_string());
-            return give_up(meet, e);
+            return give_up(
+                meet,
+                NotReady::Io("a descriptor table of its own (unshare)", e),
+            );
         }
     };
     let engine = match def.map(|d| (d.build)(cfg)) {
         Some(Ok(engine)) => engine,
-        Some(Err(e)) => return give_up(meet, e),
-        None => return give_up(meet, EngineError::new(w.engine, "not an engine iolab has")),
+        Some(Err(e)) => return give_up(meet, NotReady::Engine(e)),
+        None => {
+            let e = EngineError::new(w.engine, "not an engine iolab has");
+            return give_up(meet, NotReady::Engine(e));
+        }
     };
     engine.drive(Clone { w, files, meet })
 }

@@ -75,11 +75,20 @@ impl Gate {
     }
 }
 
+/// Why a clone could not get ready to run.
+#[derive(Debug)]
+pub enum NotReady {
+    /// Its engine refused the job (bad usage: exit 2).
+    Engine(EngineError),
+    /// The system refused the thread something (`what`): a failure, exit 1.
+    Io(&'static str, std::io::Error),
+}
+
 /// How a clone and the launcher meet: the clone says it is ready (or why
 /// it cannot run), then waits at `start`; `abort` set means do no I/O.
 pub struct Meeting<'a> {
     /// The clone's answer: ready, or the reason it is not.
-    pub ready: Sender<Result<(), EngineError>>,
+    pub ready: Sender<Result<(), NotReady>>,
     /// Opened by the launcher when every clone is ready.
     pub start: &'a Gate,
     /// Set by the launcher when some clone could not get ready.
@@ -97,7 +106,7 @@ pub struct Meeting<'a> {
 /// `fds` are open descriptors of the launcher, which closes its own copies
 /// once this returns and never uses them again; after `unshare` the copies
 /// in this thread's table belong to nothing else.
-pub unsafe fn adopt(fds: &[RawFd]) -> std::io::Result<Vec<File>> {
+pub(super) unsafe fn adopt(fds: &[RawFd]) -> std::io::Result<Vec<File>> {
     // SAFETY: unshare(CLONE_FILES) changes only the calling thread.
     if unsafe { libc::unshare(libc::CLONE_FILES) } != 0 {
         return Err(std::io::Error::last_os_error());
@@ -134,8 +143,12 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     let Clone { w, files, meet } = c;
     let mut t = Totals::default();
     let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
-    let attached = attach(&mut engine, &fds, &files, &w.bufs, w.writes)
-        .map_err(|e| EngineError::new(format!("ioengine={}", w.engine), e.to_string()));
+    let attached = attach(&mut engine, &fds, &files, &w.bufs, w.writes).map_err(|e| {
+        NotReady::Engine(EngineError::new(
+            format!("ioengine={}", w.engine),
+            e.to_string(),
+        ))
+    });
     let ok = attached.is_ok();
     let _ = meet.ready.send(attached);
     meet.start.wait();

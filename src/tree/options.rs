@@ -151,7 +151,7 @@ fn from_job(spec: &str) -> Result<Vec<(String, String)>> {
         Some((f, s)) if !s.contains('/') => (f, Some(s)),
         _ => (spec, None),
     };
-    let sections = ini::parse_file(Path::new(file))?;
+    let sections = ini::parse_file(Path::new(file), &ini::Vars::new())?;
     let mut out = Vec::new();
     let mut found = false;
     for s in &sections {
