@@ -80,6 +80,10 @@ pub enum KstatError {
 pub struct Arc;
 
 impl Counter for Arc {
+    fn label(&self) -> &'static str {
+        "ZFS ARC"
+    }
+
     fn source(&self) -> &'static str {
         ARCSTATS
     }
@@ -96,14 +100,14 @@ impl Counter for Arc {
         vec![("hit_ratio", hit_ratio(d))]
     }
 
-    fn line(&self, d: &Values) -> String {
+    fn line(&self, d: &Values) -> Option<String> {
         let g = |k: &str| d.get(k).copied().unwrap_or(0);
-        format!(
+        Some(format!(
             "hits={}, misses={}, hit ratio {:.1}%",
             g("hits"),
             g("misses"),
             hit_ratio(d)
-        )
+        ))
     }
 }
 

@@ -23,6 +23,9 @@ pub type Values = BTreeMap<String, u64>;
 
 /// A source of counters, read before and after each repetition.
 pub trait Counter: Sync {
+    /// What the text report calls it (`process I/O`, `vm`).
+    fn label(&self) -> &'static str;
+
     /// Where the figures come from, shown beside them (`/proc/self/io`).
     fn source(&self) -> &'static str;
 
@@ -40,10 +43,11 @@ pub trait Counter: Sync {
         Vec::new()
     }
 
-    /// One line for the text report.
-    fn line(&self, d: &Values) -> String {
+    /// One line for the text report; `None` when the report shows the
+    /// figures elsewhere (getrusage's CPU times are in the `cpu` line).
+    fn line(&self, d: &Values) -> Option<String> {
         let kv: Vec<String> = d.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        kv.join(", ")
+        Some(kv.join(", "))
     }
 }
 

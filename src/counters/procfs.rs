@@ -48,6 +48,10 @@ fn get(d: &Values, k: &str) -> u64 {
 pub struct ProcessIo;
 
 impl Counter for ProcessIo {
+    fn label(&self) -> &'static str {
+        "process I/O"
+    }
+
     fn source(&self) -> &'static str {
         "/proc/self/io"
     }
@@ -56,15 +60,15 @@ impl Counter for ProcessIo {
         Some(parse_pairs(&std::fs::read_to_string("/proc/self/io").ok()?))
     }
 
-    fn line(&self, d: &Values) -> String {
+    fn line(&self, d: &Values) -> Option<String> {
         let b = |k| bytes_iec(get(d, k) as f64);
-        format!(
+        Some(format!(
             "logical read {} (rchar), physical read {} (read_bytes), logical write {}, physical write {}",
             b("rchar"),
             b("read_bytes"),
             b("wchar"),
             b("write_bytes")
-        )
+        ))
     }
 }
 
@@ -72,6 +76,10 @@ impl Counter for ProcessIo {
 pub struct Rusage;
 
 impl Counter for Rusage {
+    fn label(&self) -> &'static str {
+        "rusage"
+    }
+
     fn source(&self) -> &'static str {
         "getrusage(RUSAGE_SELF)"
     }
@@ -79,12 +87,20 @@ impl Counter for Rusage {
     fn read(&self) -> Option<Values> {
         Some(crate::sys::rusage::process_counters())
     }
+
+    fn line(&self, _d: &Values) -> Option<String> {
+        None
+    }
 }
 
 /// The [`VMSTAT_KEYS`] present in `/proc/vmstat`.
 pub struct Vmstat;
 
 impl Counter for Vmstat {
+    fn label(&self) -> &'static str {
+        "vm"
+    }
+
     fn source(&self) -> &'static str {
         "/proc/vmstat"
     }
@@ -98,13 +114,13 @@ impl Counter for Vmstat {
         )
     }
 
-    fn line(&self, d: &Values) -> String {
-        format!(
+    fn line(&self, d: &Values) -> Option<String> {
+        Some(format!(
             "pgpgin={} KiB, pgmajfault={}, workingset_refault_file={}, pgsteal={}",
             get(d, "pgpgin"),
             get(d, "pgmajfault"),
             get(d, "workingset_refault_file"),
             get(d, "pgsteal_kswapd") + get(d, "pgsteal_direct"),
-        )
+        ))
     }
 }

@@ -390,19 +390,22 @@ pub fn counters_obj(c: &CounterDelta, cache: Option<Value>) -> Value {
     let mut o = Map::new();
     o.insert("elapsed_ns".into(), json!(c.elapsed_ns));
     o.insert("disks".into(), json!(disks));
+    // Every source has its key; `null` when this machine lacks it.
     for e in COUNTERS {
-        if let Some(d) = c.sources.get(e.name) {
-            let mut s = Map::new();
-            s.insert("source".into(), json!(e.item.source()));
-            s.extend(d.iter().map(|(k, v)| (k.clone(), json!(v))));
-            s.extend(
-                e.item
-                    .derived(d)
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), json!(v))),
-            );
-            o.insert(e.name.into(), Value::Object(s));
-        }
+        let Some(d) = c.sources.get(e.name) else {
+            o.insert(e.name.into(), Value::Null);
+            continue;
+        };
+        let mut s = Map::new();
+        s.insert("source".into(), json!(e.item.source()));
+        s.extend(d.iter().map(|(k, v)| (k.clone(), json!(v))));
+        s.extend(
+            e.item
+                .derived(d)
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), json!(v))),
+        );
+        o.insert(e.name.into(), Value::Object(s));
     }
     if let Some(cache) = cache {
         o.insert("cachestat".into(), cache);

@@ -180,14 +180,8 @@ fn counters(out: &mut String, c: &CounterDelta) {
         );
     }
     for e in COUNTERS {
-        if let Some(d) = c.sources.get(e.name) {
-            let _ = writeln!(
-                out,
-                "  {} [{}]: {}",
-                e.name,
-                e.item.source(),
-                e.item.line(d)
-            );
+        if let Some(line) = c.sources.get(e.name).and_then(|d| e.item.line(d)) {
+            let _ = writeln!(out, "  {} [{}]: {line}", e.item.label(), e.item.source());
         }
     }
 }
