@@ -28,6 +28,14 @@ fn bad_input_errors() {
     run_rejects(&[s(&bad)], &["bad.fio:3", "malformed section header"]);
     fs::write(&bad, "[job]\nsize=4k\nbs 4k\n").unwrap();
     run_rejects(&[s(&bad)], &["bad.fio:3", "malformed line"]);
+    run_rejects(
+        &a("--rw=nonsense"),
+        &["'nonsense' is not one of read, write"],
+    );
+    // An output file that is a directory is refused before the run.
+    let mut to_dir = vec!["--output".to_string(), s(d.path()).to_string()];
+    to_dir.extend(a("--size=4k"));
+    run_rejects(&to_dir, &["--output", "is a directory; name a file"]);
     assert!(!f.exists(), "nothing was created for bad input");
 }
 
@@ -36,8 +44,7 @@ fn unwritable_directory() {
     let d = tempfile::tempdir().unwrap();
     let ro = d.path().join("ro");
     fs::create_dir(&ro).unwrap();
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = iolab::sys::machine::is_root();
     let locked = if root {
         // Root ignores permission bits: make the directory immutable instead.
         std::process::Command::new("chattr")

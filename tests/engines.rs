@@ -331,6 +331,8 @@ fn engine_settings_errors_and_warnings() {
         eprintln!("note: this device supports polled I/O (hipri ran)");
     } else {
         assert!(err.contains("io_uring") && err.contains("hipri"), "{err}");
+        // The engine's hint says what the errno means for it.
+        assert!(err.contains("no poll queues for polled I/O"), "{err}");
         assert!(err.lines().count() <= 3, "{err}");
     }
 }

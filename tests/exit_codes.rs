@@ -82,6 +82,11 @@ fn tree_exit_codes() {
     );
     let bad = ["tree", "create", "x", "--dirs", "0", "--levels", "2"];
     exits(&db, &bad, code::USAGE, "makes no directories");
+    let missing = d.path().join("missing");
+    for cmd in ["walk", "remove"] {
+        let args = ["tree", cmd, s(&missing)];
+        exits(&db, &args, code::USAGE, "missing");
+    }
     exits(
         &db,
         &["tree", "create", s(&top)],

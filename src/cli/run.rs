@@ -155,6 +155,12 @@ impl Observer for Flame {
 
 /// The directory of an output file must exist.
 fn check_out_dir(opt: &str, out: &Path) -> Result<()> {
+    if out.is_dir() {
+        return Err(Error::usage(
+            format!("{opt} {}", out.display()),
+            "is a directory; name a file",
+        ));
+    }
     match out.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) if !dir.is_dir() => Err(Error::usage(
             format!("{opt} {}", out.display()),

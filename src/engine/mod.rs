@@ -118,6 +118,12 @@ pub trait Engine: Send + Sized {
         Vec::new()
     }
 
+    /// A hint to add to an I/O error of this engine (what a kernel errno
+    /// usually means for it), or `None`.
+    fn hint(_err: &io::Error, _cfg: &EngineConfig) -> Option<&'static str> {
+        None
+    }
+
     /// Sets the engine up for one clone, before the threads start, so a
     /// refusal of the kernel is an error and not a dead clone.
     fn build(cfg: &EngineConfig) -> Result<Self, EngineError>;

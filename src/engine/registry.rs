@@ -33,6 +33,7 @@ macro_rules! engines {
                 options: <$module::$ty as Engine>::OPTIONS,
                 check: <$module::$ty as Engine>::check,
                 warnings: <$module::$ty as Engine>::warnings,
+                hint: <$module::$ty as Engine>::hint,
                 build: |c| Ok(AnyEngine::$variant(<$module::$ty as Engine>::build(c)?)),
             };
         })*
@@ -56,6 +57,8 @@ pub struct EngineDef {
     pub check: fn(&EngineConfig) -> Result<(), EngineError>,
     /// Settings that run but do not do what they suggest.
     pub warnings: fn(&EngineConfig) -> Vec<String>,
+    /// What an I/O error usually means with this engine.
+    pub hint: fn(&std::io::Error, &EngineConfig) -> Option<&'static str>,
     /// Makes one, for one clone.
     pub build: fn(&EngineConfig) -> Result<super::AnyEngine, EngineError>,
 }

@@ -40,6 +40,11 @@ impl Engine for UringEngine {
         "nowait",
     ];
 
+    fn hint(err: &io::Error, cfg: &EngineConfig) -> Option<&'static str> {
+        (cfg.flags.hipri && err.raw_os_error() == Some(libc::EOPNOTSUPP))
+            .then_some("this device has no poll queues for polled I/O; drop hipri")
+    }
+
     fn check(cfg: &EngineConfig) -> Result<(), EngineError> {
         if cfg.flags.hipri && !cfg.direct {
             return Err(EngineError::new(

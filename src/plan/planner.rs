@@ -81,11 +81,6 @@ impl Planner {
         pl
     }
 
-    /// Bytes one loop transfers over all files.
-    pub fn bytes_per_loop(&self) -> u64 {
-        self.files.iter().map(|f| f.target).sum()
-    }
-
     fn start_loop(&mut self) {
         for i in 0..self.files.len() {
             let key = self.rng.next_u64();

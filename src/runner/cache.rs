@@ -47,8 +47,7 @@ pub fn apply(
                 warnings.push(format!("cache=cold: cannot evict {}: {e}", path.display()));
             }
             if drop_caches {
-                // SAFETY: geteuid has no preconditions.
-                if unsafe { libc::geteuid() } != 0 {
+                if !crate::sys::machine::is_root() {
                     warnings
                         .push("--drop-caches needs root; only the job's files were evicted".into());
                 } else if let Err(e) = pagecache::drop_all() {

@@ -16,6 +16,8 @@ use std::path::PathBuf;
 pub struct Ctx<'a> {
     /// fio's name of the engine, for messages.
     pub engine: &'static str,
+    /// What an I/O error usually means with this engine ([`crate::engine::Engine::hint`]).
+    pub hint: &'a dyn Fn(&std::io::Error) -> Option<&'static str>,
     /// Descriptors, indexed by `IoUnit::file`.
     pub fds: Vec<RawFd>,
     /// The files, for messages.
@@ -131,11 +133,7 @@ impl Ctx<'_> {
                 io.offset, io.len
             ),
             Err(e) => {
-                let hint = if engine == "io_uring" && e.raw_os_error() == Some(libc::EOPNOTSUPP) {
-                    " (with hipri=1: this device has no poll queues for polled I/O; drop hipri)"
-                } else {
-                    ""
-                };
+                let hint = (self.hint)(&e).map_or(String::new(), |h| format!(" ({h})"));
                 format!(
                     "{dir} at offset {} ({} bytes) of {path} failed ({engine}): {e}{hint}",
                     io.offset, io.len

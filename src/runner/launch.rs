@@ -46,6 +46,7 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Worker {
     };
     Worker {
         engine: crate::engine::find(&job.engine).map_or("?", |e| e.name),
+        cfg: job.engine_config(),
         paths: files.iter().map(|f| f.path.clone()).collect(),
         writes: job.writes(),
         planner: Planner::new(PlanParams {
@@ -109,10 +110,10 @@ pub fn run_clones(
                 abort: &abort,
                 stop,
             };
-            let (w, cfg, def) = (worker(job, files, c), job.engine_config(), job.engine_def());
+            let (w, def) = (worker(job, files, c), job.engine_def());
             let thread = std::thread::Builder::new()
                 .name(format!("{}.{c}", job.name))
-                .spawn_scoped(s, move || clone_thread(def, &cfg, raw, w, meet));
+                .spawn_scoped(s, move || clone_thread(def, raw, w, meet));
             match thread {
                 Ok(h) => {
                     failure = match rx.recv() {
@@ -148,7 +149,6 @@ pub fn run_clones(
 /// A clone's thread: take over the files, build the engine, run.
 fn clone_thread(
     def: Option<&'static crate::engine::EngineDef>,
-    cfg: &crate::engine::EngineConfig,
     raw: Vec<RawFd>,
     w: Worker,
     meet: Meeting<'_>,
@@ -169,7 +169,7 @@ fn clone_thread(
             );
         }
     };
-    let engine = match def.map(|d| (d.build)(cfg)) {
+    let engine = match def.map(|d| (d.build)(&w.cfg)) {
         Some(Ok(engine)) => engine,
         Some(Err(e)) => return give_up(meet, NotReady::Engine(e)),
         None => {

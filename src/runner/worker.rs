@@ -10,7 +10,7 @@ use super::lookahead::Lookahead;
 use super::result::Totals;
 use super::series::{DirRecorders, Ticker};
 use super::stop::StopFlag;
-use crate::engine::{Attach, Driver, Engine, EngineError, Queued};
+use crate::engine::{Attach, Driver, Engine, EngineConfig, EngineError, Queued};
 use crate::metrics::clock::now_ns;
 use crate::metrics::{CpuUsage, Recorder};
 use crate::plan::{IoUnit, Planner};
@@ -26,6 +26,8 @@ use std::time::Duration;
 pub struct Worker {
     /// fio's name of the engine, for messages.
     pub engine: &'static str,
+    /// What the engine is told of the job.
+    pub cfg: EngineConfig,
     /// The files, indexed by `IoUnit::file`.
     pub paths: Vec<PathBuf>,
     /// The job writes.
@@ -157,6 +159,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     }
     let Worker {
         engine: name,
+        cfg,
         paths,
         planner,
         prefetch,
@@ -177,8 +180,10 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
             Recorder::empty()
         }
     };
+    let hint = |e: &std::io::Error| E::hint(e, &cfg);
     let mut cx = Ctx {
         engine: name,
+        hint: &hint,
         fds,
         paths: &paths,
         look: Lookahead::new(planner, prefetch),

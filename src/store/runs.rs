@@ -9,6 +9,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The kinds of stored results (the `kind` column of a run).
 pub mod kind {
     /// `iolab run`.
     pub const RUN: &str = "run";

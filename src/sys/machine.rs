@@ -1,9 +1,15 @@
-//! Facts about this machine that need no error handling: the page size,
-//! free space under a directory, lines of `/proc/meminfo`.
+//! Facts about this machine that need no error handling: root or not, the
+//! page size, free space under a directory, lines of `/proc/meminfo`.
 
 use std::path::Path;
 
-/// The page size of this machine.
+/// True when iolab runs as root (effective user id 0).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The page size of this machine in bytes.
 pub fn page_size() -> u64 {
     // SAFETY: sysconf has no preconditions.
     unsafe { libc::sysconf(libc::_SC_PAGESIZE) as u64 }

@@ -86,8 +86,7 @@ pub fn copy(
         deadline_ns: time_limit_ns.map(|t| now_ns() + t),
         stop,
     };
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = crate::sys::machine::is_root();
     let phase = measured("copy", &disks, |p: &mut Phase| {
         let mut t = Timer::default();
         let mut buf = vec![0u8; bs.max(1)];

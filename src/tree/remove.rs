@@ -18,8 +18,14 @@ pub fn remove(
     time_limit_ns: Option<u64>,
     stop: &StopFlag,
 ) -> Result<TreeResult> {
-    let md = std::fs::symlink_metadata(top)
-        .map_err(|e| Error::io(format!("cannot remove {}", top.display()), e))?;
+    let md = std::fs::symlink_metadata(top).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            // A path the user named that is not there: bad usage, as for walk.
+            Error::usage(top.display().to_string(), "no such directory")
+        } else {
+            Error::io(format!("cannot remove {}", top.display()), e)
+        }
+    })?;
     if !md.is_dir() {
         return Err(Error::usage(top.display().to_string(), "not a directory"));
     }
