@@ -4,9 +4,9 @@
 //! tables, with the statistics the seed did not have).
 
 use super::stats::{self, Welch};
-use super::summary::{Better, Figures, METRICS, MetricDef, Summary};
 use crate::error::{Error, Result};
 use crate::job;
+use crate::metrics::figures::{Better, Figures, METRICS, MetricDef};
 use crate::runner::{self, Progress, RunOptions, StopFlag};
 use crate::store::{Store, StoreError, Target};
 use serde::Serialize;
@@ -268,7 +268,7 @@ impl AbTest {
                 for w in &result.warnings {
                     progress.warning(w);
                 }
-                sides[i].samples.extend(Summary::of_run(&result).reps);
+                sides[i].samples.extend(result.summary().reps);
                 if let Some(t) = target.as_mut().filter(|_| self.store_new) {
                     let cmd = format!("iolab compare ({which}) {}", args.join(" "));
                     match t.store.insert_run(

@@ -1,12 +1,12 @@
 //! Sweeps: one job run at every point of the cross product of `--vary`
 //! values (seed 002's thread loop, done by iolab instead of by hand), every
 //! point stored as a run of one sweep, each summarised for the table and
-//! the plot ([`crate::render::sweep`]).
+//! the plot (which `render::sweep` draws).
 
-use super::summary::Summary;
 use super::vary::{Vary, parse_vary, points};
 use crate::error::{Error, Result};
 use crate::job::{self, JobSpec, options};
+use crate::metrics::figures::{METRICS, MetricDef, Summary, metric};
 use crate::runner::{self, Progress, RunOptions, StopFlag};
 use crate::store::{StoreError, Target};
 use std::collections::BTreeMap;
@@ -140,7 +140,7 @@ impl Sweep {
                 _ => None,
             };
             out.done.push(Done {
-                summary: Summary::of_run(&result),
+                summary: result.summary(),
                 point,
                 run,
             });
@@ -196,4 +196,15 @@ fn point_jobs(job_args: &[String], point: &Point, repeat: Option<u32>) -> Result
         }
     }
     Ok(jobs)
+}
+
+/// The key figure `key`, or an error for `option` listing them all.
+pub fn metric_named(option: &str, key: &str) -> Result<&'static MetricDef> {
+    metric(key).ok_or_else(|| {
+        let all: Vec<&str> = METRICS.iter().map(|m| m.key).collect();
+        Error::usage(
+            format!("{option} '{key}'"),
+            format!("not a key figure ({})", all.join(", ")),
+        )
+    })
 }

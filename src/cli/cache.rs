@@ -1,8 +1,8 @@
 //! `iolab cache status|warm|evict|lock`: vmtouch's jobs, with JSON.
 
 use super::Stderr;
+use iolab::metrics::format::bytes_iec;
 use iolab::render::cache::{evicted, not_evicted, status_json, status_text, warmed};
-use iolab::render::format::bytes_iec;
 use iolab::render::json::pretty;
 use iolab::runner::Progress;
 use iolab::sys::pagecache;

@@ -1,7 +1,7 @@
 //! `iolab history` and `iolab rm`: list and delete stored runs.
 
 use super::db;
-use iolab::render::format::local_time;
+use iolab::metrics::format::local_time;
 use iolab::render::stored::summary_table;
 use iolab::store::Filter;
 use iolab::{Error, Result};

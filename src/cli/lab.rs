@@ -152,7 +152,7 @@ pub fn execute(a: LabArgs) -> Result<()> {
     let mut outcomes = Vec::new();
     for entry in &labs {
         let done = session.run(entry, &mut Stderr)?;
-        println!("{}", iolab::render::lab::text(&done.outcome));
+        println!("{}", iolab::lab::page::text(&done.outcome));
         for line in &done.saved {
             println!("{line}");
         }

@@ -1,7 +1,7 @@
 //! `iolab report`: stored runs as one self-contained HTML page.
 
 use super::db;
-use iolab::render::format::local_time;
+use iolab::metrics::format::local_time;
 use iolab::render::report::for_runs;
 use iolab::{Error, Result};
 use std::path::PathBuf;

@@ -3,8 +3,7 @@
 
 use super::{Stderr, check_picture, db};
 use iolab::Result;
-use iolab::analysis::summary::metric_named;
-use iolab::analysis::sweep::Sweep;
+use iolab::analysis::sweep::{Sweep, metric_named};
 use iolab::render::sweep::{chart, table};
 use iolab::runner::Progress;
 use std::path::PathBuf;

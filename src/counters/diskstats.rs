@@ -1,6 +1,6 @@
 //! `/proc/diskstats` and iostat's extended columns computed from two reads.
 
-use super::blockdev::Disk;
+use crate::sys::blockdev::Disk;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -6,11 +6,10 @@
 //! new source is one file here and one line in [`COUNTERS`].
 
 pub mod arcstats;
-pub mod blockdev;
 pub mod diskstats;
 pub mod procfs;
 
-pub use blockdev::Disk;
+pub use crate::sys::blockdev::Disk;
 pub use diskstats::{DiskDelta, DiskStat};
 
 use crate::registry::{self, Entry, entry};
@@ -236,7 +235,7 @@ impl CounterDelta {
 pub fn disks_of(files: &[PathBuf]) -> Vec<Disk> {
     let mut out: Vec<Disk> = Vec::new();
     for f in files {
-        for d in blockdev::disks_behind(f) {
+        for d in crate::sys::blockdev::disks_behind(f) {
             if !out.iter().any(|x| x.name == d.name) {
                 out.push(d);
             }

@@ -2,7 +2,7 @@
 //! `getrusage(RUSAGE_SELF)` and the I/O and reclaim lines of `/proc/vmstat`.
 
 use super::{Counter, Values};
-use crate::render::format::bytes_iec;
+use crate::metrics::format::bytes_iec;
 
 /// `/proc/vmstat` counters worth seeing beside an I/O experiment.
 pub const VMSTAT_KEYS: &[&str] = &[

@@ -3,7 +3,7 @@
 //! buffered AIO completes inside `io_submit`, as with fio.
 
 use super::{Completion, Engine, EngineConfig, EngineError, Queued};
-use crate::plan::IoUnit;
+use super::IoUnit;
 use std::io;
 use std::os::fd::RawFd;
 

@@ -2,7 +2,7 @@
 //! file; the kernel does the I/O on page faults (counted in `majf`/`minf`).
 
 use super::{Attach, Engine, EngineConfig, EngineError, Queued};
-use crate::plan::IoUnit;
+use super::IoUnit;
 use std::io;
 use std::os::fd::RawFd;
 

@@ -29,7 +29,6 @@ registry::engines! {
     Null => null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
 }
 
-use crate::plan::IoUnit;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -62,6 +61,19 @@ pub struct Attach<'a> {
     pub bufs: &'a [libc::iovec],
     /// The job writes.
     pub writes: bool,
+}
+
+/// One I/O to issue, in 16 bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoUnit {
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u32,
+    /// Index of the file in the clone's file list (at most [`crate::job::MAX_FILES`]).
+    pub file: u16,
+    /// True for a write.
+    pub write: bool,
 }
 
 /// What an engine needs to know of the job it runs.

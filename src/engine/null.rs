@@ -1,7 +1,7 @@
 //! `null`: no I/O; every I/O completes at once. Measures iolab's own cost.
 
 use super::{Engine, EngineConfig, EngineError, Queued};
-use crate::plan::IoUnit;
+use super::IoUnit;
 use std::io;
 use std::os::fd::RawFd;
 

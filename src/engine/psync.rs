@@ -1,7 +1,7 @@
 //! `psync`: `pread(2)` / `pwrite(2)`.
 
 use super::{Engine, EngineConfig, EngineError, Queued, check};
-use crate::plan::IoUnit;
+use super::IoUnit;
 use std::io;
 use std::os::fd::RawFd;
 

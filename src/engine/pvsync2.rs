@@ -5,7 +5,7 @@
 //! page cache, fails with EAGAIN instead).
 
 use super::{Engine, EngineConfig, EngineError, Queued, check};
-use crate::plan::IoUnit;
+use super::IoUnit;
 use std::io;
 use std::os::fd::RawFd;
 

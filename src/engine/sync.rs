@@ -1,7 +1,7 @@
 //! `sync`: `lseek(2)` then `read(2)` / `write(2)`.
 
 use super::{Engine, EngineConfig, EngineError, Queued, check};
-use crate::plan::IoUnit;
+use super::IoUnit;
 use std::io;
 use std::os::fd::RawFd;
 

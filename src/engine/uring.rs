@@ -5,7 +5,7 @@
 //! completions.
 
 use super::{Attach, Completion, Engine, EngineConfig, EngineError, EngineFlags, Queued};
-use crate::plan::IoUnit;
+use super::IoUnit;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 use std::os::fd::RawFd;

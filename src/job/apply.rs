@@ -115,11 +115,11 @@ impl JobSpec {
                 if self.filenames.is_empty() {
                     return Err(JobProblem::Invalid("empty filename".into()));
                 }
-                if self.filenames.len() > crate::plan::MAX_FILES {
+                if self.filenames.len() > super::MAX_FILES {
                     return Err(JobProblem::Invalid(format!(
                         "{} files in one filename list (at most {})",
                         self.filenames.len(),
-                        crate::plan::MAX_FILES
+                        super::MAX_FILES
                     )));
                 }
             }

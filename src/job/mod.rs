@@ -16,6 +16,10 @@ mod validate;
 
 pub use apply::build_jobs;
 pub use error::{JobError, JobProblem, ValueError};
+/// Most files one job may name: an I/O names its file by a 16-bit index
+/// ([`crate::plan::IoUnit::file`]).
+pub const MAX_FILES: usize = u16::MAX as usize + 1;
+
 pub use spec::{CachePolicy, FadviseHint, JobSpec, LogSpec, Mix, Pattern};
 
 /// Parses the job part of an `iolab run` command line (and the job files it

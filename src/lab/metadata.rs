@@ -98,7 +98,7 @@ impl Lab for Metadata {
         for (name, state, r) in &steps {
             let id = ctx.store_tree(r)?;
             runs.extend(id);
-            let s = tree::summary(r);
+            let s = r.summary();
             t.push(vec![
                 name.clone(),
                 state.to_string(),
@@ -110,7 +110,7 @@ impl Lab for Metadata {
                 id.map(|i| i.to_string()).unwrap_or_default(),
             ]);
         }
-        let time = |i: usize| tree::summary(&steps[i].2).get("time_s");
+        let time = |i: usize| steps[i].2.summary().get("time_s");
         let mut o = Outcome::new(
             ctx.lab,
             "Metadata: create, walk and copy, cold vs warm (seed 003)",

@@ -8,6 +8,7 @@
 pub mod cached_reads;
 pub mod log_scan;
 pub mod metadata;
+pub mod page;
 pub mod prefetch;
 pub mod session;
 pub mod small_reads;

@@ -134,7 +134,7 @@ impl<'a> Session<'a> {
             }
         );
         let path = self.out.join("report.html");
-        crate::render::html::write_file(&path, &crate::render::lab::html(outcomes, &note)?)?;
+        crate::render::html::write_file(&path, &super::page::html(outcomes, &note)?)?;
         Ok(path)
     }
 }

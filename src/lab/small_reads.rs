@@ -67,7 +67,7 @@ impl Lab for SmallReads {
                 "--cache=warm".into(),
             ];
             let (r, id) = ctx.run_job(&args)?;
-            let s = crate::analysis::summary::Summary::of_run(&r);
+            let s = r.summary();
             let bw = s.get("bw_mib_s");
             pts.push((n, bw));
             runs.extend(id);

@@ -1,6 +1,9 @@
-//! Measurements: latency histograms, CPU use, page-cache state.
+//! Measurements: latency histograms, CPU use, page-cache state, and the
+//! key figures results are summed up in ([`figures`]).
 
 pub mod clock;
+pub mod figures;
+pub mod format;
 pub mod histogram;
 pub mod recorder;
 

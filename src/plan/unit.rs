@@ -1,24 +1,14 @@
-//! What the planner works with: the I/O it hands out ([`IoUnit`]), the
-//! part of a file a clone covers ([`Region`]) and what it needs to know of
-//! the job ([`PlanParams`]).
+//! What the planner works with: the I/O it hands out ([`IoUnit`], the
+//! engines' type), the part of a file a clone covers ([`Region`]) and what
+//! it needs to know of the job ([`PlanParams`]).
 
 use crate::job::{Mix, Pattern};
 
-/// One I/O to issue, in 16 bytes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct IoUnit {
-    /// Byte offset in the file.
-    pub offset: u64,
-    /// Length in bytes.
-    pub len: u32,
-    /// Index of the file in the clone's file list (at most [`MAX_FILES`]).
-    pub file: u16,
-    /// True for a write.
-    pub write: bool,
-}
+/// One I/O to issue: what an engine is handed (defined with the engines).
+pub use crate::engine::IoUnit;
 
-/// Most files one job clone can work on.
-pub const MAX_FILES: usize = u16::MAX as usize + 1;
+/// Most files one job clone can work on (the job checks it).
+pub use crate::job::MAX_FILES;
 
 const _: () = assert!(std::mem::size_of::<Option<IoUnit>>() == 16);
 

@@ -1,7 +1,7 @@
 //! `iolab cache` results as vmtouch shows them, or as JSON.
 
-use super::format::bytes_iec;
 use super::json::pretty;
+use crate::metrics::format::bytes_iec;
 use crate::sys::machine::page_size;
 use crate::sys::pagecache::{Evicted, Residency, Survey, Warmed, map_line};
 use serde_json::{Value, json};

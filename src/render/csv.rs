@@ -4,8 +4,9 @@
 use super::Exporter;
 use super::table::Table;
 use crate::analysis::compare::Comparison;
-use crate::analysis::summary::{METRICS, figures};
+use crate::metrics::figures::METRICS;
 use crate::runner::RunResult;
+use crate::runner::summary::figures;
 
 /// The CSV exporter.
 pub struct Csv;

@@ -72,7 +72,7 @@ pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
             "iolab_run".into(),
             json!({
                 "id": r.id,
-                "stored": super::format::local_time(r.created_unix),
+                "stored": crate::metrics::format::local_time(r.created_unix),
                 "created_unix": r.created_unix,
                 "label": r.label,
                 "kind": r.kind,

@@ -7,10 +7,8 @@ pub mod chart;
 pub mod compare;
 pub mod csv;
 pub mod fio_logs;
-pub mod format;
 pub mod html;
 pub mod json;
-pub mod lab;
 pub mod log2;
 pub mod markdown;
 pub mod normal;
@@ -64,7 +62,10 @@ pub trait Exporter: Sync {
 
     /// Several stored runs (`iolab export`): one row of key figures each.
     fn stored_runs(&self, runs: &[StoredRun]) -> Result<Option<String>> {
-        Ok(self.table(&stored::summary_table(runs, format::local_time)))
+        Ok(self.table(&stored::summary_table(
+            runs,
+            crate::metrics::format::local_time,
+        )))
     }
 }
 

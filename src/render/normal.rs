@@ -2,10 +2,10 @@
 //! the first-run effect, and a dtrace-style log2 histogram per op type.
 
 use super::Exporter;
-use super::format::{bytes_iec, bytes_si, si};
 use super::log2;
 use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
 use crate::metrics::LatencyHistogram;
+use crate::metrics::format::{bytes_iec, bytes_si, si};
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
 use crate::runner::{OpStats, ReportEntry, RunResult, Totals};
@@ -36,7 +36,7 @@ impl Exporter for Normal {
         } else {
             text(&r.result()?)
         };
-        let when = super::format::local_time(r.created_unix);
+        let when = crate::metrics::format::local_time(r.created_unix);
         Ok(Some(format!("{}\n{body}", super::stored::header(r, &when))))
     }
 }

@@ -96,7 +96,7 @@ impl super::Exporter for Html {
             html_table(&super::csv::jobs_table(r)),
             run_body(r, "this run", &env)?
         );
-        let when = super::format::local_time(r.started_unix as i64);
+        let when = crate::metrics::format::local_time(r.started_unix as i64);
         let intro = format!(
             "run started {when}, made by iolab {}",
             env!("CARGO_PKG_VERSION")

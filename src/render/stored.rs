@@ -1,8 +1,8 @@
 //! Stored runs as text: the header `show` prints above a result, the
 //! environment in a few lines, and the summary table of `history`/`export`.
 
-use crate::analysis::summary::METRICS;
-use crate::render::format::bytes_iec;
+use crate::metrics::figures::METRICS;
+use crate::metrics::format::bytes_iec;
 use crate::render::table::{Table, fig};
 use crate::store::StoredRun;
 use crate::sys::environment::Environment;

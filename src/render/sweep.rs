@@ -5,8 +5,8 @@
 use super::chart::{Chart, Series};
 use super::table::{Table, fig};
 use crate::analysis::stats;
-use crate::analysis::summary::MetricDef;
 use crate::analysis::sweep::SweepResult;
+use crate::metrics::figures::MetricDef;
 use std::collections::BTreeMap;
 
 /// The table: swept keys, IOPS, MiB/s, p50, p99, CPU, the spread of `m`

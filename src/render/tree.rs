@@ -1,7 +1,7 @@
 //! A tree command's result as text (phases table, per-operation latency
 //! lines and log2 histograms, counters) and as JSON.
 
-use crate::render::format::bytes_iec;
+use crate::metrics::format::bytes_iec;
 use crate::render::log2;
 use crate::render::table::{Table, fig};
 use crate::tree::{Phase, TreeResult};

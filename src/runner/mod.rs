@@ -21,6 +21,7 @@ mod queued;
 pub mod result;
 pub mod series;
 pub mod stop;
+pub mod summary;
 pub mod worker;
 
 pub use launch::clone_seed;

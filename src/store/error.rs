@@ -53,6 +53,9 @@ pub enum StoreError {
         /// The database.
         path: PathBuf,
     },
+    /// A document to import is not a fio result.
+    #[error(transparent)]
+    NotFio(#[from] NotFio),
     /// Something to store could not be serialised.
     #[error("cannot serialise {what}: {problem}")]
     Encode {
@@ -61,6 +64,16 @@ pub enum StoreError {
         /// serde's message.
         problem: String,
     },
+}
+
+/// A document `iolab import` cannot read as a fio result.
+#[derive(Debug, thiserror::Error)]
+#[error("{origin}: {problem}")]
+pub struct NotFio {
+    /// The file, as the user named it.
+    pub origin: String,
+    /// What is wrong with it.
+    pub problem: String,
 }
 
 impl StoreError {
@@ -73,6 +86,7 @@ impl StoreError {
                 | StoreError::Open { .. }
                 | StoreError::NoRun { .. }
                 | StoreError::NoSuchName { .. }
+                | StoreError::NotFio(_)
         )
     }
 }

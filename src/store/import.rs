@@ -8,9 +8,8 @@
 //! value, so the percentiles iolab reports are fio's own (to fio's bin
 //! precision), and count, mean, min and max are fio's exact figures.
 
-use super::{NewRun, Store, kind};
-use crate::analysis::summary::Summary;
-use crate::error::{Error, Result};
+use super::error::NotFio;
+use super::{NewRun, Store, StoreError, StoreResult, kind};
 use crate::job::JobSpec;
 use crate::metrics::{CpuUsage, LatencyHistogram};
 use crate::runner::{CloneRun, OpStats, Repetition, RunResult, Totals};
@@ -46,10 +45,10 @@ impl Store {
         text: &str,
         origin: &str,
         label: Option<&str>,
-    ) -> Result<(i64, Vec<String>)> {
+    ) -> StoreResult<(i64, Vec<String>)> {
         let start = text.find('{').unwrap_or(0);
         let doc: Value = serde_json::from_str(&text[start..])
-            .map_err(|e| Error::usage(origin, format!("not JSON: {e}")))?;
+            .map_err(|e| not_fio(origin, format!("not JSON: {e}")))?;
         let imp = from_fio_json(&doc, origin)?;
         let env = Environment {
             hostname: format!(
@@ -61,11 +60,10 @@ impl Store {
             ..Environment::default()
         };
         let names: Vec<&str> = imp.result.jobs.iter().map(|j| j.name.as_str()).collect();
-        let result_json =
-            serde_json::to_string(&imp.result).map_err(|e| super::StoreError::Encode {
-                what: "imported result",
-                problem: e.to_string(),
-            })?;
+        let result_json = serde_json::to_string(&imp.result).map_err(|e| StoreError::Encode {
+            what: "imported result",
+            problem: e.to_string(),
+        })?;
         let id = self.insert(&NewRun {
             kind: kind::FIO,
             label,
@@ -73,7 +71,7 @@ impl Store {
             command: format!("iolab import {origin}"),
             env: &env,
             result_json,
-            summary: &Summary::of_run(&imp.result),
+            summary: &imp.result.summary(),
             sweep: None,
             source_json: Some(&doc.to_string()),
         })?;
@@ -81,9 +79,16 @@ impl Store {
     }
 }
 
+fn not_fio(origin: &str, problem: String) -> StoreError {
+    StoreError::NotFio(NotFio {
+        origin: origin.to_string(),
+        problem,
+    })
+}
+
 /// Converts fio's JSON output. `origin` names the file in messages.
-pub fn from_fio_json(doc: &Value, origin: &str) -> Result<Imported> {
-    let bad = |problem: String| Error::usage(origin, problem);
+pub fn from_fio_json(doc: &Value, origin: &str) -> StoreResult<Imported> {
+    let bad = |problem: String| not_fio(origin, problem);
     let jobs = doc
         .get("jobs")
         .and_then(Value::as_array)

@@ -2,7 +2,6 @@
 //! files, the key figures computed, the result serialised.
 
 use super::{NewRun, Store, StoreError, StoreResult, kind};
-use crate::analysis::summary::Summary;
 use crate::runner::RunResult;
 use crate::sys::environment::Environment;
 use crate::tree::TreeResult;
@@ -20,7 +19,7 @@ impl Store {
     ) -> StoreResult<i64> {
         let files: Vec<PathBuf> = result.files.iter().flatten().flatten().cloned().collect();
         let env = Environment::capture(&files);
-        let summary = Summary::of_run(result);
+        let summary = result.summary();
         let names: Vec<&str> = result.jobs.iter().map(|j| j.name.as_str()).collect();
         let json = serde_json::to_string(result).map_err(|e| encode("run result", e))?;
         self.insert(&NewRun {
@@ -46,7 +45,7 @@ impl Store {
         let mut paths = vec![t.dir.clone()];
         paths.extend(t.dest.clone());
         let env = Environment::capture(&paths);
-        let summary = crate::tree::summary(t);
+        let summary = t.summary();
         let json = serde_json::to_string(t).map_err(|e| encode("tree result", e))?;
         self.insert(&NewRun {
             kind: kind::TREE,

@@ -2,7 +2,7 @@
 //! or filter, deleting them.
 
 use super::{Store, StoreError, StoreResult, now_unix, test_pause};
-use crate::analysis::summary::Summary;
+use crate::metrics::figures::Summary;
 use crate::runner::RunResult;
 use crate::sys::environment::Environment;
 use rusqlite::{OptionalExtension, params};

@@ -3,7 +3,7 @@
 //! Stored with every run so two results can be told apart by more than a
 //! label. Reading never fails: what cannot be read is left empty.
 
-use crate::counters::blockdev::disks_behind;
+use super::blockdev::disks_behind;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

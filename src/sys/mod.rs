@@ -1,8 +1,10 @@
 //! The operating system, once: page cache (status, warm, evict, lock),
-//! CPU use (getrusage), extended attributes, the machine's environment.
+//! CPU use (getrusage), extended attributes, the disks under a file, the
+//! machine's environment.
 //! Every `unsafe` call into libc outside the engines and the hot loop lives
 //! here, each in a small function with a `# Safety` note.
 
+pub mod blockdev;
 pub mod cachestat;
 pub mod environment;
 pub mod fs;

@@ -14,6 +14,7 @@ pub mod remove;
 pub mod walk;
 
 use crate::counters::CounterDelta;
+use crate::metrics::figures::{Figures, Summary};
 use crate::metrics::{CpuUsage, LatencyHistogram};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -154,44 +155,47 @@ impl TreeResult {
     }
 }
 
-/// The key figures of a tree command (one sample: the whole command).
-pub fn summary(t: &TreeResult) -> crate::analysis::summary::Summary {
-    let mut f = crate::analysis::summary::Figures::new();
-    let ns: u64 = t.phases.iter().map(|p| p.elapsed_ns).sum();
-    let ops: u64 = t.phases.iter().map(Phase::total_ops).sum();
-    let bytes: u64 = t.phases.iter().map(|p| p.bytes).sum();
-    let secs = ns as f64 / 1e9;
-    f.insert("time_s".into(), secs);
-    f.insert("ops".into(), ops as f64);
-    f.insert("bytes".into(), bytes as f64);
-    if secs > 0.0 {
-        f.insert("iops".into(), ops as f64 / secs);
-        f.insert("bw_mib_s".into(), bytes as f64 / secs / (1024.0 * 1024.0));
-        let cpu_us: u64 = t.phases.iter().map(|p| p.cpu.user_us + p.cpu.sys_us).sum();
-        f.insert("cpu_pct".into(), cpu_us as f64 / 1e6 / secs * 100.0);
-    }
-    let mut all = LatencyHistogram::new();
-    for p in &t.phases {
-        all.merge(&p.all_ops());
-    }
-    if all.count() > 0 {
-        f.insert("p50_us".into(), all.percentile(50.0) as f64 / 1000.0);
-        f.insert("p99_us".into(), all.percentile(99.0) as f64 / 1000.0);
-    }
-    if t.phases.iter().any(|p| !p.counters.disks.is_empty()) {
-        let sum = |g: fn(&crate::counters::diskstats::DiskDelta) -> u64| -> f64 {
-            t.phases
-                .iter()
-                .flat_map(|p| p.counters.disks.iter())
-                .map(g)
-                .sum::<u64>() as f64
-        };
-        f.insert("dev_reads".into(), sum(|d| d.read_ios));
-        f.insert("dev_writes".into(), sum(|d| d.write_ios));
-    }
-    f.insert("inodes".into(), t.inodes() as f64);
-    crate::analysis::summary::Summary {
-        total: f.clone(),
-        reps: vec![f],
+impl TreeResult {
+    /// The key figures of a tree command (one sample: the whole command).
+    pub fn summary(&self) -> Summary {
+        let t = self;
+        let mut f = Figures::new();
+        let ns: u64 = t.phases.iter().map(|p| p.elapsed_ns).sum();
+        let ops: u64 = t.phases.iter().map(Phase::total_ops).sum();
+        let bytes: u64 = t.phases.iter().map(|p| p.bytes).sum();
+        let secs = ns as f64 / 1e9;
+        f.insert("time_s".into(), secs);
+        f.insert("ops".into(), ops as f64);
+        f.insert("bytes".into(), bytes as f64);
+        if secs > 0.0 {
+            f.insert("iops".into(), ops as f64 / secs);
+            f.insert("bw_mib_s".into(), bytes as f64 / secs / (1024.0 * 1024.0));
+            let cpu_us: u64 = t.phases.iter().map(|p| p.cpu.user_us + p.cpu.sys_us).sum();
+            f.insert("cpu_pct".into(), cpu_us as f64 / 1e6 / secs * 100.0);
+        }
+        let mut all = LatencyHistogram::new();
+        for p in &t.phases {
+            all.merge(&p.all_ops());
+        }
+        if all.count() > 0 {
+            f.insert("p50_us".into(), all.percentile(50.0) as f64 / 1000.0);
+            f.insert("p99_us".into(), all.percentile(99.0) as f64 / 1000.0);
+        }
+        if t.phases.iter().any(|p| !p.counters.disks.is_empty()) {
+            let sum = |g: fn(&crate::counters::diskstats::DiskDelta) -> u64| -> f64 {
+                t.phases
+                    .iter()
+                    .flat_map(|p| p.counters.disks.iter())
+                    .map(g)
+                    .sum::<u64>() as f64
+            };
+            f.insert("dev_reads".into(), sum(|d| d.read_ios));
+            f.insert("dev_writes".into(), sum(|d| d.write_ios));
+        }
+        f.insert("inodes".into(), t.inodes() as f64);
+        Summary {
+            total: f.clone(),
+            reps: vec![f],
+        }
     }
 }

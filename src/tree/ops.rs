@@ -3,9 +3,10 @@
 //! limit, Ctrl-C, and ENOSPC recognised as "the file system is full".
 
 use super::{Phase, Stopped};
-use crate::counters::{Snapshot, blockdev::Disk};
+use crate::counters::Snapshot;
 use crate::metrics::{CpuUsage, LatencyHistogram, clock::now_ns};
 use crate::runner::StopFlag;
+use crate::sys::blockdev::Disk;
 use std::collections::BTreeMap;
 
 /// Operation types.

@@ -1,7 +1,8 @@
-//! A lab's outcome as text for the terminal, and labs as one HTML page.
+//! A lab's outcome as text for the terminal, and labs as one HTML page
+//! (in the shell of [`crate::render::html`]).
 
-use super::html::{esc, page, table};
-use crate::lab::Outcome;
+use super::Outcome;
+use crate::render::html::{esc, page, table};
 
 /// The terminal view: heading, what was done, table, answer, histograms.
 pub fn text(o: &Outcome) -> String {

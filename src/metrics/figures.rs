@@ -1,9 +1,9 @@
-//! Key figures of a run: the numbers `history`, `sweep`, `compare` and
-//! `export` show, computed the same way for every kind of run (iolab run,
-//! imported fio result, tree phases), per repetition and for the whole run.
+//! Key figures: the numbers `history`, `sweep`, `compare` and `export`
+//! show, the same for every kind of result (iolab run, imported fio
+//! result, tree phases), per repetition and for the whole result. What
+//! they are is defined here; each result computes its own
+//! ([`crate::runner::RunResult::summary`], [`crate::tree::TreeResult::summary`]).
 
-use crate::counters::CounterDelta;
-use crate::runner::{RunResult, Totals};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -93,17 +93,6 @@ pub fn metric(key: &str) -> Option<&'static MetricDef> {
     METRICS.iter().find(|m| m.key == key)
 }
 
-/// The key figure `key`, or an error for `option` listing them all.
-pub fn metric_named(option: &str, key: &str) -> crate::Result<&'static MetricDef> {
-    metric(key).ok_or_else(|| {
-        let all: Vec<&str> = METRICS.iter().map(|m| m.key).collect();
-        crate::Error::usage(
-            format!("{option} '{key}'"),
-            format!("not a key figure ({})", all.join(", ")),
-        )
-    })
-}
-
 /// Key figures by name. Absent keys were not measured (e.g. `inodes` for
 /// an `iolab run`, device reads for a file on tmpfs).
 pub type Figures = BTreeMap<String, f64>;
@@ -118,23 +107,6 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Summarises a run: all jobs and clones together.
-    pub fn of_run(r: &RunResult) -> Summary {
-        let mut reps = Vec::new();
-        let mut total = Totals::default();
-        let mut counters = CounterDelta::default();
-        for (i, rep) in r.repetitions.iter().enumerate() {
-            let t = r.rep_totals(i);
-            reps.push(figures(&t, Some(&rep.counters)));
-            total.add_sequential(&t);
-            counters.add(&rep.counters);
-        }
-        Summary {
-            total: figures(&total, Some(&counters)),
-            reps,
-        }
-    }
-
     /// A figure of the whole run (0 when absent).
     pub fn get(&self, key: &str) -> f64 {
         self.total.get(key).copied().unwrap_or(0.0)
@@ -147,39 +119,4 @@ impl Summary {
             .filter_map(|f| f.get(key).copied())
             .collect()
     }
-}
-
-/// Key figures of one set of totals.
-pub fn figures(t: &Totals, counters: Option<&CounterDelta>) -> Figures {
-    let mut f = Figures::new();
-    let secs = t.runtime_ns as f64 / 1e9;
-    let ops = t.read.ios() + t.write.ios();
-    f.insert("time_s".into(), secs);
-    f.insert("ops".into(), ops as f64);
-    f.insert("bytes".into(), t.io_bytes() as f64);
-    if secs > 0.0 {
-        f.insert("iops".into(), ops as f64 / secs);
-        f.insert(
-            "bw_mib_s".into(),
-            t.io_bytes() as f64 / secs / (1024.0 * 1024.0),
-        );
-    }
-    let mut lat = t.read.clat_or_lat().clone();
-    lat.merge(t.write.clat_or_lat());
-    if lat.count() > 0 {
-        f.insert("p50_us".into(), lat.percentile(50.0) as f64 / 1000.0);
-        f.insert("p99_us".into(), lat.percentile(99.0) as f64 / 1000.0);
-    }
-    if t.thread_ns > 0 {
-        f.insert("cpu_pct".into(), t.usr_cpu() + t.sys_cpu());
-    }
-    if let Some(c) = counters
-        && !c.disks.is_empty()
-    {
-        let reads: u64 = c.disks.iter().map(|d| d.read_ios).sum();
-        let writes: u64 = c.disks.iter().map(|d| d.write_ios).sum();
-        f.insert("dev_reads".into(), reads as f64);
-        f.insert("dev_writes".into(), writes as f64);
-    }
-    f
 }

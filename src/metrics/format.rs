@@ -1,4 +1,6 @@
-//! Number formatting shared by the text exporters (fio's style).
+//! How figures are written in text (fio's style): SI and IEC units, and
+//! times in local time. Shared by the exporters and the counter sources'
+//! report lines.
 
 /// `123456` → `123k`, like fio's IOPS figure.
 pub fn si(v: f64) -> String {
