@@ -189,10 +189,14 @@ fn repetitions_and_first_run_effect() {
     assert_eq!(j["read"]["io_bytes"], 4u64 * (32 << 20));
     let before = &reps[0]["cache_before"][0]["state"];
     assert_eq!(before["cached"], 0, "cold before the first repetition");
-    assert_eq!(
-        reps[1]["cache_before"][0]["state"]["cached"],
-        reps[1]["cache_before"][0]["state"]["pages"]
+    // The first repetition left the file in the page cache (a few pages
+    // may go to reclaim elsewhere on a busy machine).
+    let st = &reps[1]["cache_before"][0]["state"];
+    let (cached, pages) = (
+        st["cached"].as_u64().unwrap(),
+        st["pages"].as_u64().unwrap(),
     );
+    assert!(cached * 100 >= pages * 99, "warm before repetition 2: {st}");
     let bw: Vec<f64> = reps
         .iter()
         .map(|r| r["bw_bytes"].as_f64().unwrap())
