@@ -51,6 +51,20 @@ pub enum Error {
         /// Where it happened.
         at: String,
     },
+    /// The file systems have less room than the job's layout needs: found
+    /// before anything was written.
+    #[error(
+        "not enough space to lay out the job's files in {}: {need} bytes needed, {free} free; nothing was written",
+        .at.display()
+    )]
+    NotEnoughSpace {
+        /// The directory (or file) whose file system is short.
+        at: PathBuf,
+        /// Bytes the layout would write there.
+        need: u64,
+        /// Bytes free there.
+        free: u64,
+    },
     /// A system call on a file failed.
     #[error("{context}: {source}")]
     Io {
@@ -145,7 +159,7 @@ impl Error {
             Error::Job(_) | Error::Usage { .. } | Error::Engine { .. } => code::USAGE,
             Error::Store(e) if e.is_usage() => code::USAGE,
             Error::Refused { .. } => code::REFUSED,
-            Error::NoSpace { .. } => code::NO_SPACE,
+            Error::NoSpace { .. } | Error::NotEnoughSpace { .. } => code::NO_SPACE,
             Error::Io { source, .. } if is_no_space(source) => code::NO_SPACE,
             Error::Interrupted { signal } => code::SIGNAL_BASE + signal,
             Error::Io { .. } | Error::Tool { .. } | Error::Store(_) | Error::RunFailed { .. } => {

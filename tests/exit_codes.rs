@@ -61,7 +61,7 @@ fn run_exit_codes() {
     if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "run_exit_codes (no space)") {
         let big = format!("--filename={}", s(&fs.0.join("big")));
         let full = ["run", "--name=b", &big, "--size=8M"];
-        exits(&db, &full, code::NO_SPACE, "No space left on device");
+        exits(&db, &full, code::NO_SPACE, "not enough space");
     }
 }
 
@@ -145,7 +145,7 @@ fn lab_exit_codes() {
     if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "lab_exit_codes (no space)") {
         let small = ["--dir", s(&fs.0), "--out", s(&out)];
         let full = [&["lab", "prefetch", "--quick", "--size", "8M"][..], &small].concat();
-        exits(&db, &full, code::NO_SPACE, "No space left on device");
+        exits(&db, &full, code::NO_SPACE, "not enough space");
     }
 }
 
@@ -190,7 +190,7 @@ fn compare_exit_codes() {
             &db,
             &["compare", "--repeat", "1", &a, &full],
             code::NO_SPACE,
-            "No space left",
+            "not enough space",
         );
     }
 }

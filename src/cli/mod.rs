@@ -176,7 +176,7 @@ pub fn formats() -> clap::builder::PossibleValuesParser {
 /// A picture file must be named `.svg` or `.png`.
 pub fn check_picture(opt: &str, path: &std::path::Path) -> Result<()> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some("svg" | "png") => Ok(()),
+        Some("svg" | "png") => iolab::sys::fs::replaceable(path),
         _ => Err(Error::usage(
             format!("{opt} {}", path.display()),
             "name must end in .svg or .png",

@@ -161,6 +161,7 @@ fn check_out_dir(opt: &str, out: &Path) -> Result<()> {
             "is a directory; name a file",
         ));
     }
+    iolab::sys::fs::replaceable(out)?;
     match out.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) if !dir.is_dir() => Err(Error::usage(
             format!("{opt} {}", out.display()),

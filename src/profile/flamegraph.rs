@@ -14,16 +14,7 @@ pub const FREQ_HZ: u32 = 2999;
 pub struct Profiler {
     child: Option<Child>,
     data: PathBuf,
-    _dir: TempDir,
-}
-
-/// A private directory removed on drop.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    _dir: tempfile::TempDir,
 }
 
 /// Finds `perf` on PATH.
@@ -61,10 +52,12 @@ impl Profiler {
         let perf = find_perf().ok_or_else(|| {
             perf_err("needs perf, which is not installed (Debian: apt-get install linux-perf)")
         })?;
-        let dir = std::env::temp_dir().join(format!("iolab-perf-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
-        let dir = TempDir(dir);
-        let data = dir.0.join("perf.data");
+        // A private directory with an unpredictable name (mode 0700).
+        let dir = tempfile::Builder::new()
+            .prefix("iolab-perf-")
+            .tempdir()
+            .map_err(|e| Error::io("cannot make a directory for perf's data", e))?;
+        let data = dir.path().join("perf.data");
         let mut child = Command::new(perf)
             .args(["record", "-q", "-g", "-F", &FREQ_HZ.to_string(), "-p"])
             .arg(std::process::id().to_string())
@@ -134,8 +127,7 @@ impl Profiler {
         }
         let svg = render_svg(&script.stdout, title)?;
         let samples = svg.1;
-        std::fs::write(out, svg.0)
-            .map_err(|e| Error::io(format!("cannot write {}", out.display()), e))?;
+        crate::sys::fs::write_atomic(out, &svg.0)?;
         Ok(samples)
     }
 }

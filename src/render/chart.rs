@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
+use crate::sys::fs::{write_atomic, write_atomic_with};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -98,14 +99,14 @@ impl Chart {
             .map(str::to_ascii_lowercase);
         let shown = path.display();
         match ext.as_deref() {
-            Some("svg") => std::fs::write(path, self.svg()?)
-                .map_err(|e| Error::io(format!("cannot write {shown}"), e)),
-            Some("png") => {
-                let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-                self.draw(&root)?;
+            Some("svg") => write_atomic(path, self.svg()?.as_bytes()),
+            Some("png") => write_atomic_with(path, |tmp| {
+                let root = BitMapBackend::new(tmp.path(), SIZE).into_drawing_area();
+                self.draw(&root)
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
                 root.present()
-                    .map_err(|e| Error::tool("plotters", format!("cannot write {shown}: {e}")))
-            }
+                    .map_err(|e| std::io::Error::other(format!("plotters: {e}")))
+            }),
             _ => Err(Error::usage(
                 format!("plot file {shown}"),
                 "name must end in .svg or .png",

@@ -94,7 +94,7 @@ pub fn run_clones(
             if failure.is_some() {
                 break;
             }
-            let (job, files) = (&jobs[j], &layout.0[j][c as usize]);
+            let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
             let opened = match open_clone(job, files) {
                 Ok(f) => f,
                 Err(e) => {

@@ -1,51 +1,69 @@
-//! Step 1 of a run: the files of every job clone, laid out before timing
-//! starts (random non-zero data, never sparse), each with the region the
-//! clone works on. Also the iolab mark that makes re-runs safe and the
-//! write-safety rules.
+//! Step 1 of a run: the files of every job clone, checked and laid out
+//! before timing starts ([`super::prepare`]: random non-zero data, never
+//! sparse, checks on descriptors), each with the region the clone works on.
 
+use super::prepare::{self, Need, Prepared};
 use super::stop::StopFlag;
 use crate::error::{Error, Result};
 use crate::job::{JobError, JobSpec};
 use crate::plan::Region;
-use rand_core::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use crate::sys::fs::FileId;
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileTypeExt;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
-/// Extended attribute iolab puts on files it lays out.
-pub const MARK_XATTR: &str = "user.iolab.layout";
-const MARK_VALUE: &[u8] = b"1";
+pub use prepare::MARK_XATTR;
 
 /// A clone's file with its region.
 #[derive(Debug, Clone)]
 pub struct CloneFile {
     /// The file.
     pub path: PathBuf,
+    /// Which file it is: the clone's open must find this one.
+    pub id: FileId,
     /// The part of it the clone works on.
     pub region: Region,
 }
 
-/// Every clone's files: job → clone → files.
-#[derive(Debug, Clone)]
-pub struct Layout(pub Vec<Vec<Vec<CloneFile>>>);
+/// Every clone's files, and what the layout holds for the run.
+#[derive(Debug)]
+pub struct Layout {
+    /// job → clone → files.
+    pub clones: Vec<Vec<Vec<CloneFile>>>,
+    /// Files this run created, with their identities.
+    pub created: Vec<(PathBuf, FileId)>,
+    /// Block devices the run writes, held with `O_EXCL` until it ends.
+    _claims: Vec<File>,
+}
 
 impl Layout {
+    /// Removes the files this run created (a run that failed before it
+    /// measured leaves nothing behind).
+    pub fn remove_created(&self) {
+        prepare::remove_created(self.created.iter().map(|(p, id)| (p.as_path(), *id)));
+    }
+
     /// Distinct (path, region) pairs of job `j` over all its clones.
     pub fn job_regions(&self, j: usize) -> Vec<(PathBuf, Region)> {
         let mut m: BTreeMap<PathBuf, Region> = BTreeMap::new();
-        for cf in self.0[j].iter().flatten() {
+        for cf in self.clones[j].iter().flatten() {
             m.entry(cf.path.clone()).or_insert(cf.region);
         }
         m.into_iter().collect()
     }
 
+    /// The identity of every file of job `j`.
+    pub fn job_ids(&self, j: usize) -> BTreeMap<PathBuf, FileId> {
+        self.clones[j]
+            .iter()
+            .flatten()
+            .map(|cf| (cf.path.clone(), cf.id))
+            .collect()
+    }
+
     /// Every file, once per clone that uses it.
     pub fn all_paths(&self) -> Vec<PathBuf> {
-        self.0
+        self.clones
             .iter()
             .flatten()
             .flatten()
@@ -55,7 +73,7 @@ impl Layout {
 
     /// The paths, job → clone → files (as a result reports them).
     pub fn paths(&self) -> Vec<Vec<Vec<PathBuf>>> {
-        self.0
+        self.clones
             .iter()
             .map(|clones| {
                 clones
@@ -89,28 +107,46 @@ pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Resu
             }
         }
     }
-    let mut sizes = BTreeMap::new();
-    for need in needs.values() {
-        let p = prepare(need, allow_overwrite, stop)?;
-        sizes.insert(p.path.clone(), p.size);
-    }
-    let mut out = Vec::new();
+    let needs: Vec<Need> = needs.into_values().collect();
+    let prepared = prepare::prepare_all(&needs, allow_overwrite, stop)?;
+    let files: BTreeMap<PathBuf, &Prepared> =
+        prepared.iter().map(|p| (p.path.clone(), p)).collect();
+    let mut layout = Layout {
+        clones: Vec::new(),
+        created: prepared
+            .iter()
+            .filter(|p| p.created)
+            .map(|p| (p.path.clone(), p.id))
+            .collect(),
+        _claims: Vec::new(),
+    };
     for job in jobs {
         let clones = (0..job.numjobs)
-            .map(|c| clone_files(job, c, &sizes))
-            .collect::<Result<_>>()?;
-        out.push(clones);
+            .map(|c| clone_files(job, c, &files))
+            .collect::<Result<Vec<_>>>();
+        match clones {
+            Ok(c) => layout.clones.push(c),
+            Err(e) => {
+                layout.remove_created();
+                return Err(e);
+            }
+        }
     }
-    Ok(Layout(out))
+    layout._claims = prepared.into_iter().filter_map(|p| p.claim).collect();
+    Ok(layout)
 }
 
 /// The files and regions of clone `c` of `job`, given the files' sizes.
-fn clone_files(job: &JobSpec, c: u32, sizes: &BTreeMap<PathBuf, u64>) -> Result<Vec<CloneFile>> {
+fn clone_files(
+    job: &JobSpec,
+    c: u32,
+    files: &BTreeMap<PathBuf, &Prepared>,
+) -> Result<Vec<CloneFile>> {
     let paths = clone_paths(job, c);
     let per_file = job.size.map(|s| s / paths.len() as u64);
     let mut out = Vec::new();
     for p in paths {
-        let fsize = sizes[&p];
+        let (fsize, id) = (files[&p].size, files[&p].id);
         let bad = |why: String| -> Error { JobError::invalid(&job.name, why).into() };
         if job.offset >= fsize {
             return Err(bad(format!(
@@ -129,6 +165,7 @@ fn clone_files(job: &JobSpec, c: u32, sizes: &BTreeMap<PathBuf, u64>) -> Result<
         }
         out.push(CloneFile {
             path: p,
+            id,
             region: Region {
                 start: job.offset,
                 len,
@@ -163,240 +200,12 @@ pub fn has_mark(path: &Path) -> bool {
     crate::sys::xattr::has(path, MARK_XATTR)
 }
 
-fn set_mark(file: &File) -> std::io::Result<()> {
-    crate::sys::xattr::set_fd(std::os::fd::AsFd::as_fd(file), MARK_XATTR, MARK_VALUE)
-}
-
-/// Size of a block device in bytes.
-fn block_device_size(path: &Path) -> Result<u64> {
-    let f =
-        File::open(path).map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
-    let mut size: u64 = 0;
-    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
-    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-    // SAFETY: the ioctl writes one u64 into `size`.
-    let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size as *mut u64) };
-    if rc != 0 {
-        return Err(Error::io(
-            format!("cannot get the size of block device {}", path.display()),
-            std::io::Error::last_os_error(),
-        ));
-    }
-    Ok(size)
-}
-
-/// What preparing a file found or did.
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    /// The file.
-    pub path: PathBuf,
-    /// Its size after preparation.
-    pub size: u64,
-    /// True for a block device.
-    pub block_device: bool,
-    /// True when this run created the file.
-    pub created: bool,
-    /// A warning to show the user, if any.
-    pub warning: Option<String>,
-}
-
-/// What a file must offer the jobs that use it.
-#[derive(Debug, Clone)]
-pub struct Need {
-    /// The file.
-    pub path: PathBuf,
-    /// Bytes needed (offset + region), or `None`: use what is there.
-    pub len: Option<u64>,
-    /// Some job writes to it.
-    pub writes: bool,
-    /// Name of a job using it, for messages.
-    pub job: String,
-}
-
-/// Checks the safety rules and lays the file out if needed.
-pub fn prepare(need: &Need, allow_overwrite: bool, stop: &StopFlag) -> Result<Prepared> {
-    let path = &need.path;
-    let meta = std::fs::metadata(path);
-    let Ok(meta) = meta else {
-        let Some(len) = need.len else {
-            return Err(JobError::invalid(
-                &need.job,
-                format!(
-                    "file {} does not exist and no size= is given to create it",
-                    path.display()
-                ),
-            )
-            .into());
-        };
-        return create(path, len, stop).map(|size| Prepared {
-            path: path.clone(),
-            size,
-            block_device: false,
-            created: true,
-            warning: None,
-        });
-    };
-    let ft = meta.file_type();
-    if ft.is_block_device() {
-        if need.writes && !allow_overwrite {
-            return Err(Error::refused(
-                path,
-                format!(
-                    "refusing to write to block device {} (job '{}'): pass --allow-overwrite to destroy its data",
-                    path.display(),
-                    need.job
-                ),
-            ));
-        }
-        let size = block_device_size(path)?;
-        if let Some(len) = need.len.filter(|&l| l > size) {
-            return Err(JobError::invalid(
-                &need.job,
-                format!(
-                    "block device {} has {size} bytes, the job needs {len}",
-                    path.display()
-                ),
-            )
-            .into());
-        }
-        return Ok(Prepared {
-            path: path.clone(),
-            size,
-            block_device: true,
-            created: false,
-            warning: None,
-        });
-    }
-    if !ft.is_file() {
-        return Err(JobError::invalid(
-            &need.job,
-            format!("{} is not a regular file or block device", path.display()),
-        )
-        .into());
-    }
-    let ours = has_mark(path);
-    if need.writes && !ours && !allow_overwrite {
-        return Err(Error::refused(
-            path,
-            format!(
-                "refusing to write to {} (job '{}'): it exists and was not laid out by iolab; pass --allow-overwrite to write over it",
-                path.display(),
-                need.job
-            ),
-        ));
-    }
-    let size = meta.len();
-    match need.len {
-        Some(len) if len > size => {
-            if !ours && !allow_overwrite {
-                return Err(Error::refused(
-                    path,
-                    format!(
-                        "job '{}': {} has {size} bytes but the job needs {len}; iolab does not extend files it did not lay out (pass --allow-overwrite, or a smaller size=)",
-                        need.job,
-                        path.display()
-                    ),
-                ));
-            }
-            extend(path, size, len, stop)?;
-            Ok(Prepared {
-                path: path.clone(),
-                size: len,
-                block_device: false,
-                created: false,
-                warning: None,
-            })
-        }
-        _ => Ok(Prepared {
-            path: path.clone(),
-            size,
-            block_device: false,
-            created: false,
-            warning: None,
-        }),
-    }
-}
-
-fn create(path: &Path, len: u64, stop: &StopFlag) -> Result<u64> {
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| {
-            let dir = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            Error::io(
-                format!(
-                    "cannot create {} (in directory {})",
-                    path.display(),
-                    dir.display()
-                ),
-                e,
-            )
-        })?;
-    // Mark first: if layout is interrupted the partial file is still ours.
-    let mark = set_mark(&file);
-    let res = fill(&file, path, 0, len, stop);
-    if res.is_err() {
-        drop(file);
-        let _ = std::fs::remove_file(path);
-        return res.map(|_| 0);
-    }
-    mark.map_err(|e| {
-        let _ = std::fs::remove_file(path);
-        Error::io(
-            format!(
-                "cannot mark {} as laid out by iolab (xattr {MARK_XATTR}); this file system needs user xattrs",
-                path.display()
-            ),
-            e,
-        )
-    })?;
-    Ok(len)
-}
-
-fn extend(path: &Path, from: u64, to: u64, stop: &StopFlag) -> Result<()> {
-    let file = OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(format!("cannot open {} to extend it", path.display()), e))?;
-    fill(&file, path, from, to, stop)
-}
-
-/// Writes random non-zero bytes into `[from, to)` and syncs them.
-fn fill(file: &File, path: &Path, from: u64, to: u64, stop: &StopFlag) -> Result<()> {
-    use std::os::unix::fs::FileExt;
-    const CHUNK: usize = 1 << 20;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(from ^ 0x10_1ab);
-    let mut buf = vec![0u8; CHUNK];
-    let mut off = from;
-    while off < to {
-        if stop.is_set() {
-            return Err(stop.interrupted());
-        }
-        for w in buf.chunks_exact_mut(8) {
-            // Set the low bit of every byte so no byte is zero.
-            let v = rng.next_u64() | 0x0101_0101_0101_0101;
-            w.copy_from_slice(&v.to_le_bytes());
-        }
-        let n = ((to - off) as usize).min(CHUNK);
-        file.write_all_at(&buf[..n], off)
-            .map_err(|e| Error::io(format!("cannot lay out {}", path.display()), e))?;
-        off += n as u64;
-    }
-    let mut f = file;
-    f.flush().ok();
-    file.sync_data()
-        .map_err(|e| Error::io(format!("cannot sync {}", path.display()), e))?;
-    Ok(())
-}
-
-/// Removes a file iolab laid out; returns a warning for the user when it
-/// kept or could not remove it.
-pub fn unlink_if_ours(path: &Path) -> Option<String> {
-    if !has_mark(path) {
+/// Removes a file iolab laid out, while `path` still names the file `id`
+/// the run used; returns a warning for the user when it kept or could not
+/// remove it.
+pub fn unlink_if_ours(path: &Path, id: FileId) -> Option<String> {
+    let same = std::fs::symlink_metadata(path).is_ok_and(|m| FileId::of(&m) == id);
+    if !same || !has_mark(path) {
         return Some(format!(
             "unlink: kept {} because iolab did not lay it out",
             path.display()

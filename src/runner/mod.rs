@@ -16,6 +16,7 @@ pub mod launch;
 pub mod layout;
 mod lookahead;
 pub mod open;
+pub mod prepare;
 pub mod progress;
 mod queued;
 pub mod result;
@@ -78,14 +79,16 @@ pub fn run_observed(
     let layout = layout::lay_out(&jobs, opts.allow_overwrite, stop)?;
     let mut warnings: Vec<String> = jobs.iter().flat_map(engine_warnings).collect();
     let disks = counters::disks_of(&layout.all_paths());
-    obs.timed_start()?;
-    let reps = repetitions(&jobs, &layout, &disks, opts, stop, &mut warnings);
+    // A run that fails before it measures leaves no file it made behind.
+    let reps = obs
+        .timed_start()
+        .and_then(|_| repetitions(&jobs, &layout, &disks, opts, stop, &mut warnings));
     obs.timed_end();
-    let (repetitions, interrupted) = reps?;
+    let (repetitions, interrupted) = reps.inspect_err(|_| layout.remove_created())?;
     for (j, job) in jobs.iter().enumerate() {
         if job.unlink {
-            for (path, _) in layout.job_regions(j) {
-                warnings.extend(layout::unlink_if_ours(&path));
+            for (path, id) in layout.job_ids(j) {
+                warnings.extend(layout::unlink_if_ours(&path, id));
             }
         }
     }

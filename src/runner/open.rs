@@ -3,12 +3,11 @@
 //! any thread starts (the clone takes these very descriptors over).
 
 use super::layout::CloneFile;
+use super::prepare::reopen_same;
 use crate::error::{Error, Result};
 use crate::job::{FadviseHint, JobError, JobSpec, Pattern};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
 
 /// How a job opens its files.
 #[derive(Debug, Clone, Copy)]
@@ -41,31 +40,32 @@ impl OpenSpec {
         }
     }
 
-    /// Opens `path` and gives the hint.
-    pub fn open(&self, path: &Path) -> std::io::Result<File> {
-        let mut o = OpenOptions::new();
-        o.read(true).write(self.writable);
-        if self.direct {
-            o.custom_flags(libc::O_DIRECT);
-        }
-        let f = o.open(path)?;
+    /// The open flags beyond read/write.
+    fn flags(&self) -> libc::c_int {
+        if self.direct { libc::O_DIRECT } else { 0 }
+    }
+
+    /// Gives the hint on the open file `f`.
+    fn advise(&self, f: &File) {
         if let Some(a) = self.hint {
             // SAFETY: advice on an open descriptor; no memory is passed.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, a) };
         }
-        Ok(f)
     }
 }
 
-/// Opens the files of one clone of `job`; the error names the job, the
-/// file and, for O_DIRECT, that the file system does not support it.
+/// Opens the files of one clone of `job`, each required to be the very
+/// file the layout checked; the error names the job, the file and, for
+/// O_DIRECT, that the file system does not support it.
 pub fn open_clone(job: &JobSpec, files: &[CloneFile]) -> Result<Vec<File>> {
     let spec = OpenSpec::of(job);
     files
         .iter()
         .map(|f| {
-            spec.open(&f.path).map_err(|e| {
-                if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
+            let opened = reopen_same(&f.path, spec.writable, spec.flags(), f.id);
+            opened.inspect(|file| spec.advise(file)).map_err(|e| {
+                let einval = matches!(&e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::EINVAL));
+                if job.direct && einval {
                     JobError::invalid(
                         &job.name,
                         format!(
@@ -75,10 +75,13 @@ pub fn open_clone(job: &JobSpec, files: &[CloneFile]) -> Result<Vec<File>> {
                     )
                     .into()
                 } else {
-                    Error::io(
-                        format!("job '{}': cannot open {}", job.name, f.path.display()),
-                        e,
-                    )
+                    match e {
+                        Error::Io { source, .. } => Error::io(
+                            format!("job '{}': cannot open {}", job.name, f.path.display()),
+                            source,
+                        ),
+                        other => other,
+                    }
                 }
             })
         })

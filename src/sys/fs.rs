@@ -1,27 +1,158 @@
-//! Files iolab writes for the user (reports, exports, logs): written to a
-//! new temporary file in the target's directory, then renamed into place,
-//! so a reader never sees half a file and an interrupted write leaves the
-//! old one.
+//! Files, safely: output files written through a fresh temporary file
+//! renamed into place (a reader never sees half a file, an interrupted
+//! write leaves the old one, a symlink or device at the target is never
+//! written through), files opened without blocking on FIFOs or taking a
+//! terminal, the identity of an open file, free space.
 
 use crate::error::{Error, Result};
+use std::fs::{File, Metadata, OpenOptions};
 use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-/// Writes `bytes` to `path` through a fresh temporary file in the same
-/// directory, renamed over `path`.
+/// Refuses `path` as an output when something other than a regular file
+/// is there (a symlink, directory, FIFO or device): iolab replaces only
+/// regular files. Checked again right before the rename.
+pub fn replaceable(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.file_type().is_file() => Err(Error::refused(
+            path,
+            format!(
+                "refusing to write {}: it exists and is not a regular file ({}); iolab replaces only regular files",
+                path.display(),
+                kind_of(&m)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `bytes` to `path` through a fresh, unpredictably named temporary
+/// file in the same directory (created with `O_EXCL`), renamed over
+/// `path`; see [`replaceable`] for what may be replaced.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |tmp| {
+        let mut f = tmp.as_file();
+        f.write_all(bytes).and_then(|_| f.flush())
+    })
+}
+
+/// [`write_atomic`] for a writer that needs the temporary file (a picture
+/// library that writes by path: `tmp.path()` ends like `path`).
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&tempfile::NamedTempFile) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let shown = || format!("cannot write {}", path.display());
-    let mut tmp = tempfile::Builder::new()
+    replaceable(path)?;
+    let suffix = path
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    let tmp = tempfile::Builder::new()
         .prefix(".iolab-")
+        .suffix(&suffix)
         .tempfile_in(dir)
         .map_err(|e| Error::io(shown(), e))?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.flush())
-        .map_err(|e| Error::io(shown(), e))?;
+    write(&tmp).map_err(|e| Error::io(shown(), e))?;
+    replaceable(path)?;
     tmp.persist(path).map_err(|e| Error::io(shown(), e.error))?;
     Ok(())
+}
+
+/// What kind of file `m` describes, in words.
+pub fn kind_of(m: &Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a regular file"
+    }
+}
+
+/// The identity of a file: its device and inode. Two opens of a path name
+/// the same file exactly when their identities are equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct FileId {
+    /// `st_dev`.
+    pub dev: u64,
+    /// `st_ino`.
+    pub ino: u64,
+}
+
+impl FileId {
+    /// The identity of the file `m` describes (from `fstat`).
+    pub fn of(m: &Metadata) -> FileId {
+        FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+        }
+    }
+}
+
+/// Opens `path` for reading (and writing when `write`), with `extra`
+/// flags (`O_DIRECT`, `O_EXCL`): never blocking on a FIFO swapped in
+/// (`O_NONBLOCK` while opening, cleared after) nor taking a terminal
+/// (`O_NOCTTY`). What the caller checks next is on this descriptor.
+pub fn open_file(path: &Path, write: bool, extra: libc::c_int) -> std::io::Result<File> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(extra | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    clear_nonblock(&f)?;
+    Ok(f)
+}
+
+/// Clears `O_NONBLOCK` on `f`, keeping its other status flags.
+fn clear_nonblock(f: &File) -> std::io::Result<()> {
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on a descriptor `f` owns; F_GETFL/F_SETFL take no pointers.
+    let rc = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            flags
+        } else {
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK)
+        }
+    };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Bytes free on the file system of the open file or directory `f`: for
+/// root all free blocks, for others those not reserved.
+pub fn free_space(f: &File) -> std::io::Result<u64> {
+    // SAFETY: fstatvfs fills the zeroed struct for a descriptor `f` owns.
+    let s = unsafe {
+        let mut s: libc::statvfs = std::mem::zeroed();
+        if libc::fstatvfs(f.as_raw_fd(), &mut s) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        s
+    };
+    let blocks = if super::machine::is_root() {
+        s.f_bfree
+    } else {
+        s.f_bavail
+    };
+    Ok(blocks.saturating_mul(s.f_frsize))
 }

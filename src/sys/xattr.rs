@@ -52,7 +52,7 @@ pub fn set_fd(fd: BorrowedFd<'_>, name: &str, value: &[u8]) -> std::io::Result<(
 
 /// True when `path` carries attribute `name` with a value (following symlinks).
 pub fn has(path: &Path, name: &str) -> bool {
-    std::fs::File::open(path).is_ok_and(|f| has_fd(std::os::fd::AsFd::as_fd(&f), name))
+    super::fs::open_file(path, false, 0).is_ok_and(|f| has_fd(std::os::fd::AsFd::as_fd(&f), name))
 }
 
 /// Sets attribute `name` on `path` (following symlinks).
