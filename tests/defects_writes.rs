@@ -211,7 +211,11 @@ fn defect_08_unstored_result_is_an_error() {
     // it (WAL index) but not to store a run.
     let dir = fs::File::open(&fs.0).unwrap();
     let free = iolab::sys::fs::free_space(&dir).unwrap();
-    fs::write(fs.0.join("fill"), vec![1u8; (free as usize).saturating_sub(40 << 10)]).unwrap();
+    fs::write(
+        fs.0.join("fill"),
+        vec![1u8; (free as usize).saturating_sub(40 << 10)],
+    )
+    .unwrap();
     let out = with_db(&db)
         .arg("run")
         .args(job("j", &f, "--size=64k"))

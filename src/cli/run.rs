@@ -124,9 +124,13 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
             svg.display()
         );
     }
-    for (path, body) in fio_logs::render(&result) {
-        iolab::sys::fs::write_atomic(&path, body.as_bytes())?;
-        eprintln!("iolab: wrote {}", path.display());
+    for log in fio_logs::logs(&result) {
+        iolab::sys::fs::write_atomic_with(&log.path, |tmp| {
+            let mut w = std::io::BufWriter::new(tmp.as_file());
+            log.write_to(&mut w)?;
+            std::io::Write::flush(&mut w)
+        })?;
+        eprintln!("iolab: wrote {}", log.path.display());
     }
     if result.interrupted {
         eprintln!("iolab: the results above cover only the part that ran");

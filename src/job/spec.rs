@@ -157,7 +157,25 @@ pub struct LogSpec {
 impl LogSpec {
     /// True when any per-I/O log is asked for (`log_avg_msec=0`).
     pub fn per_io(&self) -> bool {
-        self.avg_msec == 0 && (self.bw.is_some() || self.lat.is_some() || self.iops.is_some())
+        self.per_io_dir().is_some()
+    }
+
+    /// Where the per-I/O logs go (the directory of the first log prefix),
+    /// when any is asked for: their entries spill there while the job runs.
+    pub fn per_io_dir(&self) -> Option<std::path::PathBuf> {
+        if self.avg_msec != 0 {
+            return None;
+        }
+        let prefix = self
+            .lat
+            .as_ref()
+            .or(self.bw.as_ref())
+            .or(self.iops.as_ref())?;
+        let dir = std::path::Path::new(prefix)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        Some(dir.to_path_buf())
     }
 }
 

@@ -6,11 +6,14 @@
 //! reported percentile differs from the true sample value by at most 1/1024
 //! (< 0.1 %) of that value. Count, min, max, mean and standard deviation are
 //! exact (not derived from buckets). Range: 0 ns to one hour; longer values
-//! are recorded as one hour. Histograms with the same configuration merge
-//! exactly: merging equals recording all samples into one histogram.
+//! are recorded as one hour. Histograms merge exactly: merging equals
+//! recording all samples into one histogram. Only the buckets that hold
+//! samples are kept, so an empty histogram costs nothing and a full one a
+//! few KiB.
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+use std::sync::LazyLock;
 
 /// Largest value kept exactly (one hour in ns).
 pub const MAX_NS: u64 = 3_600_000_000_000;
@@ -21,46 +24,54 @@ pub const FIO_PERCENTILES: [f64; 17] = [
     99.99,
 ];
 
-/// Latencies of one operation type, in nanoseconds.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// The bucket layout every histogram shares (one hdrhistogram of the
+/// configuration above, used only to map values to buckets: 256 KiB once).
+static LAYOUT: LazyLock<Histogram<u64>> =
+    LazyLock::new(|| Histogram::new_with_bounds(1, MAX_NS, 3).expect("valid histogram bounds"));
+
+/// The lowest value of the bucket `v` falls in (the bucket's key).
+fn bucket_of(v: u64) -> u64 {
+    LAYOUT.lowest_equivalent(v.min(MAX_NS))
+}
+
+/// The highest value of the bucket whose key is `key`.
+fn bucket_top(key: u64) -> u64 {
+    LAYOUT.highest_equivalent(key)
+}
+
+/// Latencies of one operation type, in nanoseconds: the HDR buckets that
+/// hold samples (sorted by value; memory grows with the distinct buckets
+/// used, at most a few thousand, never with the number of samples), plus
+/// the exact moments.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(into = "HistogramSnapshot", from = "HistogramSnapshot")]
 pub struct LatencyHistogram {
-    hist: Histogram<u64>,
+    /// (bucket key, count), sorted by key, no zero counts.
+    buckets: Vec<(u64, u64)>,
+    /// Sum of the bucket counts (the exact count may differ for imports).
+    in_buckets: u64,
     count: u64,
     sum: u128,
     sum_sq: u128,
-    min: u64,
+    min: Option<u64>,
     max: u64,
 }
 
-impl Default for LatencyHistogram {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl LatencyHistogram {
-    /// An empty histogram.
+    /// An empty histogram (allocates nothing).
     pub fn new() -> Self {
-        LatencyHistogram {
-            hist: Histogram::new_with_bounds(1, MAX_NS, 3).expect("valid histogram bounds"),
-            count: 0,
-            sum: 0,
-            sum_sq: 0,
-            min: u64::MAX,
-            max: 0,
-        }
+        Self::default()
     }
 
     /// Records one latency.
     #[inline]
     pub fn record(&mut self, ns: u64) {
         let v = ns.min(MAX_NS);
-        self.hist.saturating_record(v);
+        self.add_to_bucket(bucket_of(v), 1);
         self.count += 1;
         self.sum += v as u128;
         self.sum_sq += (v as u128) * (v as u128);
-        self.min = self.min.min(v);
+        self.min = Some(self.min.map_or(v, |m| m.min(v)));
         self.max = self.max.max(v);
     }
 
@@ -68,7 +79,7 @@ impl LatencyHistogram {
     /// [`Self::set_exact`] when the exact moments are known from elsewhere
     /// (an imported fio result).
     pub fn record_n(&mut self, ns: u64, n: u64) {
-        self.hist.saturating_record_n(ns.min(MAX_NS), n);
+        self.add_to_bucket(bucket_of(ns), n);
     }
 
     /// Sets count, sum, sum of squares, min and max to known exact values.
@@ -79,7 +90,23 @@ impl LatencyHistogram {
     /// Adds `n` samples to the bucket of `value` without touching the exact
     /// moments (used by [`super::recorder::Recorder::finish`], which sets them).
     pub(crate) fn record_bucket(&mut self, value: u64, n: u64) {
-        self.hist.saturating_record_n(value, n);
+        self.add_to_bucket(bucket_of(value), n);
+    }
+
+    fn add_to_bucket(&mut self, key: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.in_buckets = self.in_buckets.saturating_add(n);
+        // Values mostly arrive in order (from a recorder): try the end first.
+        match self.buckets.last_mut() {
+            Some((k, c)) if *k == key => *c = c.saturating_add(n),
+            Some((k, _)) if *k > key => match self.buckets.binary_search_by_key(&key, |b| b.0) {
+                Ok(i) => self.buckets[i].1 = self.buckets[i].1.saturating_add(n),
+                Err(i) => self.buckets.insert(i, (key, n)),
+            },
+            _ => self.buckets.push((key, n)),
+        }
     }
 
     /// Sets the exact moments (see [`Self::record_bucket`]).
@@ -87,19 +114,43 @@ impl LatencyHistogram {
         self.count = count;
         self.sum = sum;
         self.sum_sq = sum_sq;
-        self.min = min;
+        self.min = (count > 0).then_some(min);
         self.max = max;
     }
 
     /// Adds every sample of `other` (exact).
     pub fn merge(&mut self, other: &LatencyHistogram) {
-        self.hist
-            .add(&other.hist)
-            .expect("histograms share one configuration");
+        if !other.buckets.is_empty() {
+            let mut merged = Vec::with_capacity(self.buckets.len() + other.buckets.len());
+            let (mut a, mut b) = (
+                self.buckets.iter().peekable(),
+                other.buckets.iter().peekable(),
+            );
+            loop {
+                let next = match (a.peek(), b.peek()) {
+                    (Some(x), Some(y)) if x.0 == y.0 => {
+                        let v = (x.0, x.1.saturating_add(y.1));
+                        a.next();
+                        b.next();
+                        v
+                    }
+                    (Some(x), Some(y)) if x.0 < y.0 => *a.next().expect("peeked"),
+                    (Some(_), Some(_)) | (None, Some(_)) => *b.next().expect("peeked"),
+                    (Some(_), None) => *a.next().expect("peeked"),
+                    (None, None) => break,
+                };
+                merged.push(next);
+            }
+            self.buckets = merged;
+        }
+        self.in_buckets = self.in_buckets.saturating_add(other.in_buckets);
         self.count += other.count;
         self.sum += other.sum;
         self.sum_sq += other.sum_sq;
-        self.min = self.min.min(other.min);
+        self.min = match (self.min, other.min) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
         self.max = self.max.max(other.max);
     }
 
@@ -110,7 +161,7 @@ impl LatencyHistogram {
 
     /// Smallest sample (0 when empty).
     pub fn min(&self) -> u64 {
-        if self.count == 0 { 0 } else { self.min }
+        self.min.unwrap_or(0)
     }
 
     /// Largest sample.
@@ -143,27 +194,33 @@ impl LatencyHistogram {
         var.max(0.0).sqrt()
     }
 
-    /// The value at percentile `p` (0-100), within the documented error bound.
+    /// The value at percentile `p` (0-100), within the documented error
+    /// bound: the top of the bucket that holds the sample of that rank (as
+    /// hdrhistogram's `value_at_quantile`), kept within min and max.
     pub fn percentile(&self, p: f64) -> u64 {
-        if self.count == 0 {
+        if self.count == 0 || self.in_buckets == 0 {
             return 0;
         }
-        self.hist
-            .value_at_quantile(p / 100.0)
-            .min(self.max)
-            .max(self.min)
+        let q = (p / 100.0).min(1.0);
+        let rank = ((q * self.in_buckets as f64).ceil() as u64).max(1);
+        let mut seen = 0u64;
+        let mut key = self.buckets.last().map_or(0, |b| b.0);
+        for &(k, c) in &self.buckets {
+            seen = seen.saturating_add(c);
+            if seen >= rank {
+                key = k;
+                break;
+            }
+        }
+        let v = if q == 0.0 { key } else { bucket_top(key) };
+        v.min(self.max).max(self.min())
     }
 
     /// Non-empty buckets as (value, count), for fio's json+ `bins`.
     pub fn bins(&self) -> Vec<(u64, u64)> {
-        self.hist
-            .iter_recorded()
-            .map(|v| {
-                (
-                    self.hist.highest_equivalent(v.value_iterated_to()),
-                    v.count_at_value(),
-                )
-            })
+        self.buckets
+            .iter()
+            .map(|&(k, c)| (bucket_top(k), c))
             .collect()
     }
 
@@ -171,14 +228,13 @@ impl LatencyHistogram {
     /// the last non-empty bucket, with one empty bucket on each side.
     pub fn log2_buckets(&self) -> Vec<(u64, u64)> {
         let mut counts = [0u64; 65];
-        for v in self.hist.iter_recorded() {
-            let val = self.hist.lowest_equivalent(v.value_iterated_to());
+        for &(val, c) in &self.buckets {
             let idx = if val == 0 {
                 0
             } else {
                 64 - val.leading_zeros() as usize
             };
-            counts[idx] += v.count_at_value();
+            counts[idx] += c;
         }
         let Some(first) = counts.iter().position(|&c| c > 0) else {
             return Vec::new();
@@ -199,11 +255,7 @@ impl LatencyHistogram {
             sum_sq: self.sum_sq.to_string(),
             min: self.min(),
             max: self.max,
-            buckets: self
-                .hist
-                .iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value()))
-                .collect(),
+            buckets: self.bins(),
         }
     }
 }
@@ -222,12 +274,11 @@ impl From<HistogramSnapshot> for LatencyHistogram {
         for (v, n) in &s.buckets {
             h.record_bucket((*v).min(MAX_NS), *n);
         }
-        let min = if s.count == 0 { u64::MAX } else { s.min };
         h.set_moments(
             s.count,
             s.sum.parse().unwrap_or(0),
             s.sum_sq.parse().unwrap_or(0),
-            min,
+            s.min,
             s.max,
         );
         h
@@ -284,6 +335,38 @@ mod tests {
         merged.merge(&h);
         assert_eq!(merged.count(), 10);
         assert_eq!(merged.max(), MAX_NS);
+    }
+
+    /// The kept buckets answer exactly as a dense hdrhistogram would.
+    #[test]
+    fn same_answers_as_a_dense_hdrhistogram() {
+        let mut dense = Histogram::<u64>::new_with_bounds(1, MAX_NS, 3).unwrap();
+        let (mut a, mut b) = (LatencyHistogram::new(), LatencyHistogram::new());
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x % 50_000_000) >> (x % 17);
+            dense.saturating_record(v);
+            if i % 3 == 0 { a.record(v) } else { b.record(v) }
+        }
+        a.merge(&b);
+        assert_eq!(a.count(), 20_000);
+        for p in [0.0, 1.0, 25.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0] {
+            let want = dense.value_at_quantile(p / 100.0).min(a.max()).max(a.min());
+            assert_eq!(a.percentile(p), want, "p{p}");
+        }
+        let dense_bins: Vec<(u64, u64)> = dense
+            .iter_recorded()
+            .map(|v| {
+                (
+                    dense.highest_equivalent(v.value_iterated_to()),
+                    v.count_at_value(),
+                )
+            })
+            .collect();
+        assert_eq!(a.bins(), dense_bins);
     }
 
     #[test]

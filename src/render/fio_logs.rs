@@ -5,10 +5,12 @@
 
 use crate::job::{JobSpec, Mix};
 use crate::metrics::recorder::bucket_range;
-use crate::runner::series::{Interval, IoLogEntry};
+use crate::runner::iolog::IoLogEntry;
+use crate::runner::series::Interval;
 use crate::runner::{RunResult, Totals};
-use std::fmt::Write as _;
+use std::io::Write;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 /// fio's latency bins: 29 groups of 64 (FIO_IO_U_PLAT_BITS = 6).
 pub const FIO_PLAT_NR: usize = 29 * 64;
@@ -26,8 +28,49 @@ pub fn fio_plat_idx(v: u64) -> usize {
     (base + offset).min(FIO_PLAT_NR - 1)
 }
 
-/// The log files of a run as (path, contents); nothing is written here.
-pub fn render(r: &RunResult) -> Vec<(PathBuf, String)> {
+/// One of fio's log files of a run, its lines made as it is written (a
+/// per-I/O log of millions of lines is never held in memory).
+pub struct LogFile<'a> {
+    /// Where it goes.
+    pub path: PathBuf,
+    job: &'a JobSpec,
+    totals: Rc<Totals>,
+    what: What,
+}
+
+/// What a log file holds.
+#[derive(Clone, Copy)]
+enum What {
+    /// One value per interval, or per I/O with `log_avg_msec=0`.
+    Values(Value),
+    /// Latency bins per interval.
+    Hist,
+    /// Nothing (fio's slat log of a synchronous engine).
+    Empty,
+}
+
+impl LogFile<'_> {
+    /// Writes the file's lines to `w`.
+    pub fn write_to(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        let dirs = directions(self.job);
+        match self.what {
+            What::Values(v) => lines(w, self.job, &self.totals, &dirs, v),
+            What::Hist => {
+                let t = &self.totals;
+                hist_lines(
+                    w,
+                    self.job,
+                    t.hist_series.as_deref().unwrap_or(&t.series),
+                    &dirs,
+                )
+            }
+            What::Empty => Ok(()),
+        }
+    }
+}
+
+/// The log files a run asked for; nothing is written here.
+pub fn logs(r: &RunResult) -> Vec<LogFile<'_>> {
     let mut out = Vec::new();
     for (j, job) in r.jobs.iter().enumerate() {
         let l = &job.logs;
@@ -41,29 +84,34 @@ pub fn render(r: &RunResult) -> Vec<(PathBuf, String)> {
                     t.add_sequential(&cr.totals);
                 }
             }
+            let totals = Rc::new(t);
             let n = c + 1;
-            let name = |prefix: &str, kind: &str| PathBuf::from(format!("{prefix}_{kind}.{n}.log"));
-            let dirs = directions(job);
-            let is_async = job.queued();
+            let mut add = |prefix: &str, kind: &str, what: What| {
+                out.push(LogFile {
+                    path: PathBuf::from(format!("{prefix}_{kind}.{n}.log")),
+                    job,
+                    totals: totals.clone(),
+                    what,
+                })
+            };
             if let Some(p) = &l.bw {
-                out.push((name(p, "bw"), lines(job, &t, &dirs, Value::Bw)));
+                add(p, "bw", What::Values(Value::Bw));
             }
             if let Some(p) = &l.iops {
-                out.push((name(p, "iops"), lines(job, &t, &dirs, Value::Iops)));
+                add(p, "iops", What::Values(Value::Iops));
             }
             if let Some(p) = &l.lat {
-                out.push((name(p, "lat"), lines(job, &t, &dirs, Value::Lat)));
-                out.push((name(p, "clat"), lines(job, &t, &dirs, Value::Clat)));
-                let slat = if is_async {
-                    lines(job, &t, &dirs, Value::Slat)
+                add(p, "lat", What::Values(Value::Lat));
+                add(p, "clat", What::Values(Value::Clat));
+                let slat = if job.queued() {
+                    What::Values(Value::Slat)
                 } else {
-                    String::new()
+                    What::Empty
                 };
-                out.push((name(p, "slat"), slat));
+                add(p, "slat", slat);
             }
             if let Some(p) = &l.hist {
-                let ivs = t.hist_series.as_deref().unwrap_or(&t.series);
-                out.push((name(p, "clat_hist"), hist_lines(job, ivs, &dirs)));
+                add(p, "clat_hist", What::Hist);
             }
         }
     }
@@ -87,13 +135,18 @@ fn directions(job: &JobSpec) -> Vec<usize> {
     }
 }
 
-fn lines(job: &JobSpec, t: &Totals, dirs: &[usize], v: Value) -> String {
-    let mut s = String::new();
+fn lines(
+    w: &mut dyn Write,
+    job: &JobSpec,
+    t: &Totals,
+    dirs: &[usize],
+    v: Value,
+) -> std::io::Result<()> {
     if job.logs.avg_msec == 0 {
-        for e in &t.io_log {
-            per_io_line(&mut s, e, v);
+        for log in &t.io_logs {
+            log.for_each(|e| per_io_line(w, e, v))?;
         }
-        return s;
+        return Ok(());
     }
     for iv in &t.series {
         for &d in dirs {
@@ -116,13 +169,13 @@ fn lines(job: &JobSpec, t: &Totals, dirs: &[usize], v: Value) -> String {
                 }
                 Value::Slat => x.mean(x.slat_sum) as u64,
             };
-            let _ = writeln!(s, "{}, {val}, {d}, 0, 0", iv.end_ms);
+            writeln!(w, "{}, {val}, {d}, 0, 0", iv.end_ms)?;
         }
     }
-    s
+    Ok(())
 }
 
-fn per_io_line(s: &mut String, e: &IoLogEntry, v: Value) {
+fn per_io_line(w: &mut dyn Write, e: &IoLogEntry, v: Value) -> std::io::Result<()> {
     let val = match v {
         Value::Bw => {
             if e.lat == 0 {
@@ -136,17 +189,21 @@ fn per_io_line(s: &mut String, e: &IoLogEntry, v: Value) {
         Value::Clat => e.clat,
         Value::Slat => e.slat,
     };
-    let _ = writeln!(
-        s,
+    writeln!(
+        w,
         "{}, {val}, {}, {}, 0",
         e.t_ns / 1_000_000,
         u8::from(e.write),
         e.len
-    );
+    )
 }
 
-fn hist_lines(job: &JobSpec, ivs: &[Interval], dirs: &[usize]) -> String {
-    let mut s = String::new();
+fn hist_lines(
+    w: &mut dyn Write,
+    job: &JobSpec,
+    ivs: &[Interval],
+    dirs: &[usize],
+) -> std::io::Result<()> {
     let mut bins = vec![0u64; FIO_PLAT_NR];
     for iv in ivs {
         for &d in dirs {
@@ -157,12 +214,12 @@ fn hist_lines(job: &JobSpec, ivs: &[Interval], dirs: &[usize]) -> String {
             for &(idx, c) in &iv.dirs[d].clat_buckets {
                 bins[fio_plat_idx(bucket_range(idx).0)] += c as u64;
             }
-            let _ = write!(s, "{}, {d}, {}", iv.end_ms, job.bs_min);
+            write!(w, "{}, {d}, {}", iv.end_ms, job.bs_min)?;
             for b in &bins {
-                let _ = write!(s, ", {b}");
+                write!(w, ", {b}")?;
             }
-            s.push('\n');
+            writeln!(w)?;
         }
     }
-    s
+    Ok(())
 }

@@ -4,8 +4,9 @@
 //! depth figures fio reports (`iodepth_level`, `iodepth_submit`,
 //! `iodepth_complete`).
 
+use super::iolog::{IoLogEntry, IoLogWriter};
 use super::lookahead::Lookahead;
-use super::series::{DirRecorders, IoLogEntry, Ticker};
+use super::series::{DirRecorders, Ticker};
 use crate::metrics::Recorder;
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;
@@ -39,7 +40,7 @@ pub struct Ctx<'a> {
     /// The histogram log's intervals, when they differ from the series'.
     pub hist: Option<Ticker>,
     /// Every I/O, when fio's per-I/O logs are asked for.
-    pub io_log: Option<Vec<IoLogEntry>>,
+    pub io_log: Option<IoLogWriter>,
     /// When the timed part started.
     pub t_start: u64,
     /// When it must end (`runtime`).

@@ -6,6 +6,7 @@
 //! its clone alone. All clones then start at one barrier.
 
 use super::buffer::AlignedBuf;
+use super::iolog::IoLogWriter;
 use super::layout::{CloneFile, Layout};
 use super::open::open_clone;
 use super::result::{CloneRun, Totals};
@@ -33,7 +34,20 @@ pub fn clone_seed(job: &JobSpec, clone: u32) -> u64 {
 }
 
 /// What clone `clone` of `job` will do, before its engine and files.
-fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Worker {
+fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Result<Worker> {
+    let io_log = match job.logs.per_io_dir() {
+        Some(dir) => Some(IoLogWriter::new(&dir).map_err(|e| {
+            Error::io(
+                format!(
+                    "job '{}': cannot keep its per-I/O log in {}",
+                    job.name,
+                    dir.display()
+                ),
+                e,
+            )
+        })?),
+        None => None,
+    };
     let series_ms = Some(if job.logs.avg_msec > 0 {
         job.logs.avg_msec
     } else {
@@ -44,7 +58,7 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Worker {
     } else {
         1
     };
-    Worker {
+    Ok(Worker {
         engine: crate::engine::find(&job.engine).map_or("?", |e| e.name),
         cfg: job.engine_config(),
         paths: files.iter().map(|f| f.path.clone()).collect(),
@@ -71,8 +85,8 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Worker {
         series_ms,
         hist_ms: (job.logs.hist.is_some() && Some(job.logs.hist_msec) != series_ms)
             .then_some(job.logs.hist_msec),
-        per_io_log: job.logs.per_io(),
-    }
+        io_log,
+    })
 }
 
 /// Runs every clone of the jobs in `active` side by side until they end.
@@ -95,13 +109,14 @@ pub fn run_clones(
                 break;
             }
             let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
-            let opened = match open_clone(job, files) {
-                Ok(f) => f,
-                Err(e) => {
-                    failure = Some(e);
-                    break;
-                }
-            };
+            let (opened, w) =
+                match open_clone(job, files).and_then(|f| Ok((f, worker(job, files, c)?))) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                };
             let raw: Vec<RawFd> = opened.iter().map(|f| f.as_raw_fd()).collect();
             let (tx, rx) = mpsc::channel();
             let meet = Meeting {
@@ -110,7 +125,7 @@ pub fn run_clones(
                 abort: &abort,
                 stop,
             };
-            let (w, def) = (worker(job, files, c), job.engine_def());
+            let def = job.engine_def();
             let thread = std::thread::Builder::new()
                 .name(format!("{}.{c}", job.name))
                 .spawn_scoped(s, move || clone_thread(def, raw, w, meet));

@@ -12,6 +12,7 @@
 pub mod buffer;
 pub mod cache;
 mod ctx;
+pub mod iolog;
 pub mod launch;
 pub mod layout;
 mod lookahead;

@@ -2,7 +2,8 @@
 //! (clones of one repetition run in parallel; repetitions add up in time).
 
 use super::cache::FileCache;
-use super::series::{self, Interval, IoLogEntry};
+use super::iolog::IoLog;
+use super::series::{self, Interval};
 use super::stop::StopFlag;
 use crate::counters::CounterDelta;
 use crate::job::JobSpec;
@@ -74,9 +75,10 @@ pub struct Totals {
     pub series: Vec<Interval>,
     /// Intervals of `log_hist_msec` when it differs from the series'.
     pub hist_series: Option<Vec<Interval>>,
-    /// Every I/O, when fio's per-I/O logs were asked for (not stored).
+    /// fio's per-I/O logs of the clones here, in time order per clone
+    /// (their entries wait on disk; not stored).
     #[serde(skip)]
-    pub io_log: Vec<IoLogEntry>,
+    pub io_logs: Vec<IoLog>,
     /// I/Os issued at each depth bucket (fio's `iodepth_level`: 1, 2, 4,
     /// 8, 16, 32, >=64).
     pub depth_counts: [u64; 7],
@@ -98,8 +100,7 @@ impl Totals {
         if let Some(h) = &c.hist_series {
             series::merge_parallel(self.hist_series.get_or_insert_with(Vec::new), h);
         }
-        self.io_log.extend_from_slice(&c.io_log);
-        self.io_log.sort_by_key(|e| e.t_ns);
+        self.io_logs.extend(c.io_logs.iter().cloned());
         self.runtime_ns = self.runtime_ns.max(c.runtime_ns);
     }
 
@@ -112,10 +113,8 @@ impl Totals {
             series::append_sequential(self.hist_series.get_or_insert_with(Vec::new), h, off_ms);
         }
         let off = self.runtime_ns;
-        self.io_log.extend(c.io_log.iter().map(|e| IoLogEntry {
-            t_ns: e.t_ns + off,
-            ..*e
-        }));
+        self.io_logs
+            .extend(c.io_logs.iter().map(|l| l.shifted(off)));
         self.runtime_ns += c.runtime_ns;
     }
 

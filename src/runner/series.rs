@@ -167,7 +167,9 @@ impl Ticker {
     /// A ticker of `interval_ms` starting at `start_ns`; `None` interval
     /// never ticks.
     pub fn new(interval_ms: Option<u64>, start_ns: u64) -> Ticker {
-        let interval_ns = interval_ms.map_or(u64::MAX, |ms| ms.max(1) * 1_000_000);
+        // Saturating: a huge interval never ticks (it must not wrap to a
+        // tiny one that fills memory with empty intervals).
+        let interval_ns = interval_ms.map_or(u64::MAX, |ms| ms.max(1).saturating_mul(1_000_000));
         Ticker {
             interval_ns,
             start_ns,
@@ -236,21 +238,4 @@ impl Ticker {
         }
         self.out.push(iv);
     }
-}
-
-/// One I/O in fio's per-I/O logs (`log_avg_msec=0`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IoLogEntry {
-    /// Completion time in ns since the clone started.
-    pub t_ns: u64,
-    /// Total latency.
-    pub lat: u64,
-    /// Completion latency.
-    pub clat: u64,
-    /// Submission latency.
-    pub slat: u64,
-    /// Bytes.
-    pub len: u32,
-    /// Direction.
-    pub write: bool,
 }

@@ -6,6 +6,7 @@
 
 use super::buffer::AlignedBuf;
 use super::ctx::{Ctx, batch_bucket};
+use super::iolog::IoLogWriter;
 use super::lookahead::Lookahead;
 use super::result::Totals;
 use super::series::{DirRecorders, Ticker};
@@ -50,8 +51,8 @@ pub struct Worker {
     pub series_ms: Option<u64>,
     /// Histogram-log interval in ms, when it differs from the series'.
     pub hist_ms: Option<u64>,
-    /// Keep every I/O for fio's per-I/O logs.
-    pub per_io_log: bool,
+    /// fio's per-I/O log, when asked for.
+    pub io_log: Option<IoLogWriter>,
 }
 
 /// Where every clone waits for the start; the launcher opens it once.
@@ -170,7 +171,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         complete_min,
         series_ms,
         hist_ms,
-        per_io_log,
+        io_log,
         writes,
     } = w;
     let recorder = |on: bool| {
@@ -197,7 +198,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         writes_since_fsync: 0,
         series: Ticker::new(None, 0),
         hist: None,
-        io_log: per_io_log.then(Vec::new),
+        io_log,
         t_start: 0,
         deadline: u64::MAX,
         next_event: u64::MAX,
@@ -251,8 +252,12 @@ fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
     t.fsync = cx.fsync.finish();
     t.series = std::mem::take(&mut cx.series.out);
     t.hist_series = cx.hist.map(|h| h.out);
-    t.io_log = cx.io_log.take().unwrap_or_default();
     t.errors = cx.errors;
+    match cx.io_log.take().map(IoLogWriter::finish) {
+        Some(Ok(log)) => t.io_logs.push(log),
+        Some(Err(e)) => t.errors.push(format!("cannot keep the per-I/O log: {e}")),
+        None => {}
+    }
     (t.depth_counts, t.submit_counts, t.complete_counts) =
         (cx.depth_counts, cx.submit_counts, cx.complete_counts);
     if !queued {

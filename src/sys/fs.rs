@@ -54,9 +54,11 @@ pub fn write_atomic_with(
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
         .unwrap_or_default();
+    // Mode 0666 less the umask, as any new file (tempfile's own is 0600).
     let tmp = tempfile::Builder::new()
         .prefix(".iolab-")
         .suffix(&suffix)
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(|e| Error::io(shown(), e))?;
     write(&tmp).map_err(|e| Error::io(shown(), e))?;
