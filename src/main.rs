@@ -11,10 +11,14 @@ fn main() {
     // know: split them off before clap sees the command line.
     let (clap_argv, job_args) = cli::split_job_args(&argv);
     let parsed = cli::Cli::parse_from(clap_argv);
+    let json = parsed.command.wants_json();
     let code = match cli::dispatch(parsed.command, &job_args) {
         Ok(()) => iolab::error::code::OK,
         Err(e) => {
             cli::show_error(&e);
+            if json {
+                cli::show_error_json(&e, e.exit_code());
+            }
             e.exit_code()
         }
     };

@@ -128,10 +128,19 @@ fn lab_exit_codes() {
     exits(&db, &["lab", "nosuchlab"], code::USAGE, "nosuchlab");
     let bad = [&["lab", "prefetch", "--size", "12x"][..], &here].concat();
     exits(&db, &bad, code::USAGE, "--size '12x'");
-    let long = [&["lab", "prefetch", "--quick", "--size", "256M"][..], &here].concat();
+    // 30,000 cold reads per distance: signalled as the first distance
+    // starts, the lab is surely mid-run.
+    let long = [
+        &[
+            "lab", "prefetch", "--quick", "--size", "256M", "--ops", "30000",
+        ][..],
+        &here,
+        &["--db", s(&db)],
+    ]
+    .concat();
     for (sig, exit) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
-        let (got, err) = exit_after_signal(&long, Duration::from_millis(1500), sig);
-        assert_eq!(got, exit, "{err}");
+        let end = process::signal_when(&long, "distance 0", Duration::ZERO, sig);
+        assert_eq!(end.code, exit, "{}", end.stderr);
     }
     let scratch: Vec<_> = std::fs::read_dir(d.path())
         .unwrap()
@@ -144,7 +153,11 @@ fn lab_exit_codes() {
     );
     if let Some(fs) = small_tmpfs(d.path(), "small", "2m", "lab_exit_codes (no space)") {
         let small = ["--dir", s(&fs.0), "--out", s(&out)];
-        let full = [&["lab", "prefetch", "--quick", "--size", "8M"][..], &small].concat();
+        let full = [
+            &["lab", "small-reads", "--quick", "--size", "8M"][..],
+            &small,
+        ]
+        .concat();
         exits(&db, &full, code::NO_SPACE, "not enough space");
     }
 }

@@ -2,7 +2,7 @@
 //! come from the lab registry ([`iolab::lab::LABS`]): a new lab needs no
 //! change here.
 
-use super::{Stderr, db};
+use super::{Stderr, db, write_out};
 use clap::{ArgMatches, Args, FromArgMatches};
 use iolab::lab::session::{LabOptions, Session};
 use iolab::lab::{self, LABS};
@@ -119,13 +119,14 @@ impl FromArgMatches for Which {
 pub fn execute(a: LabArgs) -> Result<()> {
     let (labs, o, name) = match a.which {
         Which::List => {
-            for e in LABS {
-                println!("{:<13} {}", e.name, e.help);
-            }
-            println!(
-                "\n`iolab lab NAME --help` tells what a lab does; `iolab lab all --quick` runs them all."
+            let mut text: String = LABS
+                .iter()
+                .map(|e| format!("{:<13} {}\n", e.name, e.help))
+                .collect();
+            text.push_str(
+                "\n`iolab lab NAME --help` tells what a lab does; `iolab lab all --quick` runs them all.\n",
             );
-            return Ok(());
+            return write_out(&text, None);
         }
         Which::All(o) => (LABS.iter().collect(), o, "all".to_string()),
         Which::One(name, o) => (vec![lab::find(&name)?], o, name),
@@ -152,16 +153,17 @@ pub fn execute(a: LabArgs) -> Result<()> {
     let mut outcomes = Vec::new();
     for entry in &labs {
         let done = session.run(entry, &mut Stderr)?;
-        println!("{}", iolab::lab::page::text(&done.outcome));
+        let mut text = format!("{}\n", iolab::lab::page::text(&done.outcome));
         for line in &done.saved {
-            println!("{line}");
+            text.push_str(&format!("{line}\n"));
         }
-        println!();
+        text.push('\n');
+        write_out(&text, None)?;
         outcomes.push(done.outcome);
     }
     if labs.len() > 1 {
         let path = session.report(&outcomes)?;
-        println!("report of all labs: {}", path.display());
+        write_out(&format!("report of all labs: {}\n", path.display()), None)?;
     }
     Ok(())
 }

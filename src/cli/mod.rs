@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 use iolab::runner::{Progress, StopFlag};
 use iolab::{Error, Result};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const EXIT_CODES: &str = "\
 Exit codes (every subcommand): 0 done, 1 failed (I/O error, tool or database
@@ -136,6 +137,46 @@ pub fn show_error(e: &Error) {
     }
 }
 
+/// Shows `e` as a JSON object on stdout (`{"error": {...}}`) when the
+/// command was asked for JSON and printed nothing yet: a script reading
+/// stdout gets a document either way.
+pub fn show_error_json(e: &Error, code: i32) {
+    if STDOUT_USED.load(Ordering::Relaxed) {
+        return;
+    }
+    let kind = match code {
+        iolab::error::code::USAGE => "usage",
+        iolab::error::code::NO_SPACE => "no_space",
+        iolab::error::code::REFUSED => "refused",
+        c if c > iolab::error::code::SIGNAL_BASE => "interrupted",
+        _ => "failed",
+    };
+    let message = match e {
+        Error::RunFailed { errors } => errors.join("\n"),
+        _ => e.to_string(),
+    };
+    let doc = serde_json::json!({"error": {"message": message, "kind": kind, "exit_code": code}});
+    let _ = write_out(&format!("{doc:#}\n"), None);
+}
+
+impl Command {
+    /// The command's output was asked for as JSON (json or json+).
+    pub fn wants_json(&self) -> bool {
+        let format = match self {
+            Command::Run(a) => &a.output_format,
+            Command::Sweep(a) => &a.format,
+            Command::Compare(a) => &a.format,
+            Command::Tree(a) => &a.common.output_format,
+            Command::History(a) => &a.format,
+            Command::Show(a) => &a.output_format,
+            Command::Export(a) => &a.format,
+            Command::Cache(a) => return matches!(a.format, cache::CacheFormat::Json),
+            _ => return false,
+        };
+        format.starts_with("json")
+    }
+}
+
 /// Shows progress and warnings on stderr.
 pub struct Stderr;
 
@@ -150,14 +191,28 @@ pub fn stop_on_signals() -> Result<StopFlag> {
     StopFlag::on_signals().map_err(|e| Error::io("cannot install signal handlers", e))
 }
 
+/// Something was written to stdout (so an error must not add a second
+/// JSON document there).
+static STDOUT_USED: AtomicBool = AtomicBool::new(false);
+/// Whoever reads stdout went away (`iolab ... | head`): write no more.
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
 /// Writes `text` to stdout, or to the file `out` (replaced atomically).
+/// A reader that went away (a closed pipe) is not an error: the command
+/// goes on quietly (its run is still stored, its files still removed).
 pub fn write_out(text: &str, out: Option<&std::path::Path>) -> Result<()> {
     match out {
+        None if STDOUT_GONE.load(Ordering::Relaxed) => Ok(()),
         None => {
+            STDOUT_USED.store(true, Ordering::Relaxed);
             let mut so = std::io::stdout().lock();
-            so.write_all(text.as_bytes())
-                .and_then(|_| so.flush())
-                .map_err(|e| Error::io("cannot write to stdout", e))
+            match so.write_all(text.as_bytes()).and_then(|_| so.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    STDOUT_GONE.store(true, Ordering::Relaxed);
+                    Ok(())
+                }
+                r => r.map_err(|e| Error::io("cannot write to stdout", e)),
+            }
         }
         Some(path) => iolab::sys::fs::write_atomic(path, text.as_bytes()),
     }

@@ -3,6 +3,7 @@
 
 use super::{Attach, Engine, EngineConfig, EngineError, Queued};
 use super::IoUnit;
+use crate::sys::sigbus;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -28,6 +29,8 @@ impl Engine for MmapEngine {
     }
 
     fn attach(&mut self, a: Attach<'_>) -> io::Result<()> {
+        // A file truncated underneath raises SIGBUS on the next copy.
+        sigbus::install()?;
         let prot = libc::PROT_READ | if a.writes { libc::PROT_WRITE } else { 0 };
         for (&fd, &size) in a.fds.iter().zip(a.sizes) {
             let len = size as usize;
@@ -55,15 +58,16 @@ impl Engine for MmapEngine {
             return Err(io::Error::from_raw_os_error(libc::ENXIO));
         }
         // SAFETY: off + n is inside the mapping (checked) and `buf` holds at
-        // least n bytes; the two never overlap.
-        unsafe {
+        // least n bytes; the two never overlap. A page past the file's end
+        // (truncated meanwhile) is replaced by zeros and reported.
+        sigbus::copy(|| unsafe {
             if unit.write {
                 std::ptr::copy_nonoverlapping(buf.as_ptr(), base.add(off), n);
             } else {
                 std::ptr::copy_nonoverlapping(base.add(off), buf.as_mut_ptr(), n);
                 std::hint::black_box(&buf[..n]);
             }
-        }
+        })?;
         Ok(Queued::Done(n))
     }
 }

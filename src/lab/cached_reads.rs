@@ -7,7 +7,6 @@ use crate::error::Result;
 use crate::render::chart::{Chart, Series};
 use crate::render::table::{Table, fig};
 use crate::runner::Totals;
-use crate::sys::pagecache;
 
 /// One line for `lab list`.
 pub const ABOUT: &str = "seed 001: sequential 1 MiB reads of a file that fits in the page cache, 5 runs: first (cold) vs later runs, flamegraph";
@@ -29,6 +28,7 @@ impl Lab for CachedReads {
     }
 
     fn run(&self, ctx: &mut LabCtx) -> Result<Outcome> {
+        ctx.need_eviction()?;
         let mut size = ctx.size(128 << 20, 1 << 30);
         let ram = crate::sys::machine::meminfo("MemAvailable");
         if ctx.size.is_none() && ram > 0 {
@@ -47,8 +47,7 @@ impl Lab for CachedReads {
             "--number_ios=1".into(),
         ];
         ctx.run_job(&lay)?;
-        pagecache::evict(&file)
-            .map_err(|e| crate::Error::io(format!("evict {}", file.display()), e))?;
+        ctx.evict(&file)?;
         ctx.say(&format!(
             "cached-reads: {reps} sequential passes of 1 MiB reads"
         ));

@@ -3,7 +3,7 @@
 //! later one, with iostat's view of the device.
 
 use super::{Lab, LabCtx, Outcome, arg};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::render::chart::{Chart, Series};
 use crate::render::table::{Table, fig};
 use crate::runner::RunResult;
@@ -41,6 +41,7 @@ impl Lab for LogScan {
     }
 
     fn run(&self, ctx: &mut LabCtx) -> Result<Outcome> {
+        ctx.need_eviction()?;
         let each = ctx.size(16 << 20, 128 << 20) / 4 * 4;
         let sizes: &[&str] = if ctx.quick {
             &["4k", "64k", "1m"]
@@ -79,8 +80,7 @@ impl Lab for LogScan {
                 let mode = if direct { "O_DIRECT" } else { "buffered" };
                 ctx.say(&format!("log-scan: {bs} {mode}"));
                 for f in &files {
-                    crate::sys::pagecache::evict(std::path::Path::new(f))
-                        .map_err(|e| Error::io(format!("evict {f}"), e))?;
+                    ctx.evict(std::path::Path::new(f))?;
                 }
                 let args = vec![
                     arg(

@@ -14,12 +14,13 @@ pub mod session;
 pub mod small_reads;
 
 use crate::error::{Error, Result};
+use crate::job::CachePolicy;
 use crate::registry::{self, Entry, entry};
 use crate::render::chart::Chart;
 use crate::render::table::Table;
 use crate::runner::{self, Progress, RunOptions, RunResult, StopFlag};
 use crate::store::Store;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Every lab, in the order of the seeds: name, aliases, what it needs, one line of help.
 pub static LABS: &[Entry<dyn Lab>] = &[
@@ -139,6 +140,50 @@ impl LabCtx<'_> {
         }
     }
 
+    /// Refuses a scratch directory whose files live only in memory (tmpfs,
+    /// ramfs): their pages cannot be evicted, so a cold read is a cached one.
+    pub fn need_eviction(&self) -> Result<()> {
+        match crate::sys::fs::memory_only(&self.dir) {
+            Some(fs) => Err(Error::usage(
+                format!("lab {}: scratch directory {}", self.lab, self.dir.display()),
+                format!(
+                    "is on {fs}, which keeps files only in memory: their pages cannot be evicted, \
+                     so this lab cannot measure cold reads there; give a --dir on a disk-backed file system"
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Evicts `path` from the page cache and checks that it left: a lab
+    /// that measured a "cold" read of cached pages would report a false
+    /// effect.
+    pub fn evict(&self, path: &Path) -> Result<()> {
+        crate::sys::pagecache::evict(path)
+            .map_err(|e| Error::io(format!("evict {}", path.display()), e))?;
+        let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let left = crate::runner::cache::measure(path, 0, len);
+        self.still_cached(&left)
+    }
+
+    /// An error when more than 1% of the pages of `f` are cached.
+    fn still_cached(&self, f: &crate::runner::cache::FileCache) -> Result<()> {
+        match &f.state {
+            Some(s) if s.cached * 100 > s.pages => Err(Error::tool(
+                "page cache",
+                format!(
+                    "lab {}: {} of {} pages of {} are still cached after eviction \
+                     (mapped, locked or dirty elsewhere?); cold reads cannot be measured",
+                    self.lab,
+                    s.cached,
+                    s.pages,
+                    f.path.display()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Operations per run: `--ops`, else `quick` or `full`.
     pub fn ops(&self, quick: u64, full: u64) -> u64 {
         self.ops.unwrap_or(if self.quick { quick } else { full })
@@ -150,7 +195,15 @@ impl LabCtx<'_> {
             return Err(self.stop.interrupted());
         }
         let jobs = crate::job::jobs_from_args(args)?;
+        let cold: Vec<bool> = jobs.iter().map(|j| j.cache == CachePolicy::Cold).collect();
         let r = runner::run(jobs, &RunOptions::default(), self.stop)?.complete(self.stop)?;
+        for rep in &r.repetitions {
+            for (j, files) in rep.cache_before.iter().enumerate() {
+                if cold[j] {
+                    files.iter().try_for_each(|f| self.still_cached(f))?;
+                }
+            }
+        }
         let id = self.store_run(&r, args)?;
         Ok((r, id))
     }

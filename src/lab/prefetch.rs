@@ -22,6 +22,9 @@ pub const DETAILS: &str = "Lays out one file (--size, default 1 GiB, quick 256 M
 /// The prefetch lab.
 pub struct Prefetch;
 
+/// Bytes per read.
+const BLOCK: u64 = 8 << 10;
+
 fn totals(r: &crate::runner::RunResult) -> Totals {
     crate::render::run_charts::whole(r)
 }
@@ -32,8 +35,31 @@ impl Lab for Prefetch {
     }
 
     fn run(&self, ctx: &mut LabCtx) -> Result<Outcome> {
-        let size = ctx.size(256 << 20, 1 << 30);
-        let ops = ctx.ops(4000, 20000);
+        ctx.need_eviction()?;
+        let mut size = ctx.size(256 << 20, 1 << 30);
+        let mut ops = ctx.ops(4000, 20000);
+        // Each 8 KiB block is read at most once per run (a second read
+        // would hit the cache): the file must have `ops` blocks.
+        let mut fitted = None;
+        if ops > size / BLOCK {
+            fitted = Some(if ctx.size.is_none() {
+                size = ops * BLOCK;
+                format!(
+                    "file enlarged to {} MiB to hold --ops {ops} distinct 8 KiB blocks",
+                    size >> 20
+                )
+            } else {
+                let asked = ops;
+                ops = (size / BLOCK).max(1);
+                format!(
+                    "--ops {asked} clamped to {ops}: a {} KiB file has {ops} blocks of 8 KiB, each read once per run",
+                    size >> 10
+                )
+            });
+        }
+        if let Some(note) = &fitted {
+            ctx.say(&format!("prefetch: {note}"));
+        }
         let dists: &[u64] = if ctx.quick {
             &[0, 4, 16, 64]
         } else {
@@ -115,11 +141,12 @@ impl Lab for Prefetch {
                 size >> 20
             ),
             "page cache evicted before every run (cache=cold, verified with cachestat)".into(),
-            format!(
-                "prefetch distances {dists:?}, same read order each run (randseed=4242), \
-                 {rounds} interleaved round(s), the median shown"
-            ),
         ];
+        o.setup.extend(fitted);
+        o.setup.extend([format!(
+            "prefetch distances {dists:?}, same read order each run (randseed=4242), \
+                 {rounds} interleaved round(s), the median shown"
+        )]);
         o.answer = format!(
             "Prefetching {best_n} reads ahead made cold random 8 KiB reads {:.1}x faster ({} -> {} IOPS); \
              pread p50 fell from {} us to {} us as the device latency moved to the fadvise calls.",

@@ -188,8 +188,8 @@ fn latency_dists(t: &Totals) -> (Value, Value, Value) {
     (mk(1, false), mk(1000, false), mk(1_000_000, true))
 }
 
-fn cache_list(l: &[FileCache]) -> Value {
-    json!(l)
+fn cache_list<'a>(l: impl Iterator<Item = &'a FileCache>) -> Value {
+    Value::Array(l.map(|f| json!(f)).collect())
 }
 
 impl Json {
@@ -238,8 +238,8 @@ impl Json {
                     "advise_ios": rt.advise.count(),
                     "usr_cpu": rt.usr_cpu(),
                     "sys_cpu": rt.sys_cpu(),
-                    "cache_before": rep.map(|x| cache_list(&x.cache_before[e.job])).unwrap_or(Value::Null),
-                    "cache_after": rep.map(|x| cache_list(&x.cache_after[e.job])).unwrap_or(Value::Null),
+                    "cache_before": rep.map(|x| cache_list(r.entry_cache(x, e).map(|(b, _)| b))).unwrap_or(Value::Null),
+                    "cache_after": rep.map(|x| cache_list(r.entry_cache(x, e).map(|(_, a)| a))).unwrap_or(Value::Null),
                     "counters": rep.map(|x| counters_obj(&x.counters, None)).unwrap_or(Value::Null),
                 })
             })
@@ -306,7 +306,7 @@ impl Json {
                     "fsync": log2(&t.fsync),
                 },
                 "iodepth": job.iodepth,
-                "counters": counters_obj(&job_counters(r, e.job), Some(job_cache(r, e.job))),
+                "counters": counters_obj(&job_counters(r, e.job), Some(job_cache(r, e))),
                 "time_series": time_series(t, job.logs.avg_msec),
                 "repetitions": reps,
                 "first_run_effect": e.first_run,
@@ -350,23 +350,25 @@ fn job_counters(r: &RunResult, j: usize) -> CounterDelta {
     c
 }
 
-/// Cache state of job `j`'s files before its first and after its last repetition.
-fn job_cache(r: &RunResult, j: usize) -> Value {
+/// Cache state of entry `e`'s files before its first and after its last
+/// repetition.
+fn job_cache(r: &RunResult, e: &ReportEntry) -> Value {
     let reps: Vec<_> = r
         .repetitions
         .iter()
-        .take(r.jobs[j].repeat as usize)
+        .take(r.jobs[e.job].repeat as usize)
         .collect();
     let (Some(first), Some(last)) = (reps.first(), reps.last()) else {
         return Value::Null;
     };
-    let source = first.cache_before[j]
+    let before: Vec<&FileCache> = r.entry_cache(first, e).map(|(b, _)| b).collect();
+    let source = before
         .iter()
         .find_map(|f| f.state.as_ref().map(|s| s.source.as_ref()))
         .unwrap_or("cachestat");
-    let files: Vec<Value> = first.cache_before[j]
+    let files: Vec<Value> = before
         .iter()
-        .zip(&last.cache_after[j])
+        .zip(r.entry_cache(last, e).map(|(_, a)| a))
         .map(|(b, a)| json!({"path": b.path, "before": b.state, "after": a.state}))
         .collect();
     json!({"source": if source == "cachestat" { "cachestat(2)" } else { "mincore(2)" }, "files": files})

@@ -102,9 +102,7 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
     }
     counters(out, &c);
     for (i, rep) in r.repetitions.iter().enumerate().take(e.reps.len()) {
-        let before = &rep.cache_before[e.job];
-        let after = &rep.cache_after[e.job];
-        for (b, a) in before.iter().zip(after) {
+        for (b, a) in r.entry_cache(rep, e) {
             let _ = writeln!(
                 out,
                 "  cache #{:<5}: {} before {}, after {}",

@@ -105,6 +105,9 @@ pub fn run_clones(
             .iter()
             .flat_map(|&j| (0..jobs[j].numjobs).map(move |c| (j, c)))
         {
+            if stop.is_set() {
+                failure = Some(stop.interrupted());
+            }
             if failure.is_some() {
                 break;
             }

@@ -88,9 +88,9 @@ pub fn run_observed(
     let (repetitions, interrupted) = reps.inspect_err(|_| layout.remove_created())?;
     for (j, job) in jobs.iter().enumerate() {
         if job.unlink {
-            for (path, id) in layout.job_ids(j) {
-                warnings.extend(layout::unlink_if_ours(&path, id));
-            }
+            let ids: Vec<_> = layout.job_ids(j).into_iter().collect();
+            let kept = crate::sys::par::map(&ids, |(path, id)| layout::unlink_if_ours(path, *id));
+            warnings.extend(kept.into_iter().flatten());
         }
     }
     Ok(RunResult {

@@ -108,11 +108,12 @@ pub fn prepare_all(
 /// Removes files this run created, each only while its path still names
 /// the file that was made.
 pub fn remove_created<'a>(files: impl IntoIterator<Item = (&'a Path, FileId)>) {
-    for (path, id) in files {
+    let files: Vec<(&Path, FileId)> = files.into_iter().collect();
+    crate::sys::par::map(&files, |&(path, id)| {
         if std::fs::symlink_metadata(path).is_ok_and(|m| FileId::of(&m) == id) {
             let _ = std::fs::remove_file(path);
         }
-    }
+    });
 }
 
 /// Checks the safety rules on the opened file and works out what to write.

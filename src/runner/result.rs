@@ -9,7 +9,7 @@ use crate::counters::CounterDelta;
 use crate::job::JobSpec;
 use crate::metrics::{CpuUsage, LatencyHistogram};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Latencies and bytes of one direction.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -321,6 +321,31 @@ impl RunResult {
             .flat_map(|r| r.clones.iter())
             .flat_map(|c| c.totals.errors.iter().cloned())
             .collect()
+    }
+
+    /// The cache state (before, after) of the files of entry `e`'s own
+    /// clones in repetition `rep`: a clone reported alone lists its files,
+    /// not every file of its job (4,000 clones would list 16 million).
+    pub fn entry_cache<'a>(
+        &'a self,
+        rep: &'a Repetition,
+        e: &ReportEntry,
+    ) -> impl Iterator<Item = (&'a FileCache, &'a FileCache)> {
+        let all = e.clones.len() == self.jobs[e.job].numjobs as usize;
+        let own: std::collections::HashSet<&Path> = if all {
+            Default::default()
+        } else {
+            e.clones
+                .iter()
+                .filter_map(|&c| self.files[e.job].get(c as usize))
+                .flatten()
+                .map(PathBuf::as_path)
+                .collect()
+        };
+        rep.cache_before[e.job]
+            .iter()
+            .zip(&rep.cache_after[e.job])
+            .filter(move |(b, _)| all || own.contains(b.path.as_path()))
     }
 
     /// The entries to report, in job order.

@@ -154,6 +154,8 @@ struct Prev {
 
 /// Cuts the cumulative recorders into intervals of a fixed length.
 pub struct Ticker {
+    /// Intervals were asked for (a huge interval still closes one at the end).
+    enabled: bool,
     interval_ns: u64,
     start_ns: u64,
     /// When the current interval ends (absolute ns).
@@ -171,6 +173,7 @@ impl Ticker {
         // tiny one that fills memory with empty intervals).
         let interval_ns = interval_ms.map_or(u64::MAX, |ms| ms.max(1).saturating_mul(1_000_000));
         Ticker {
+            enabled: interval_ms.is_some(),
             interval_ns,
             start_ns,
             next_ns: start_ns.saturating_add(interval_ns),
@@ -192,10 +195,14 @@ impl Ticker {
 
     /// Closes the last, partial interval at `now`.
     pub fn finish(&mut self, now: u64, recs: &[DirRecorders; 2]) {
-        if self.interval_ns == u64::MAX {
+        if !self.enabled {
             return;
         }
-        let begin = self.next_ns - self.interval_ns;
+        let begin = if self.next_ns == u64::MAX {
+            self.start_ns // a huge interval: none closed before
+        } else {
+            self.next_ns - self.interval_ns
+        };
         if now <= begin {
             return;
         }

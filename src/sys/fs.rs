@@ -158,3 +158,25 @@ pub fn free_space(f: &File) -> std::io::Result<u64> {
     };
     Ok(blocks.saturating_mul(s.f_frsize))
 }
+
+/// The name of the file system holding `path` when it keeps files only in
+/// memory (tmpfs, ramfs), so their pages cannot be evicted.
+pub fn memory_only(path: &Path) -> Option<&'static str> {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statfs>::uninit();
+    // SAFETY: a NUL-terminated path and a buffer of the right type.
+    if unsafe { libc::statfs(c.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: statfs succeeded, so it filled the buffer.
+    let f_type = unsafe { st.assume_init() }.f_type;
+    // f_type is i64 here, a narrower integer on other architectures.
+    #[allow(clippy::unnecessary_cast)]
+    match f_type as i64 {
+        TMPFS_MAGIC => Some("tmpfs"),
+        RAMFS_MAGIC => Some("ramfs"),
+        _ => None,
+    }
+}

@@ -10,5 +10,7 @@ pub mod environment;
 pub mod fs;
 pub mod machine;
 pub mod pagecache;
+pub mod par;
 pub mod rusage;
+pub mod sigbus;
 pub mod xattr;

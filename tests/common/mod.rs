@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod process;
+
 use assert_cmd::Command;
 pub use iolab::error::code;
 use serde_json::Value;
