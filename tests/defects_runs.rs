@@ -65,9 +65,9 @@ fn defect_06_memory_is_bounded_by_the_job_not_its_length() {
     let rep = job(
         "rep",
         &f,
-        "--size=64k --rw=randread --bs=4k --repeat=1000 --cache=keep --no-store --output-format=json",
+        "--size=64k --rw=randread --bs=4k --repeat=1000 --cache=keep",
     );
-    let end = peak_rss(bin().arg("run").args(&rep));
+    let end = peak_rss(with_db(&d.path().join("db")).arg("run").args(&rep));
     assert_eq!(end.code, 0, "{}", end.stderr);
     assert!(
         end.peak_kib < BOUND_KIB,
