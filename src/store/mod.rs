@@ -131,19 +131,14 @@ impl Store {
             let v: i64 = tx
                 .query_row("PRAGMA user_version", [], |r| r.get(0))
                 .map_err(|e| bad("read schema version", e))?;
-            if v > schema::VERSION {
-                return Err(StoreError::Open {
-                    path,
-                    problem: format!(
-                        "schema version {v}, newer than this iolab's {}; use a newer iolab",
-                        schema::VERSION
-                    ),
-                });
-            }
-            if v == schema::VERSION {
+            let pending = schema::pending(v).map_err(|problem| StoreError::Open {
+                path: path.clone(),
+                problem,
+            })?;
+            let Some(migration) = pending.first() else {
                 return Ok(());
-            }
-            tx.execute_batch(schema::MIGRATIONS[v as usize])
+            };
+            tx.execute_batch(migration)
                 .and_then(|_| tx.execute_batch(&format!("PRAGMA user_version = {}", v + 1)))
                 .and_then(|_| tx.commit())
                 .map_err(|e| bad(&format!("migration to version {}", v + 1), e))?;

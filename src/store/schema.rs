@@ -37,3 +37,37 @@ pub const MIGRATIONS: &[&str] = &[
 
 /// The schema version this iolab writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// The migrations a database at schema `version` still needs (none when it
+/// is current). A version iolab never wrote, newer or negative, is an
+/// error naming it: the file is not read as something it is not.
+pub fn pending(version: i64) -> Result<&'static [&'static str], String> {
+    match usize::try_from(version) {
+        Ok(v) if v <= MIGRATIONS.len() => Ok(&MIGRATIONS[v..]),
+        _ if version > VERSION => Err(format!(
+            "schema version {version}, newer than this iolab's {VERSION}; use a newer iolab"
+        )),
+        _ => Err(format!(
+            "schema version {version} is not one iolab writes (0 to {VERSION}); \
+             the file was changed by another program"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_known_versions_have_pending_migrations() {
+        assert_eq!(pending(0).unwrap().len(), MIGRATIONS.len());
+        assert!(pending(VERSION).unwrap().is_empty());
+        assert!(pending(VERSION + 1).unwrap_err().contains("newer"));
+        for v in [-1, i64::MIN, i64::from(i32::MIN)] {
+            assert!(
+                pending(v).unwrap_err().contains("not one iolab writes"),
+                "{v}"
+            );
+        }
+    }
+}
