@@ -232,6 +232,16 @@ fn import_exit_codes() {
         code::USAGE,
         "cannot read /no/such.json",
     );
+    // A file that is not an iolab database is bad usage (2), whether the
+    // command stores or only reads.
+    let foreign = d.path().join("foreign.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("PRAGMA application_id = 7; CREATE TABLE t (x);")
+        .unwrap();
+    for args in [&["import", s(&doc)][..], &["history"]] {
+        exits(&foreign, args, code::USAGE, "not an iolab database");
+    }
     // The database refuses the write: the command failed (1), not the input.
     refuse_inserts(&db);
     exits(&db, &["import", s(&doc)], code::FAILED, "disk says no");

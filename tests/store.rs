@@ -200,7 +200,8 @@ fn bad_database_paths_are_clear_errors() {
 
 /// A database written by schema version 1 (tests/fixtures/store-v1.db: one
 /// run stored by iolab 0.1.0, before sweeps, imports and the registries) is
-/// migrated on open and its run is still readable.
+/// read as it is by the commands that only read, and migrated by the first
+/// one that stores; its run is still readable.
 #[test]
 fn old_schema_is_migrated() {
     let (d, db) = scratch_db();
@@ -212,16 +213,11 @@ fn old_schema_is_migrated() {
     assert_eq!(query_one::<i64>(&db, "PRAGMA user_version"), 1);
     let h = stdout_text(with_db(&db).arg("history"));
     assert!(h.contains("old-schema") && h.contains("v1"), "{h}");
-    assert_eq!(query_one::<i64>(&db, "PRAGMA user_version"), 2);
-    let cols: Vec<String> = rusqlite::Connection::open(&db)
-        .unwrap()
-        .prepare("SELECT name FROM pragma_table_info('runs')")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    assert!(cols.contains(&"sweep_id".to_string()), "{cols:?}");
+    assert_eq!(
+        query_one::<i64>(&db, "PRAGMA user_version"),
+        1,
+        "reading changes nothing"
+    );
     let show = stdout_text(with_db(&db).args(["show", "1"]));
     assert!(
         show.contains("label old-schema") && show.contains("read: IOPS="),
@@ -236,9 +232,29 @@ fn old_schema_is_migrated() {
     );
     assert_eq!(j["iolab"]["counters"]["process_io"]["read_bytes"], 409600);
     assert_eq!(j["iolab"]["counters"]["vmstat"]["pgpgin"], 400);
-    // New runs go in beside it.
+    // New runs go in beside it, and the schema is brought up to date.
     small_run(&db, &d.path().join("f"), "new", "");
     assert_eq!(count_runs(&db), 2);
+    assert_eq!(
+        query_one::<i64>(&db, "PRAGMA user_version"),
+        iolab::store::schema::VERSION
+    );
+    assert_eq!(
+        query_one::<i32>(&db, "PRAGMA application_id"),
+        iolab::store::schema::APPLICATION_ID,
+        "stamped as iolab's"
+    );
+    let cols: Vec<String> = rusqlite::Connection::open(&db)
+        .unwrap()
+        .prepare("SELECT name FROM pragma_table_info('runs')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(cols.contains(&"sweep_id".to_string()), "{cols:?}");
+    let h = stdout_text(with_db(&db).arg("history"));
+    assert!(h.contains("old-schema") && h.contains("new"), "{h}");
 }
 
 /// SIGKILL while a run is being written (the process is inside the insert

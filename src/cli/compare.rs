@@ -52,8 +52,14 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     }
     // A format with no form for a comparison is refused before the runs.
     render::comparison(&Comparison::default(), &a.format)?;
-    // The database is read for stored sides even with --no-store.
-    let mut store = match a.store.db.open() {
+    // The database is read for stored sides even with --no-store (then
+    // only read: a read-only database will do).
+    let opened = if a.store.no_store {
+        a.store.db.open_read_only()
+    } else {
+        a.store.db.open()
+    };
+    let mut store = match opened {
         Ok(s) => Some(s),
         Err(e) if a.store.no_store => {
             eprintln!("iolab: note: {e}: only job sides can be compared");

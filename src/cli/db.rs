@@ -16,9 +16,16 @@ pub struct DbArg {
 }
 
 impl DbArg {
-    /// Opens it.
+    /// Opens it to store into (or delete from).
     pub fn open(&self) -> Result<Store> {
         open(self.db.as_deref())
+    }
+
+    /// Opens it only to read: nothing is created or written, and a
+    /// read-only copy works.
+    pub fn open_read_only(&self) -> Result<Store> {
+        let path = Store::default_path(self.db.as_deref())?;
+        Ok(Store::open_read_only(&path)?)
     }
 }
 

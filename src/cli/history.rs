@@ -54,7 +54,7 @@ pub fn history(a: HistoryArgs) -> Result<()> {
         sweep: a.sweep,
         limit: (a.limit > 0).then_some(a.limit),
     };
-    let store = a.db.open()?;
+    let store = a.db.open_read_only()?;
     let runs = store.list(&filter)?;
     if runs.is_empty() && iolab::render::find(&a.format)?.name == "normal" {
         eprintln!(

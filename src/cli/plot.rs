@@ -28,7 +28,7 @@ pub struct PlotArgs {
 /// Runs `iolab plot`.
 pub fn execute(a: PlotArgs) -> Result<()> {
     check_picture("-o", &a.output)?;
-    let run = a.db.open()?.run(db::parse_id(&a.id)?)?;
+    let run = a.db.open_read_only()?.run(db::parse_id(&a.id)?)?;
     for_stored(&run, a.what)?.save(&a.output)?;
     eprintln!("iolab: wrote {}", a.output.display());
     Ok(())

@@ -34,7 +34,7 @@ pub fn execute(a: ReportArgs) -> Result<()> {
             "exists; use --force to replace it",
         ));
     }
-    let (page, n) = for_runs(&a.db.open()?, &a.runs, local_time)?;
+    let (page, n) = for_runs(&a.db.open_read_only()?, &a.runs, local_time)?;
     iolab::render::html::write_file(&a.output, &page)?;
     eprintln!(
         "iolab: report of {n} run(s) written to {}",

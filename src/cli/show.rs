@@ -28,7 +28,7 @@ pub struct ShowArgs {
 
 /// The runs `ids` name, each of which must exist.
 fn load(dba: &db::DbArg, ids: &[String]) -> Result<Vec<StoredRun>> {
-    let store = dba.open()?;
+    let store = dba.open_read_only()?;
     ids.iter()
         .map(|s| Ok(store.run(db::parse_id(s)?)?))
         .collect()

@@ -17,6 +17,28 @@ pub enum StoreError {
         /// What is wrong.
         problem: String,
     },
+    /// The file at the database path is not iolab's (another program's
+    /// SQLite database, or not a database at all): refused before anything
+    /// was written to it.
+    #[error("results database {}: not an iolab database ({why}); it was left untouched", .path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What it is instead.
+        why: String,
+    },
+    /// A command that stores results met a database it cannot write.
+    #[error(
+        "results database {} cannot be written ({why}); commands that only read it work; \
+         to store results give a writable --db (or use --no-store)",
+        .path.display()
+    )]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+        /// What cannot be written.
+        why: String,
+    },
     /// A query or write failed.
     #[error("results database {}: {op}: {source}", .path.display())]
     Sql {
@@ -84,6 +106,8 @@ impl StoreError {
             self,
             StoreError::NoLocation
                 | StoreError::Open { .. }
+                | StoreError::Foreign { .. }
+                | StoreError::ReadOnly { .. }
                 | StoreError::NoRun { .. }
                 | StoreError::NoSuchName { .. }
                 | StoreError::NotFio(_)

@@ -1,12 +1,16 @@
 //! The results database: every run, imported fio result and sweep, kept in
 //! one SQLite file (WAL mode, so readers never block the writer and a killed
-//! writer loses only its own uncommitted run).
+//! writer loses only its own uncommitted run). Commands that store open it
+//! with [`Store::open`]; commands that only read with
+//! [`Store::open_read_only`], which works on a read-only copy too.
 //!
 //! Where: `--db PATH`, else `$IOLAB_DB`, else `$XDG_DATA_HOME/iolab/iolab.db`
 //! (`~/.local/share/iolab/iolab.db`).
 
 mod error;
+mod identity;
 pub mod import;
+mod open;
 pub mod record;
 mod runs;
 pub mod schema;
@@ -14,7 +18,7 @@ pub mod schema;
 pub use error::StoreError;
 pub use runs::{Filter, NewRun, StoredRun, Target, kind};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -25,6 +29,9 @@ pub type StoreResult<T> = std::result::Result<T, StoreError>;
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// The schema version on disk (older than [`schema::VERSION`] only
+    /// when opened to read).
+    version: i64,
 }
 
 impl Store {
@@ -42,57 +49,6 @@ impl Store {
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
             .ok_or(StoreError::NoLocation)?;
         Ok(base.join("iolab").join("iolab.db"))
-    }
-
-    /// Opens (creating when missing) the database at `path` and brings its
-    /// schema up to date. `create_dir`: create the parent directory (for
-    /// the default location; a path the user names must have one).
-    pub fn open(path: &Path, create_dir: bool) -> StoreResult<Store> {
-        let bad = |problem: String| StoreError::Open {
-            path: path.to_path_buf(),
-            problem,
-        };
-        if path.is_dir() {
-            return Err(bad("is a directory (give a file path)".into()));
-        }
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-            && !dir.is_dir()
-        {
-            if create_dir {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| bad(format!("cannot create directory {}: {e}", dir.display())))?;
-            } else {
-                return Err(bad(format!("directory {} does not exist", dir.display())));
-            }
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| bad(format!("cannot open: {e}")))?;
-        let ctx = |what: &str, e: rusqlite::Error| bad(open_problem(what, &e));
-        conn.busy_timeout(Duration::from_secs(60))
-            .map_err(|e| ctx("busy timeout", e))?;
-        // Switching to WAL needs a moment without other writers; retry.
-        let mut tries = 0;
-        loop {
-            match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0)) {
-                Ok(_) => break,
-                Err(e) if tries < 200 && is_busy(&e) => {
-                    tries += 1;
-                    std::thread::sleep(Duration::from_millis(25));
-                }
-                Err(e) => return Err(ctx("cannot use WAL mode", e)),
-            }
-        }
-        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
-            .map_err(|e| ctx("settings", e))?;
-        let mut store = Store {
-            conn,
-            path: path.to_path_buf(),
-        };
-        store.migrate()?;
-        Ok(store)
     }
 
     /// The file.
@@ -136,6 +92,7 @@ impl Store {
                 problem,
             })?;
             let Some(migration) = pending.first() else {
+                self.version = v;
                 return Ok(());
             };
             tx.execute_batch(migration)

@@ -1,7 +1,7 @@
 //! The runs table: storing a run or sweep, reading runs back by id, label
 //! or filter, deleting them.
 
-use super::{Store, StoreError, StoreResult, now_unix, test_pause};
+use super::{Store, StoreError, StoreResult, now_unix, schema, test_pause};
 use crate::metrics::figures::Summary;
 use crate::runner::RunResult;
 use crate::sys::environment::Environment;
@@ -195,7 +195,7 @@ impl Store {
     pub fn get(&self, id: i64) -> StoreResult<Option<StoredRun>> {
         self.conn
             .query_row(
-                &format!("SELECT {COLUMNS} FROM runs WHERE id = ?1"),
+                &format!("SELECT {} FROM runs WHERE id = ?1", self.columns()),
                 [id],
                 row_to_run,
             )
@@ -214,7 +214,7 @@ impl Store {
 
     /// Runs matching `f`, newest first.
     pub fn list(&self, f: &Filter) -> StoreResult<Vec<StoredRun>> {
-        let mut sql = format!("SELECT {COLUMNS} FROM runs WHERE 1=1");
+        let mut sql = format!("SELECT {} FROM runs WHERE 1=1", self.columns());
         let mut args: Vec<rusqlite::types::Value> = Vec::new();
         if let Some(l) = &f.label {
             sql.push_str(" AND label = ?");
@@ -233,7 +233,7 @@ impl Store {
             args.push(u.into());
         }
         if let Some(s) = f.sweep {
-            sql.push_str(" AND sweep_id = ?");
+            sql.push_str(&format!(" AND {} = ?", self.col("sweep_id")));
             args.push(s.into());
         }
         sql.push_str(" ORDER BY id DESC");
@@ -316,8 +316,39 @@ impl Store {
     }
 }
 
-const COLUMNS: &str = "id, created_unix, label, kind, name, command, iolab_version, env_json, \
-                       summary_json, sweep_id, point_json, result_json, source_json";
+/// The columns a [`StoredRun`] is read from, in [`row_to_run`]'s order.
+pub(crate) const COLUMNS: [&str; 13] = [
+    "id",
+    "created_unix",
+    "label",
+    "kind",
+    "name",
+    "command",
+    "iolab_version",
+    "env_json",
+    "summary_json",
+    "sweep_id",
+    "point_json",
+    "result_json",
+    "source_json",
+];
+
+impl Store {
+    /// Column `name` of `runs`, or NULL when this database's schema is
+    /// older than the column (a database opened only to read is not
+    /// migrated).
+    fn col(&self, name: &'static str) -> &'static str {
+        match schema::ADDED.iter().find(|(c, _)| *c == name) {
+            Some((_, v)) if self.version < *v => "NULL",
+            _ => name,
+        }
+    }
+
+    /// The select list of [`COLUMNS`].
+    fn columns(&self) -> String {
+        COLUMNS.map(|c| self.col(c)).join(", ")
+    }
+}
 
 fn row_to_run(r: &rusqlite::Row) -> rusqlite::Result<StoreResult<StoredRun>> {
     let id: i64 = r.get(0)?;

@@ -1,7 +1,20 @@
 //! The database schema as a list of migrations. `PRAGMA user_version` holds
-//! how many have been applied; opening a database applies the rest, each in
-//! its own transaction, so an older database is brought up to date and a
-//! newer one is refused rather than misread.
+//! how many have been applied; opening a database to write applies the
+//! rest, each in its own transaction, so an older database is brought up to
+//! date and a newer one is refused rather than misread. Opening one only to
+//! read changes nothing: an older schema is read as it is, with NULL for
+//! the columns it does not have yet ([`ADDED`]).
+//!
+//! `PRAGMA application_id` ([`APPLICATION_ID`], set by migration 3) marks
+//! the file as iolab's; see `identity.rs` for how a file is recognised
+//! before anything is written to it.
+
+/// iolab's `PRAGMA application_id`: "IOLB" in ASCII.
+pub const APPLICATION_ID: i32 = 0x494F_4C42;
+
+/// The schema version that stamps [`APPLICATION_ID`]: a database of an
+/// earlier version is recognised by its tables instead.
+pub const STAMPED: i64 = 3;
 
 /// Migration `i` takes the schema from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -33,7 +46,14 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN point_json TEXT;
     ALTER TABLE runs ADD COLUMN source_json TEXT;
     CREATE INDEX runs_sweep ON runs(sweep_id);",
+    // 3: the file says it is iolab's (APPLICATION_ID, 0x494F4C42), so a
+    // foreign SQLite file named with --db is recognised and left alone.
+    "PRAGMA application_id = 1229933634;",
 ];
+
+/// Columns of `runs` added after schema 1, with the version that added
+/// each: reading an older database selects NULL in their place.
+pub const ADDED: &[(&str, i64)] = &[("sweep_id", 2), ("point_json", 2), ("source_json", 2)];
 
 /// The schema version this iolab writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
@@ -57,6 +77,14 @@ pub fn pending(version: i64) -> Result<&'static [&'static str], String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stamp_is_the_application_id() {
+        assert_eq!(APPLICATION_ID, 1_229_933_634);
+        assert_eq!(&APPLICATION_ID.to_be_bytes(), b"IOLB");
+        let stamp = MIGRATIONS[STAMPED as usize - 1];
+        assert!(stamp.contains(&format!("application_id = {APPLICATION_ID};")));
+    }
 
     #[test]
     fn only_known_versions_have_pending_migrations() {
