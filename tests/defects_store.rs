@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use std::path::Path;
+use std::time::Duration;
 
 /// A minimal fio result document (one job, one read).
 const FIO_RESULT: &str = r#"{"fio version":"fio-3.33","timestamp":1,"jobs":[{"jobname":"d","job options":{"rw":"read"},
@@ -210,4 +211,112 @@ fn defect_11_foreign_database_is_untouched() {
         .query_row("PRAGMA application_id", [], |r| r.get(0))
         .unwrap();
     assert_eq!(app, 0x494F_4C42, "stamped as iolab's (\"IOLB\")");
+}
+
+/// The `status` cell of run `id` in the table `history` printed (text or
+/// csv: the columns are found by their headers).
+fn status_cell(table: &str, id: &str) -> String {
+    let split = |l: &str| -> Vec<String> {
+        if l.contains(',') {
+            l.split(',').map(String::from).collect()
+        } else {
+            l.split_whitespace().map(String::from).collect()
+        }
+    };
+    let mut lines = table.lines();
+    let head = split(lines.next().unwrap());
+    let col = head
+        .iter()
+        .position(|h| h == "status")
+        .expect("a status column");
+    let row = lines
+        .map(split)
+        .find(|r| r.first().map(String::as_str) == Some(id))
+        .unwrap_or_else(|| panic!("no run {id} in:\n{table}"));
+    row[col].clone()
+}
+
+/// A run stopped by SIGINT is stored, and history (text, csv, json) and
+/// show say it was interrupted; a run that ended by itself says complete.
+/// A database from before the status column reads the same (worked out
+/// from the stored result) and keeps it when it is migrated.
+#[test]
+fn defect_12_interrupted_runs_are_marked_in_history() {
+    let (d, db) = scratch_db();
+    let f = d.path().join("f");
+    let dbarg = format!("--db={}", s(&db));
+    let long = job(
+        "long",
+        &f,
+        "--size=8M --rw=randread --time_based --runtime=60s",
+    );
+    let child = bin()
+        .arg("run")
+        .args(&long)
+        .arg(&dbarg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Laid out, then a moment into the timed loop.
+    wait_until(Duration::from_secs(20), "layout of f", || {
+        std::fs::metadata(&f).is_ok_and(|m| m.len() == 8 << 20)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(code::SIGNAL_BASE + libc::SIGINT),
+        "{err}"
+    );
+    assert!(err.contains("stored as run 1"), "{err}");
+    let short = job("short", &f, "--size=8M --rw=read --number_ios=16");
+    let stored = run_into(&db, &[&short[..], std::slice::from_ref(&dbarg)].concat());
+    assert!(stored.contains("stored as run 2"), "{stored}");
+
+    let check = |db: &Path| {
+        let h = stdout_text(with_db(db).arg("history"));
+        assert_eq!(status_cell(&h, "1"), "interrupted", "{h}");
+        assert_eq!(status_cell(&h, "2"), "complete", "{h}");
+        let csv = stdout_text(with_db(db).args(["history", "--format", "csv"]));
+        assert_eq!(status_cell(&csv, "1"), "interrupted", "{csv}");
+        assert_eq!(status_cell(&csv, "2"), "complete", "{csv}");
+        let rows = stdout_json(with_db(db).args(["history", "--format", "json"]));
+        assert_eq!(json_item(&rows, "job", "long")["status"], "interrupted");
+        assert_eq!(json_item(&rows, "job", "short")["status"], "complete");
+        let show = stdout_text(with_db(db).args(["show", "1"]));
+        let first = show.lines().next().unwrap();
+        assert!(first.contains("interrupted"), "{show}");
+        let show = stdout_text(with_db(db).args(["show", "2"]));
+        assert!(show.lines().next().unwrap().contains("complete"), "{show}");
+        for (id, want) in [("1", "interrupted"), ("2", "complete")] {
+            let v = stdout_json(with_db(db).args(["show", id, "--output-format", "json"]));
+            assert_eq!(v["iolab_run"]["status"], want, "run {id}");
+        }
+    };
+    check(&db);
+
+    // The same runs in a database of schema 3 (no status column): read as
+    // they are, then migrated by the next command that stores.
+    sql(
+        &db,
+        "ALTER TABLE runs DROP COLUMN status; PRAGMA user_version = 3;",
+    );
+    check(&db);
+    assert_eq!(query_one::<i64>(&db, "PRAGMA user_version"), 3, "read only");
+    let doc = write_file(d.path(), "fio.json", FIO_RESULT);
+    succeed(with_db(&db).args(["import", s(&doc)]));
+    assert_eq!(
+        query_one::<i64>(&db, "PRAGMA user_version"),
+        iolab::store::schema::VERSION
+    );
+    let statuses: String = query_one(
+        &db,
+        "SELECT group_concat(id || '=' || status, ' ') FROM (SELECT * FROM runs ORDER BY id)",
+    );
+    assert_eq!(statuses, "1=interrupted 2=complete 3=complete");
+    check(&db);
 }

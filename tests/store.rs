@@ -21,13 +21,6 @@ fn small_run(db: &Path, file: &Path, label: &str, extra: &str) {
     assert!(err.contains("stored as run"), "{err}");
 }
 
-/// Opens the SQLite database `db` directly (not through iolab) and returns
-/// the single value `sql` selects.
-fn query_one<T: rusqlite::types::FromSql>(db: &Path, sql: &str) -> T {
-    let c = rusqlite::Connection::open(db).unwrap();
-    c.query_row(sql, [], |r| r.get(0)).unwrap()
-}
-
 /// How many runs `db` holds.
 fn count_runs(db: &Path) -> i64 {
     query_one(db, "SELECT count(*) FROM runs")
@@ -84,7 +77,10 @@ fn runs_are_stored_listed_shown_exported_and_removed() {
     let csv = stdout_text(with_db(&db).args(["export", "1", "2", "--format", "csv"]));
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 3, "{csv}");
-    assert!(rows[0].starts_with("id,when,label,kind,job"), "{csv}");
+    assert!(
+        rows[0].starts_with("id,when,label,kind,status,job"),
+        "{csv}"
+    );
     assert!(rows[1].starts_with("1,") && rows[2].starts_with("2,"));
     let md = stdout_text(with_db(&db).args(["export", "1", "--format", "markdown"]));
     assert!(md.starts_with("| id |") && md.lines().nth(1).unwrap().contains("---"));

@@ -76,6 +76,7 @@ pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
                 "created_unix": r.created_unix,
                 "label": r.label,
                 "kind": r.kind,
+                "status": r.status,
                 "name": r.name,
                 "command": r.command,
                 "iolab_version": r.iolab_version,

@@ -66,10 +66,11 @@ pub fn environment(e: &Environment) -> String {
 /// The lines `show` prints above the result.
 pub fn header(r: &StoredRun, when: &str) -> String {
     let mut s = format!(
-        "run {}  stored {}  kind {}{}\ncommand: {}\nstored by iolab {}\n",
+        "run {}  stored {}  kind {}  {}{}\ncommand: {}\nstored by iolab {}\n",
         r.id,
         when,
         r.kind,
+        r.status,
         r.label
             .as_deref()
             .map(|l| format!("  label {l}"))
@@ -89,16 +90,19 @@ pub fn header(r: &StoredRun, when: &str) -> String {
     s
 }
 
-/// One row per run: id, when, label, kind, job, sweep point, repetitions
-/// and every key figure that any of the runs has.
+/// One row per run: id, when, label, kind, status (complete or
+/// interrupted), job, sweep point, repetitions and every key figure that
+/// any of the runs has.
 pub fn summary_table(runs: &[StoredRun], when: impl Fn(i64) -> String) -> Table {
     let metrics: Vec<_> = METRICS
         .iter()
         .filter(|m| runs.iter().any(|r| r.summary.total.contains_key(m.key)))
         .collect();
-    let mut headers: Vec<String> = ["id", "when", "label", "kind", "job", "point", "reps"]
-        .map(String::from)
-        .to_vec();
+    let mut headers: Vec<String> = [
+        "id", "when", "label", "kind", "status", "job", "point", "reps",
+    ]
+    .map(String::from)
+    .to_vec();
     headers.extend(metrics.iter().map(|m| m.label.to_string()));
     let mut t = Table::new(headers);
     for r in runs {
@@ -117,6 +121,7 @@ pub fn summary_table(runs: &[StoredRun], when: impl Fn(i64) -> String) -> Table 
             when(r.created_unix),
             r.label.clone().unwrap_or_default(),
             r.kind.clone(),
+            r.status.to_string(),
             r.name.clone(),
             point,
             r.summary.reps.len().to_string(),

@@ -100,7 +100,7 @@ fn probe(path: &Path, wal_mode: bool) -> Found {
 fn has_runs_v1(cols: &[String]) -> bool {
     COLUMNS
         .iter()
-        .filter(|c| !schema::ADDED.iter().any(|(a, _)| a == *c))
+        .filter(|c| !schema::ADDED.iter().any(|a| a.column == **c))
         .all(|c| cols.iter().any(|k| k == c))
 }
 

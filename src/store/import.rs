@@ -9,7 +9,7 @@
 //! precision), and count, mean, min and max are fio's exact figures.
 
 use super::error::NotFio;
-use super::{NewRun, Store, StoreError, StoreResult, kind};
+use super::{NewRun, Status, Store, StoreError, StoreResult, kind};
 use crate::job::JobSpec;
 use crate::metrics::{CpuUsage, LatencyHistogram};
 use crate::runner::{CloneRun, OpStats, Repetition, RunResult, Totals};
@@ -74,6 +74,7 @@ impl Store {
             summary: &imp.result.summary(),
             sweep: None,
             source_json: Some(&doc.to_string()),
+            status: Status::Complete,
         })?;
         Ok((id, imp.notes))
     }

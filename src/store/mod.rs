@@ -14,9 +14,11 @@ mod open;
 pub mod record;
 mod runs;
 pub mod schema;
+mod status;
 
 pub use error::StoreError;
 pub use runs::{Filter, NewRun, StoredRun, Target, kind};
+pub use status::Status;
 
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};

@@ -1,10 +1,10 @@
 //! Turning results into stored runs: the environment captured for their
 //! files, the key figures computed, the result serialised.
 
-use super::{NewRun, Store, StoreError, StoreResult, kind};
+use super::{NewRun, Status, Store, StoreError, StoreResult, kind};
 use crate::runner::RunResult;
 use crate::sys::environment::Environment;
-use crate::tree::TreeResult;
+use crate::tree::{Stopped, TreeResult};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -32,6 +32,7 @@ impl Store {
             summary: &summary,
             sweep,
             source_json: None,
+            status: Status::interrupted_if(result.interrupted),
         })
     }
 
@@ -57,6 +58,7 @@ impl Store {
             summary: &summary,
             sweep: None,
             source_json: None,
+            status: Status::interrupted_if(matches!(t.stopped(), Some(Stopped::Interrupted))),
         })
     }
 }

@@ -1,7 +1,7 @@
 //! The runs table: storing a run or sweep, reading runs back by id, label
 //! or filter, deleting them.
 
-use super::{Store, StoreError, StoreResult, now_unix, schema, test_pause};
+use super::{Status, Store, StoreError, StoreResult, now_unix, schema, test_pause};
 use crate::metrics::figures::Summary;
 use crate::runner::RunResult;
 use crate::sys::environment::Environment;
@@ -40,6 +40,8 @@ pub struct NewRun<'a> {
     pub sweep: Option<(i64, &'a BTreeMap<String, String>)>,
     /// The original document of an import.
     pub source_json: Option<&'a str>,
+    /// How it ended.
+    pub status: Status,
 }
 
 /// A stored run.
@@ -73,6 +75,10 @@ pub struct StoredRun {
     /// Original document of an import.
     #[serde(skip)]
     pub source_json: Option<String>,
+    /// How it ended (an interrupted run's figures cover only the part
+    /// that ran).
+    #[serde(default)]
+    pub status: Status,
 }
 
 impl StoredRun {
@@ -151,8 +157,8 @@ impl Store {
             .map_err(e)?;
         tx.execute(
             "INSERT INTO runs (created_unix, label, kind, name, command, iolab_version,
-                env_json, result_json, summary_json, sweep_id, point_json, source_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                env_json, result_json, summary_json, sweep_id, point_json, source_json, status)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 now_unix(),
                 run.label,
@@ -166,6 +172,7 @@ impl Store {
                 run.sweep.map(|s| s.0),
                 point,
                 run.source_json,
+                run.status.as_str(),
             ],
         )
         .map_err(e)?;
@@ -317,7 +324,7 @@ impl Store {
 }
 
 /// The columns a [`StoredRun`] is read from, in [`row_to_run`]'s order.
-pub(crate) const COLUMNS: [&str; 13] = [
+pub(crate) const COLUMNS: [&str; 14] = [
     "id",
     "created_unix",
     "label",
@@ -331,15 +338,16 @@ pub(crate) const COLUMNS: [&str; 13] = [
     "point_json",
     "result_json",
     "source_json",
+    "status",
 ];
 
 impl Store {
-    /// Column `name` of `runs`, or NULL when this database's schema is
-    /// older than the column (a database opened only to read is not
-    /// migrated).
+    /// Column `name` of `runs`, or what stands for it when this
+    /// database's schema is older than the column (a database opened only
+    /// to read is not migrated; see [`schema::ADDED`]).
     fn col(&self, name: &'static str) -> &'static str {
-        match schema::ADDED.iter().find(|(c, _)| *c == name) {
-            Some((_, v)) if self.version < *v => "NULL",
+        match schema::ADDED.iter().find(|a| a.column == name) {
+            Some(a) if self.version < a.version => a.before,
             _ => name,
         }
     }
@@ -355,6 +363,7 @@ fn row_to_run(r: &rusqlite::Row) -> rusqlite::Result<StoreResult<StoredRun>> {
     let env: String = r.get(7)?;
     let summary: String = r.get(8)?;
     let point: Option<String> = r.get(10)?;
+    let status: String = r.get(13)?;
     let bad = |what: &'static str, e: serde_json::Error| StoreError::Decode {
         id,
         what,
@@ -370,6 +379,13 @@ fn row_to_run(r: &rusqlite::Row) -> rusqlite::Result<StoreResult<StoredRun>> {
                 .map_err(|e| bad("sweep point", e))?,
         ))
     })();
+    let Some(status) = Status::parse(&status) else {
+        return Ok(Err(StoreError::Decode {
+            id,
+            what: "status",
+            problem: format!("'{status}' is not one iolab stores"),
+        }));
+    };
     let (env, summary, point) = match parsed {
         Ok(v) => v,
         Err(e) => return Ok(Err(e)),
@@ -388,5 +404,6 @@ fn row_to_run(r: &rusqlite::Row) -> rusqlite::Result<StoreResult<StoredRun>> {
         point,
         result_json: r.get(11)?,
         source_json: r.get(12)?,
+        status,
     }))
 }

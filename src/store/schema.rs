@@ -2,8 +2,9 @@
 //! how many have been applied; opening a database to write applies the
 //! rest, each in its own transaction, so an older database is brought up to
 //! date and a newer one is refused rather than misread. Opening one only to
-//! read changes nothing: an older schema is read as it is, with NULL for
-//! the columns it does not have yet ([`ADDED`]).
+//! read changes nothing: an older schema is read as it is, each column it
+//! does not have yet read as what its migration would have filled in
+//! ([`ADDED`]).
 //!
 //! `PRAGMA application_id` ([`APPLICATION_ID`], set by migration 3) marks
 //! the file as iolab's; see `identity.rs` for how a file is recognised
@@ -15,6 +16,26 @@ pub const APPLICATION_ID: i32 = 0x494F_4C42;
 /// The schema version that stamps [`APPLICATION_ID`]: a database of an
 /// earlier version is recognised by its tables instead.
 pub const STAMPED: i64 = 3;
+
+/// The status of a run stored before schema 4, worked out from its stored
+/// result: an `iolab run` result says `"interrupted": true`, a tree result
+/// has a phase `"stopped": "Interrupted"`; anything else (an import, a
+/// result that is not JSON) is `complete`. A macro so that migration 4 can
+/// splice it into its SQL.
+macro_rules! status_from_result {
+    () => {
+        "CASE WHEN NOT json_valid(result_json) THEN 'complete' \
+         WHEN json_extract(result_json, '$.interrupted') = 1 THEN 'interrupted' \
+         WHEN kind = 'tree' AND EXISTS (SELECT 1 FROM json_each(result_json, '$.phases') \
+             WHERE CASE WHEN type = 'object' THEN json_extract(value, '$.stopped') END \
+                 = 'Interrupted') THEN 'interrupted' \
+         ELSE 'complete' END"
+    };
+}
+
+/// SQL for the status of a run of a database older than schema 4 (see
+/// [`ADDED`]): what migration 4 fills the `status` column with.
+pub const STATUS_FROM_RESULT: &str = status_from_result!();
 
 /// Migration `i` takes the schema from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -49,11 +70,53 @@ pub const MIGRATIONS: &[&str] = &[
     // 3: the file says it is iolab's (APPLICATION_ID, 0x494F4C42), so a
     // foreign SQLite file named with --db is recognised and left alone.
     "PRAGMA application_id = 1229933634;",
+    // 4: how each run ended ('complete' or 'interrupted', see
+    // store::Status), so history can say which results are partial; the
+    // runs stored before say it in their result.
+    concat!(
+        "ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'complete';
+         UPDATE runs SET status = ",
+        status_from_result!(),
+        ";"
+    ),
 ];
 
-/// Columns of `runs` added after schema 1, with the version that added
-/// each: reading an older database selects NULL in their place.
-pub const ADDED: &[(&str, i64)] = &[("sweep_id", 2), ("point_json", 2), ("source_json", 2)];
+/// A column of `runs` added after schema 1.
+#[derive(Debug, Clone, Copy)]
+pub struct Added {
+    /// Its name.
+    pub column: &'static str,
+    /// The schema version that added it.
+    pub version: i64,
+    /// The SQL selected in its place from a database older than that
+    /// (opened only to read, so not migrated).
+    pub before: &'static str,
+}
+
+/// Columns of `runs` added after schema 1: reading an older database
+/// selects NULL in their place, or what their migration fills in.
+pub const ADDED: &[Added] = &[
+    Added {
+        column: "sweep_id",
+        version: 2,
+        before: "NULL",
+    },
+    Added {
+        column: "point_json",
+        version: 2,
+        before: "NULL",
+    },
+    Added {
+        column: "source_json",
+        version: 2,
+        before: "NULL",
+    },
+    Added {
+        column: "status",
+        version: 4,
+        before: STATUS_FROM_RESULT,
+    },
+];
 
 /// The schema version this iolab writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
@@ -97,5 +160,70 @@ mod tests {
                 "{v}"
             );
         }
+    }
+
+    /// Migration 4 fills the status of the runs stored before it from
+    /// their results, and a result it cannot read is complete (the
+    /// migration never fails on it).
+    #[test]
+    fn migration_4_reads_the_status_from_the_result() {
+        let c = rusqlite::Connection::open_in_memory().unwrap();
+        for m in &MIGRATIONS[..3] {
+            c.execute_batch(m).unwrap();
+        }
+        let rows = [
+            ("run", r#"{"interrupted":true,"jobs":[]}"#, "interrupted"),
+            ("run", r#"{"interrupted":false}"#, "complete"),
+            ("fio", r#"{"interrupted":false}"#, "complete"),
+            (
+                "tree",
+                r#"{"phases":[{"stopped":null},{"stopped":"Interrupted"}]}"#,
+                "interrupted",
+            ),
+            (
+                "tree",
+                r#"{"phases":[{"stopped":"TimeLimit"}]}"#,
+                "complete",
+            ),
+            (
+                "tree",
+                r#"{"phases":[{"stopped":{"NoSpace":"/x"}}]}"#,
+                "complete",
+            ),
+            ("tree", r#"{"phases":"Interrupted"}"#, "complete"),
+            ("tree", r#"{"phases":["Interrupted", 1, null]}"#, "complete"),
+            ("run", "not json {", "complete"),
+        ];
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let rows: Vec<(&str, &str, &str)> = rows
+            .into_iter()
+            .chain([("run", deep.as_str(), "complete")])
+            .collect();
+        for (kind, result, _) in &rows {
+            c.execute(
+                "INSERT INTO runs (created_unix, kind, name, command, iolab_version,
+                    env_json, result_json, summary_json) VALUES (0, ?1, '', '', '', '', ?2, '')",
+                [kind, result],
+            )
+            .unwrap();
+        }
+        let read = |sql: &str| -> Vec<String> {
+            let mut st = c.prepare(sql).unwrap();
+            st.query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let want: Vec<&str> = rows.iter().map(|r| r.2).collect();
+        let before = read(&format!(
+            "SELECT {STATUS_FROM_RESULT} FROM runs ORDER BY id"
+        ));
+        assert_eq!(before, want, "read as it is");
+        c.execute_batch(MIGRATIONS[3]).unwrap();
+        assert_eq!(
+            read("SELECT status FROM runs ORDER BY id"),
+            want,
+            "migrated"
+        );
     }
 }

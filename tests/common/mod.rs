@@ -38,6 +38,13 @@ pub fn with_db(db: &Path) -> std::process::Command {
     c
 }
 
+/// Opens the SQLite database `db` directly (not through iolab) and returns
+/// the single value `sql` selects.
+pub fn query_one<T: rusqlite::types::FromSql>(db: &Path, sql: &str) -> T {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
 // Scratch space and the files in it.
 
 /// Path as &str.
