@@ -320,3 +320,166 @@ fn defect_12_interrupted_runs_are_marked_in_history() {
     assert_eq!(statuses, "1=interrupted 2=complete 3=complete");
     check(&db);
 }
+
+/// Runs `cmd` to its end; returns its exit code, its stderr and its peak
+/// resident set in KiB (getrusage of the reaped child: VmHWM).
+// The child is reaped by wait4, which std does not see.
+#[allow(clippy::zombie_processes)]
+fn exit_and_peak_rss(cmd: &mut std::process::Command) -> (i32, String, u64) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let pid = child.id() as i32;
+    let mut status = 0;
+    // SAFETY: rusage is plain data, valid when zeroed.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: reaps our own child into valid out-pointers.
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut ru) }, pid);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (code, err, ru.ru_maxrss as u64)
+}
+
+/// Writes `head`, then `filler` `n` times, then `tail` to `path`, fast.
+fn write_big(path: &Path, head: &str, filler: &[u8], n: usize, tail: &str) {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path).unwrap());
+    w.write_all(head.as_bytes()).unwrap();
+    for _ in 0..n {
+        w.write_all(filler).unwrap();
+    }
+    w.write_all(tail.as_bytes()).unwrap();
+    w.flush().unwrap();
+}
+
+/// The start of one fio json+ job: `ios` reads in 100 bins (10 ns apart
+/// from 1000 ns), its percentiles, fields iolab does not read, and an
+/// array of them left open (closed by [`JOB_END`]).
+fn fio_job(name: &str, ios: u64) -> String {
+    let bins: Vec<String> = (0..100)
+        .map(|b| format!("\"{}\": {}", 1000 + 10 * b, ios / 100))
+        .collect();
+    format!(
+        r#"{{"jobname": "{name}", "groupid": 0, "error": 0,
+        "job options": {{"rw": "randread", "bs": "4k"}},
+        "read": {{"io_bytes": {bytes}, "total_ios": {ios},
+          "clat_ns": {{"N": {ios}, "min": 1000, "max": 1990, "mean": 1495.0, "stddev": 290.0,
+            "percentile": {{"50.000000": 1496, "99.000000": 1984}}, "bins": {{{bins}}}}},
+          "lat_ns": {{"N": {ios}, "min": 1100, "max": 2090, "mean": 1595.0, "stddev": 290.0}}}},
+        "write": {{"io_bytes": 0, "total_ios": 0}},
+        "job_runtime": 1000, "usr_cpu": 10.0, "sys_cpu": 20.0,
+        "iodepth_level": {{"1": 100.0}}, "latency_target": 0, "steadystate": ["#,
+        bytes = ios * 4096,
+        bins = bins.join(", ")
+    )
+}
+
+/// What closes a job [`fio_job`] began.
+const JOB_END: &str = r#"{"last": true}]}"#;
+
+/// Importing a 200 MB fio result (8 jobs and the fields fio adds around
+/// them, which iolab does not read) keeps only what it reads: its peak
+/// RSS stays under 64 MiB (it was 3.5 GB). A document past the limits (a
+/// 100 MB string, 100 MB of nesting, more jobs than fio runs) is refused
+/// with the limit it passed, also within 64 MiB, never a panic.
+#[test]
+fn defect_06_import_memory_is_bounded() {
+    const LIMIT_KIB: u64 = 64 << 10;
+    let (d, db) = scratch_db();
+    // Elements of fio's per-second logs and disk stats: 1 MB a chunk.
+    let element = r#"{"name": "nvme0n1", "ios": [123456, 654321], "util": "99.50", "t": 1234.5},"#;
+    let chunk = element.repeat((1 << 20) / element.len()).into_bytes();
+    let big = d.path().join("big.json");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
+    let mut put = |b: &[u8]| std::io::Write::write_all(&mut w, b).unwrap();
+    put(b"fio: note: fio prints notes before its JSON\n");
+    put(br#"{"fio version": "fio-3.33", "timestamp": 1, "global options": {"ioengine": "psync"}, "jobs": ["#);
+    for j in 0..8 {
+        put(if j == 0 { b"" } else { b", " });
+        put(fio_job(&format!("j{j}"), 1000 * (j + 1)).as_bytes());
+        for _ in 0..25 {
+            put(&chunk);
+        }
+        put(JOB_END.as_bytes());
+    }
+    put(b"], \"disk_util\": []}\n");
+    std::io::Write::flush(&mut w).unwrap();
+    let size = std::fs::metadata(&big).unwrap().len();
+    assert!(size > 200_000_000, "{size}");
+
+    let (code, err, kib) = exit_and_peak_rss(with_db(&db).args(["import", s(&big)]));
+    assert_eq!(code, 0, "{err}");
+    eprintln!("import of {size} bytes: peak RSS {kib} KiB");
+    assert!(
+        kib < LIMIT_KIB,
+        "import of {size} bytes peaked at {kib} KiB"
+    );
+    assert!(
+        err.contains("imported") && err.contains("show --source"),
+        "{err}"
+    );
+    let v = stdout_json(with_db(&db).args(["show", "1", "--output-format", "json"]));
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 8);
+    for (j, job) in jobs.iter().enumerate() {
+        assert_eq!(job["jobname"], format!("j{j}"));
+        assert_eq!(job["read"]["total_ios"], 1000 * (j as u64 + 1));
+        let p50 = job["read"]["clat_ns"]["percentile"]["50.000000"]
+            .as_u64()
+            .unwrap();
+        assert!((1480..=1510).contains(&p50), "bins read: p50 {p50}");
+    }
+    fails_with(
+        with_db(&db).args(["show", "1", "--source"]),
+        code::USAGE,
+        "over",
+    );
+
+    // Past the limits: refused with the limit named, within the bound.
+    let hostile = d.path().join("hostile.json");
+    let cases: [(&str, &[u8], usize, &str, &str); 3] = [
+        (
+            "{\"jobs\": [], \"x\": \"",
+            b"xxxxxxxxxxxxxxxx",
+            100 << 16,
+            "\"}",
+            "a string longer than 1.0MiB",
+        ),
+        (
+            "{\"jobs\": [], \"x\": ",
+            b"[[[[[[[[[[[[[[[[",
+            100 << 16,
+            "",
+            "nested deeper than 64 levels",
+        ),
+        (
+            "{\"jobs\": [",
+            b"{\"jobname\": \"j\"},",
+            4097,
+            "{\"jobname\": \"j\"}]}",
+            "more than 4096 jobs",
+        ),
+    ];
+    for (head, filler, n, tail, want) in cases {
+        write_big(&hostile, head, filler, n, tail);
+        let (code, err, kib) = exit_and_peak_rss(with_db(&db).args(["import", s(&hostile)]));
+        assert_eq!(code, code::USAGE, "{want}: {err}");
+        assert_one_line(&err, &[s(&hostile), want]);
+        eprintln!("refused ({want}): peak RSS {kib} KiB");
+        assert!(kib < LIMIT_KIB, "{want}: peaked at {kib} KiB");
+    }
+    assert_eq!(query_one::<i64>(&db, "SELECT count(*) FROM runs"), 1);
+}

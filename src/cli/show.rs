@@ -39,10 +39,15 @@ pub fn show(a: ShowArgs) -> Result<()> {
     let r = load(&a.db, std::slice::from_ref(&a.id))?.remove(0);
     if a.source {
         let src = r.source_json.as_deref().ok_or_else(|| {
-            Error::usage(
-                format!("run {}", r.id),
-                "was not imported: it has no source document",
-            )
+            let why = if r.kind == iolab::store::kind::FIO {
+                format!(
+                    "was imported from a document over the {} iolab keeps; it was not stored",
+                    iolab::metrics::format::bytes_iec(iolab::store::import::MAX_SOURCE as f64)
+                )
+            } else {
+                "was not imported: it has no source document".to_string()
+            };
+            Error::usage(format!("run {}", r.id), why)
         })?;
         return write_out(&format!("{src}\n"), None);
     }
