@@ -213,27 +213,30 @@ fn defect_11_foreign_database_is_untouched() {
     assert_eq!(app, 0x494F_4C42, "stamped as iolab's (\"IOLB\")");
 }
 
-/// The `status` cell of run `id` in the table `history` printed (text or
-/// csv: the columns are found by their headers).
+/// The `status` cell of run `id` in the table `history` printed: csv (by
+/// its header) or aligned text (the word under the header `status`; text
+/// cells may be empty, so the words of a row do not line up with the
+/// headers).
 fn status_cell(table: &str, id: &str) -> String {
-    let split = |l: &str| -> Vec<String> {
-        if l.contains(',') {
-            l.split(',').map(String::from).collect()
-        } else {
-            l.split_whitespace().map(String::from).collect()
-        }
-    };
     let mut lines = table.lines();
-    let head = split(lines.next().unwrap());
-    let col = head
-        .iter()
-        .position(|h| h == "status")
-        .expect("a status column");
+    let head = lines.next().unwrap();
     let row = lines
-        .map(split)
-        .find(|r| r.first().map(String::as_str) == Some(id))
+        .find(|l| l.trim_start().split([' ', ',']).next() == Some(id))
         .unwrap_or_else(|| panic!("no run {id} in:\n{table}"));
-    row[col].clone()
+    if head.contains(',') {
+        let col = head.split(',').position(|h| h == "status");
+        return row
+            .split(',')
+            .nth(col.expect("a status column"))
+            .unwrap()
+            .to_string();
+    }
+    let at = head.find(" status ").expect("a status column") + 1;
+    row[at..]
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// A run stopped by SIGINT is stored, and history (text, csv, json) and
