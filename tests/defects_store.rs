@@ -2,6 +2,7 @@
 //! named after it (defects 6, 7, 11 and 12, the store's part of each).
 
 mod common;
+use common::process::peak_rss;
 use common::*;
 use std::path::Path;
 use std::time::Duration;
@@ -324,38 +325,6 @@ fn defect_12_interrupted_runs_are_marked_in_history() {
     check(&db);
 }
 
-/// Runs `cmd` to its end; returns its exit code, its stderr and its peak
-/// resident set in KiB (getrusage of the reaped child: VmHWM).
-// The child is reaped by wait4, which std does not see.
-#[allow(clippy::zombie_processes)]
-fn exit_and_peak_rss(cmd: &mut std::process::Command) -> (i32, String, u64) {
-    use std::io::Read;
-    let mut child = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    let pid = child.id() as i32;
-    let mut status = 0;
-    // SAFETY: rusage is plain data, valid when zeroed.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: reaps our own child into valid out-pointers.
-    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut ru) }, pid);
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    (code, err, ru.ru_maxrss as u64)
-}
-
 /// Writes `head`, then `filler` `n` times, then `tail` to `path`, fast.
 fn write_big(path: &Path, head: &str, filler: &[u8], n: usize, tail: &str) {
     use std::io::Write;
@@ -423,7 +392,8 @@ fn defect_06_import_memory_is_bounded() {
     let size = std::fs::metadata(&big).unwrap().len();
     assert!(size > 200_000_000, "{size}");
 
-    let (code, err, kib) = exit_and_peak_rss(with_db(&db).args(["import", s(&big)]));
+    let end = peak_rss(with_db(&db).args(["import", s(&big)]));
+    let (code, err, kib) = (end.code, end.stderr, end.peak_kib);
     assert_eq!(code, 0, "{err}");
     eprintln!("import of {size} bytes: peak RSS {kib} KiB");
     assert!(
@@ -478,7 +448,8 @@ fn defect_06_import_memory_is_bounded() {
     ];
     for (head, filler, n, tail, want) in cases {
         write_big(&hostile, head, filler, n, tail);
-        let (code, err, kib) = exit_and_peak_rss(with_db(&db).args(["import", s(&hostile)]));
+        let end = peak_rss(with_db(&db).args(["import", s(&hostile)]));
+        let (code, err, kib) = (end.code, end.stderr, end.peak_kib);
         assert_eq!(code, code::USAGE, "{want}: {err}");
         assert_one_line(&err, &[s(&hostile), want]);
         eprintln!("refused ({want}): peak RSS {kib} KiB");
