@@ -288,11 +288,11 @@ fn engine_settings_errors_and_warnings() {
         ),
         (
             "--ioengine=io_uring --iodepth=0",
-            "iodepth=0 must be between 1 and 32768",
+            "option 'iodepth': '0' is out of range (1-32768)",
         ),
         (
             "--ioengine=libaio --iodepth=100000",
-            "iodepth=100000 must be between 1 and 32768",
+            "option 'iodepth': '100000' is out of range (1-32768)",
         ),
     ] {
         // The names iolab has come from the registry, in its order.

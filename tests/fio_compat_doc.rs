@@ -1,4 +1,5 @@
-//! docs/fio-compat.md lists exactly the options iolab accepts.
+//! docs/fio-compat.md lists exactly the options iolab accepts, with the
+//! range of each numeric one.
 
 use iolab::job::options::{OPTIONS, lookup};
 use std::collections::BTreeSet;
@@ -28,6 +29,11 @@ fn doc_table_matches_option_table() {
             cells[3] == "iolab",
             def.iolab_only,
             "origin column of {name}"
+        );
+        assert_eq!(
+            cells[4],
+            def.kind.range_text().unwrap_or_default(),
+            "range column of {name}"
         );
         in_doc.insert(name.to_string());
     }

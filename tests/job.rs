@@ -301,9 +301,9 @@ fn issue_3_options_parse_like_fio() {
 fn sample(kind: Kind) -> Vec<&'static str> {
     match kind {
         Kind::Str | Kind::StrOrFlag => vec!["x"],
-        Kind::Size => vec!["4k"],
-        Kind::SizeRange => vec!["4k-8k"],
-        Kind::Int | Kind::Bool | Kind::Time => vec!["1"],
+        Kind::Size(_) => vec!["4k"],
+        Kind::SizeRange(_) => vec!["4k-8k"],
+        Kind::Int(_) | Kind::Bool | Kind::Time(_) => vec!["1"],
         Kind::Choice(words) => words.to_vec(),
     }
 }

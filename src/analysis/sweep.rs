@@ -195,6 +195,7 @@ fn point_jobs(job_args: &[String], point: &Point, repeat: Option<u32>) -> Result
             *job = job.with_option("repeat", &n.to_string()).map_err(at)?;
         }
     }
+    job::check_clones(&jobs, job::MAX_JOBS).map_err(at)?;
     Ok(jobs)
 }
 

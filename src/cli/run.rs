@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// With cache=cold, also drop the whole page cache (needs root).
     #[arg(long)]
     pub drop_caches: bool,
+    /// Most threads to start: clones (numjobs) of all jobs together. fio's limit is 4096.
+    #[arg(long, value_name = "N", default_value_t = job::MAX_JOBS,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(job::MAX_JOBS_LIMIT)))]
+    pub max_jobs: u32,
     /// Sample the timed part of the run with perf and write an SVG flamegraph to FILE.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
@@ -67,6 +71,7 @@ pub struct RunArgs {
 pub const OWN_VALUED: &[&str] = &[
     "--output-format",
     "--output",
+    "--max-jobs",
     "--flamegraph",
     "--label",
     "--db",
@@ -82,7 +87,7 @@ pub const OWN_FLAGS: &[&str] = &[
 
 /// Runs `iolab run`.
 pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
-    let jobs = job::jobs_from_args(job_args)?;
+    let jobs = job::jobs_from_args_max(job_args, args.max_jobs)?;
     for (opt, out) in [
         ("--output", &args.output),
         ("--flamegraph", &args.flamegraph),

@@ -2,11 +2,11 @@
 //! order written (globals first), then the job checked as a whole.
 
 use super::cmdline::CommandLine;
-use super::error::{JobError, JobProblem};
-use super::ini::{self, Entry};
-use super::options::{self, Kind};
+use super::error::{JobError, JobProblem, ValueError};
+use super::ini::{self, Entry, Section};
+use super::options::{self, Kind, OptDef};
 use super::spec::{CachePolicy, FadviseHint, JobSpec, Mix, Pattern};
-use super::units;
+use super::units::{self, plain_text};
 use crate::engine::EngineFlags;
 use std::path::PathBuf;
 
@@ -23,6 +23,10 @@ impl JobSpec {
             if e.value.is_none() && !matches!(def.kind, Kind::Bool | Kind::StrOrFlag) {
                 return Err(at(JobProblem::NeedsValue));
             }
+            if def.kind == Kind::Bool && e.value.as_deref() == Some("") {
+                // `direct=` is neither the bare flag nor a boolean.
+                return Err(at(ValueError::NotBool(raw).into()));
+            }
             if let Kind::Choice(list) = def.kind
                 && !list.contains(&raw.as_str())
             {
@@ -31,7 +35,7 @@ impl JobSpec {
                     choices: list.to_vec(),
                 }));
             }
-            job.apply(def.name, &raw, &mut cache_given, &mut bsrange_given)
+            job.apply(def, &raw, &mut cache_given, &mut bsrange_given)
                 .map_err(at)?;
             job.options.retain(|(k, _)| k != def.name);
             job.options.push((def.name.to_string(), raw));
@@ -79,7 +83,7 @@ impl JobSpec {
         for (k, v) in opts {
             let applied = options::lookup(k).is_some_and(|def| {
                 let mut trial = job.clone();
-                trial.apply(def.name, v, &mut c, &mut b).is_ok() && {
+                trial.apply(def, v, &mut c, &mut b).is_ok() && {
                     job = trial;
                     true
                 }
@@ -98,20 +102,23 @@ impl JobSpec {
 
     fn apply(
         &mut self,
-        key: &str,
+        def: &OptDef,
         v: &str,
         cache_given: &mut bool,
         bsrange: &mut bool,
     ) -> Result<(), JobProblem> {
-        use units::{parse_bool as b, parse_int as int, parse_size as size};
+        use units::parse_bool as b;
+        let key = def.name;
         match key {
-            "name" => self.name = v.to_string(),
+            "name" => {
+                if v.trim().is_empty() {
+                    return Err(ValueError::Empty("job name").into());
+                }
+                plain_text("job name", v)?;
+                self.name = v.to_string();
+            }
             "filename" => {
-                self.filenames = v
-                    .split(':')
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect();
+                self.filenames = split_filenames(v);
                 if self.filenames.is_empty() {
                     return Err(JobProblem::Invalid("empty filename".into()));
                 }
@@ -122,10 +129,16 @@ impl JobSpec {
                         super::MAX_FILES
                     )));
                 }
+                for f in &self.filenames {
+                    plain_text("file name", f)?;
+                }
             }
-            "directory" => self.directory = Some(PathBuf::from(v)),
-            "size" => self.size = Some(size(v)?),
-            "offset" => self.offset = size(v)?,
+            "directory" => {
+                plain_text("directory", v)?;
+                self.directory = Some(PathBuf::from(v));
+            }
+            "size" => self.size = Some(num(def, v)?),
+            "offset" => self.offset = num(def, v)?,
             "rw" => {
                 (self.pattern, self.mix) = match v {
                     "read" => (Pattern::Sequential, Mix::Read),
@@ -137,16 +150,16 @@ impl JobSpec {
                     other => return Err(not_one_of(key, other)),
                 }
             }
-            "rwmixread" => self.rwmixread = int(v)? as u32,
+            "rwmixread" => self.rwmixread = num(def, v)?,
             "bs" => {
                 if v.contains(',') {
                     return Err(JobProblem::Invalid(format!(
                         "per-direction block sizes ('{v}') are not supported; give one size"
                     )));
                 }
+                let bs = num(def, v)?;
                 if !*bsrange {
-                    self.bs_min = size(v)?;
-                    self.bs_max = self.bs_min;
+                    (self.bs_min, self.bs_max) = (bs, bs);
                 }
             }
             "blocksize_range" => {
@@ -155,14 +168,14 @@ impl JobSpec {
                         "per-direction ranges ('{v}') are not supported; give one range"
                     )));
                 }
-                (self.bs_min, self.bs_max) = units::parse_size_range(v)?;
+                (self.bs_min, self.bs_max) = def.kind.number_pair(v)?;
                 *bsrange = true;
             }
-            "loops" => self.loops = int(v)?,
-            "number_ios" => self.number_ios = Some(int(v)?).filter(|n| *n > 0),
-            "runtime" => self.runtime_us = Some(units::parse_time_us(v)?).filter(|t| *t > 0),
+            "loops" => self.loops = num(def, v)?,
+            "number_ios" => self.number_ios = Some(num(def, v)?).filter(|n| *n > 0),
+            "runtime" => self.runtime_us = Some(num(def, v)?).filter(|t| *t > 0),
             "time_based" => self.time_based = b(v)?,
-            "numjobs" => self.numjobs = int(v)? as u32,
+            "numjobs" => self.numjobs = num(def, v)?,
             "thread" => {
                 b(v)?;
             }
@@ -185,10 +198,10 @@ impl JobSpec {
                 }
             }
             "randrepeat" => self.randrepeat = b(v)?,
-            "randseed" => self.randseed = int(v)?,
-            "fsync" => self.fsync = int(v)?,
+            "randseed" => self.randseed = num(def, v)?,
+            "fsync" => self.fsync = num(def, v)?,
             "unlink" => self.unlink = b(v)?,
-            "prefetch" => self.prefetch = int(v)?,
+            "prefetch" => self.prefetch = num(def, v)?,
             "cache" => {
                 *cache_given = true;
                 self.cache = match v {
@@ -198,19 +211,19 @@ impl JobSpec {
                     other => return Err(not_one_of(key, other)),
                 }
             }
-            "repeat" => self.repeat = int(v)? as u32,
-            "iodepth" => self.iodepth = int(v)? as u32,
-            "iodepth_batch_submit" => self.iodepth_batch_submit = int(v)? as u32,
-            "iodepth_batch_complete_min" => self.iodepth_batch_complete_min = int(v)? as u32,
+            "repeat" => self.repeat = num(def, v)?,
+            "iodepth" => self.iodepth = num(def, v)?,
+            "iodepth_batch_submit" => self.iodepth_batch_submit = num(def, v)?,
+            "iodepth_batch_complete_min" => self.iodepth_batch_complete_min = num(def, v)?,
             k if EngineFlags::NAMES.contains(&k) => {
                 self.flags.set(k, b(v)?);
             }
-            "write_bw_log" => self.logs.bw = Some(log_prefix(v, &self.name)),
-            "write_lat_log" => self.logs.lat = Some(log_prefix(v, &self.name)),
-            "write_iops_log" => self.logs.iops = Some(log_prefix(v, &self.name)),
-            "write_hist_log" => self.logs.hist = Some(log_prefix(v, &self.name)),
-            "log_avg_msec" => self.logs.avg_msec = int(v)?,
-            "log_hist_msec" => self.logs.hist_msec = int(v)?,
+            "write_bw_log" => self.logs.bw = Some(log_prefix(v, &self.name)?),
+            "write_lat_log" => self.logs.lat = Some(log_prefix(v, &self.name)?),
+            "write_iops_log" => self.logs.iops = Some(log_prefix(v, &self.name)?),
+            "write_hist_log" => self.logs.hist = Some(log_prefix(v, &self.name)?),
+            "log_avg_msec" => self.logs.avg_msec = num(def, v)?,
+            "log_hist_msec" => self.logs.hist_msec = num(def, v)?,
             other => unreachable!("option table and apply() disagree on '{other}'"),
         }
         Ok(())
@@ -230,41 +243,101 @@ fn not_one_of(key: &str, value: &str) -> JobProblem {
     }
 }
 
+/// `v` read as the number of option `def`, in its range, in the type of
+/// the field it goes to (the ranges fit the fields; checked all the same).
+fn num<T: TryFrom<u64>>(def: &OptDef, v: &str) -> Result<T, ValueError> {
+    let n = def.kind.number(v)?;
+    T::try_from(n).map_err(|_| ValueError::TooLarge(v.to_string()))
+}
+
+/// fio's list of file names: split at `:`, where `\:` is a colon inside a
+/// name (fio's escape; any other backslash stays); empty names are skipped.
+pub fn split_filenames(v: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut name = String::new();
+    let mut chars = v.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                name.push(':');
+                chars.next();
+            }
+            ':' if !name.is_empty() => names.push(std::mem::take(&mut name)),
+            ':' => {}
+            c => name.push(c),
+        }
+    }
+    if !name.is_empty() {
+        names.push(name);
+    }
+    names
+}
+
 /// fio's log prefix: the value, or the job name for a bare flag.
-fn log_prefix(v: &str, job: &str) -> String {
-    if v.is_empty() {
+fn log_prefix(v: &str, job: &str) -> Result<String, ValueError> {
+    plain_text("log prefix", v)?;
+    Ok(if v.is_empty() {
         job.to_string()
     } else {
         v.to_string()
-    }
+    })
 }
 
 /// Builds every job: command-line globals are defaults for all jobs, job
 /// files' `[global]` sections apply to the job sections after them, and jobs
 /// started with `--name` come after those of the job files (as in fio).
 /// `vars` are seen by `${VAR}` in the job files ahead of the environment.
-pub fn build_jobs(cl: &CommandLine, vars: &ini::Vars) -> Result<Vec<JobSpec>, JobError> {
+/// At most `max_jobs` clones in all (see [`super::check_clones`]).
+pub fn build_jobs(
+    cl: &CommandLine,
+    vars: &ini::Vars,
+    max_jobs: u32,
+) -> Result<Vec<JobSpec>, JobError> {
     let mut jobs = Vec::new();
     for file in &cl.files {
         let sections = ini::parse_file(file, vars)?;
-        let mut globals = cl.globals.clone();
-        for s in sections {
-            if s.name == "global" {
-                globals.extend(s.entries);
-            } else {
-                let mut entries = globals.clone();
-                entries.extend(s.entries);
-                jobs.push(JobSpec::from_entries(&s.name, &entries)?);
-            }
-        }
+        jobs_of_sections(sections, cl.globals.clone(), &mut jobs, max_jobs)?;
     }
     for s in &cl.jobs {
         let mut entries = cl.globals.clone();
         entries.extend(s.entries.iter().cloned());
         jobs.push(JobSpec::from_entries(&s.name, &entries)?);
+        too_many(&jobs, max_jobs)?;
     }
     if jobs.is_empty() {
         return Err(JobError::plain(JobProblem::NoJob));
     }
+    super::check_clones(&jobs, max_jobs)?;
     Ok(jobs)
+}
+
+/// Adds the jobs of a job file's `sections` to `jobs`: `[global]` sections
+/// add to `globals` for the sections after them, as in fio. Stops as soon
+/// as there are more jobs than `max_jobs` (each has a clone at least).
+pub fn jobs_of_sections(
+    sections: Vec<Section>,
+    mut globals: Vec<Entry>,
+    jobs: &mut Vec<JobSpec>,
+    max_jobs: u32,
+) -> Result<(), JobError> {
+    for s in sections {
+        if s.name == "global" {
+            globals.extend(s.entries);
+        } else {
+            let mut entries = globals.clone();
+            entries.extend(s.entries);
+            jobs.push(JobSpec::from_entries(&s.name, &entries)?);
+            too_many(jobs, max_jobs)?;
+        }
+    }
+    Ok(())
+}
+
+/// The error of [`super::check_clones`] once there are more jobs than
+/// clones allowed, before building more of them.
+fn too_many(jobs: &[JobSpec], max_jobs: u32) -> Result<(), JobError> {
+    if jobs.len() > max_jobs as usize {
+        return super::check_clones(jobs, max_jobs);
+    }
+    Ok(())
 }

@@ -50,9 +50,27 @@ pub enum ValueError {
     /// Above what the option can hold.
     #[error("'{0}' is too large")]
     TooLarge(String),
+    /// Outside the option's range (or negative, or past 64 bits).
+    #[error("'{text}' is out of range ({range})")]
+    OutOfRange {
+        /// The value as given.
+        text: String,
+        /// The values the option takes, as `docs/fio-compat.md` writes them.
+        range: String,
+    },
     /// Not 0/1, true/false, yes/no, on/off.
-    #[error("'{0}' is not a boolean (expected 0 or 1)")]
+    #[error("'{0}' is not a boolean (expected 0 or 1, true or false, yes or no, on or off)")]
     NotBool(String),
+    /// A control character (NUL, newline, escape, ...) in a name or path.
+    #[error("{what} '{}' has a control character ({code}); names and paths may not", printable(.text))]
+    ControlCharacter {
+        /// `job name`, `file name`, ...
+        what: &'static str,
+        /// The text as given.
+        text: String,
+        /// The first control character, as `U+0000`.
+        code: String,
+    },
     /// An arithmetic expression that does not evaluate.
     #[error("expression '{expr}': {problem}")]
     Expr {
@@ -108,6 +126,9 @@ pub enum ExprProblem {
     /// The expression stops after an operator.
     #[error("ends too early")]
     EndsEarly,
+    /// Parentheses, signs or `^` nested deeper than [`super::expr::MAX_NESTING`].
+    #[error("nested more than {0} levels deep")]
+    TooDeep(usize),
 }
 
 /// Bad job input: what is wrong, and where it was written.
@@ -161,6 +182,34 @@ pub enum JobProblem {
     /// `include` of a file that is already being read.
     #[error("{}: include loop", .0.display())]
     IncludeLoop(std::path::PathBuf),
+    /// `include`s nested deeper than [`super::ini::MAX_INCLUDE_DEPTH`].
+    #[error("{}: includes nested more than {max} levels deep", .path.display())]
+    IncludeTooDeep {
+        /// The file that would be one level too deep.
+        path: std::path::PathBuf,
+        /// The limit.
+        max: usize,
+    },
+    /// A job file (with what it includes) larger than
+    /// [`super::ini::MAX_JOB_TEXT`] bytes.
+    #[error("{}: job files larger than {max} bytes in all (with their includes)", .path.display())]
+    JobTextTooLarge {
+        /// The file being read when the limit was passed.
+        path: std::path::PathBuf,
+        /// The limit.
+        max: u64,
+    },
+    /// More clones in all than `--max-jobs` allows.
+    #[error(
+        "numjobs: {clones} clones in all is more than {max} (fio's limit is 4096 threads; iolab run --max-jobs N sets it, up to {})",
+        super::MAX_JOBS_LIMIT
+    )]
+    TooManyClones {
+        /// Clones of all jobs so far.
+        clones: u64,
+        /// The limit.
+        max: u32,
+    },
     /// An error inside an included file.
     #[error("{inner}\n  included from")]
     Included {
@@ -172,6 +221,19 @@ pub enum JobProblem {
         "no job given: pass a job file or start one with --name=NAME (e.g. iolab run --name=t --filename=F --size=64M --rw=randread)"
     )]
     NoJob,
+}
+
+/// `text` with its control characters written as `\u{..}`, for messages.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 impl JobError {
@@ -189,7 +251,7 @@ impl JobError {
     pub fn invalid(job: &str, why: impl Into<String>) -> JobError {
         JobError {
             origin: None,
-            job: Some(job.to_string()),
+            job: Some(printable(job)),
             option: None,
             problem: Box::new(JobProblem::Invalid(why.into())),
         }
@@ -227,7 +289,7 @@ impl std::fmt::Display for JobError {
             (None, Some(j)) => write!(f, "job '{j}': ")?,
             (None, None) => {}
         }
-        let opt = self.option.as_deref().unwrap_or("");
+        let opt = &printable(self.option.as_deref().unwrap_or(""));
         let dashes = if matches!(self.origin, Some(Origin::CommandLine(_))) {
             "--"
         } else {

@@ -10,27 +10,53 @@ pub mod error;
 pub mod expr;
 pub mod ini;
 pub mod options;
+pub mod range;
 pub mod spec;
 pub mod units;
 mod validate;
 
-pub use apply::build_jobs;
+pub use apply::{build_jobs, jobs_of_sections};
 pub use error::{JobError, JobProblem, ValueError};
 /// Most files one job may name: an I/O names its file by a 16-bit index
 /// ([`crate::plan::IoUnit::file`]).
 pub const MAX_FILES: usize = u16::MAX as usize + 1;
 
+/// Most clones (threads) of all jobs together unless `iolab run
+/// --max-jobs` says otherwise: fio's limit (`REAL_MAX_JOBS`).
+pub const MAX_JOBS: u32 = 4096;
+/// The most `--max-jobs` may allow, and the most clones one job may have.
+pub const MAX_JOBS_LIMIT: u32 = 65536;
+
 pub use spec::{CachePolicy, FadviseHint, JobSpec, LogSpec, Mix, Pattern};
 
 /// Parses the job part of an `iolab run` command line (and the job files it
-/// names) into validated jobs.
+/// names) into validated jobs, with at most [`MAX_JOBS`] clones in all.
 pub fn jobs_from_args(args: &[String]) -> Result<Vec<JobSpec>, JobError> {
-    jobs_from_args_with(args, &ini::Vars::new())
+    jobs_from_args_max(args, MAX_JOBS)
+}
+
+/// [`jobs_from_args`] with at most `max_jobs` clones in all (`--max-jobs`).
+pub fn jobs_from_args_max(args: &[String], max_jobs: u32) -> Result<Vec<JobSpec>, JobError> {
+    let cl = cmdline::parse(args)?;
+    build_jobs(&cl, &ini::Vars::new(), max_jobs)
 }
 
 /// [`jobs_from_args`] with variables that job files' `${VAR}` see ahead of
 /// the environment (a sweep point).
 pub fn jobs_from_args_with(args: &[String], vars: &ini::Vars) -> Result<Vec<JobSpec>, JobError> {
     let cl = cmdline::parse(args)?;
-    build_jobs(&cl, vars)
+    build_jobs(&cl, vars, MAX_JOBS)
+}
+
+/// Refuses jobs with more than `max_jobs` clones in all: each clone is a
+/// thread, started together.
+pub fn check_clones(jobs: &[JobSpec], max_jobs: u32) -> Result<(), JobError> {
+    let clones: u64 = jobs.iter().map(|j| u64::from(j.numjobs)).sum();
+    if clones > u64::from(max_jobs) {
+        return Err(JobError::plain(JobProblem::TooManyClones {
+            clones,
+            max: max_jobs,
+        }));
+    }
+    Ok(())
 }

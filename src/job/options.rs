@@ -2,22 +2,25 @@
 //! aliases) and iolab's own keys. `docs/fio-compat.md` lists the same table
 //! and a test keeps the two equal.
 
+pub use super::range::Range;
+use super::range::{ANY, BLOCK, DEPTH, LOG_MSEC, POSITIVE, UINT};
+
 /// What kind of value an option takes; decides how it is parsed and whether
-/// it may be written as a bare flag.
+/// it may be written as a bare flag. Numbers carry the range they must be in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// Free text (names, paths).
     Str,
-    /// A size with fio suffixes, expressions allowed.
-    Size,
-    /// A size range `MIN-MAX`.
-    SizeRange,
+    /// A size in bytes with fio suffixes, expressions allowed.
+    Size(Range),
+    /// A size range `MIN-MAX`; both ends in the range.
+    SizeRange(Range),
     /// A plain integer, expressions allowed.
-    Int,
-    /// A boolean; may be a bare flag.
+    Int(Range),
+    /// A boolean: 0/1, true/false, yes/no, on/off; may be a bare flag.
     Bool,
-    /// A time, seconds by default.
-    Time,
+    /// A time in microseconds, written in seconds unless suffixed.
+    Time(Range),
     /// Free text that may also be a bare flag (fio's log prefixes).
     StrOrFlag,
     /// One word out of a fixed list.
@@ -68,10 +71,14 @@ pub const OPTIONS: &[OptDef] = &[
     ),
     opt(
         "size",
-        Kind::Size,
-        "bytes of I/O per loop (the region of the file(s))",
+        Kind::Size(POSITIVE),
+        "bytes of I/O per loop (the region of the file(s)); offset+size fits in 64 bits",
     ),
-    opt("offset", Kind::Size, "start of the region in each file"),
+    opt(
+        "offset",
+        Kind::Size(ANY),
+        "start of the region in each file",
+    ),
     opt(
         "rw",
         Kind::Choice(&[
@@ -87,33 +94,47 @@ pub const OPTIONS: &[OptDef] = &[
     ),
     opt(
         "rwmixread",
-        Kind::Int,
+        Kind::Int(Range { min: 0, max: 100 }),
         "percentage of reads in rw/randrw (default 50)",
     ),
     OptDef {
         aliases: &["blocksize"],
-        ..opt("bs", Kind::Size, "block size of each I/O (default 4k)")
+        ..opt(
+            "bs",
+            Kind::Size(BLOCK),
+            "block size of each I/O (default 4k)",
+        )
     },
     OptDef {
         aliases: &["bsrange"],
         ..opt(
             "blocksize_range",
-            Kind::SizeRange,
+            Kind::SizeRange(BLOCK),
             "I/O sizes drawn uniformly from MIN-MAX",
         )
     },
     opt(
         "loops",
-        Kind::Int,
+        Kind::Int(Range {
+            min: 1,
+            max: u32::MAX as u64,
+        }),
         "repeat the region this many times (default 1)",
     ),
-    opt("number_ios", Kind::Int, "stop after this many I/Os"),
+    opt(
+        "number_ios",
+        Kind::Int(ANY),
+        "stop after this many I/Os (0: no limit)",
+    ),
     OptDef {
         aliases: &["timeout"],
         ..opt(
             "runtime",
-            Kind::Time,
-            "stop after this long (seconds unless suffixed)",
+            Kind::Time(Range {
+                min: 0,
+                max: 365 * 86_400_000_000,
+            }),
+            "stop after this long (seconds unless suffixed; 0: no limit)",
         )
     },
     opt(
@@ -121,7 +142,14 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Bool,
         "repeat the region until runtime has passed",
     ),
-    opt("numjobs", Kind::Int, "clones of this job, one thread each"),
+    opt(
+        "numjobs",
+        Kind::Int(Range {
+            min: 1,
+            max: super::MAX_JOBS_LIMIT as u64,
+        }),
+        "clones of this job, one thread each; all jobs' together at most 4096 unless `iolab run --max-jobs N`",
+    ),
     opt(
         "thread",
         Kind::Bool,
@@ -139,14 +167,14 @@ pub const OPTIONS: &[OptDef] = &[
     ),
     opt(
         "iodepth",
-        Kind::Int,
+        Kind::Int(DEPTH),
         "I/Os in flight for io_uring and libaio (default 1)",
     ),
     OptDef {
         aliases: &["iodepth_batch"],
         ..opt(
             "iodepth_batch_submit",
-            Kind::Int,
+            Kind::Int(DEPTH),
             "submit once this many I/Os are queued (default 1)",
         )
     },
@@ -154,7 +182,7 @@ pub const OPTIONS: &[OptDef] = &[
         aliases: &["iodepth_batch_complete"],
         ..opt(
             "iodepth_batch_complete_min",
-            Kind::Int,
+            Kind::Int(DEPTH),
             "wait for at least this many completions at a time (default 1)",
         )
     },
@@ -201,13 +229,13 @@ pub const OPTIONS: &[OptDef] = &[
     ),
     opt(
         "log_avg_msec",
-        Kind::Int,
-        "average logs and time series over this many ms (0: logs per I/O; series 1000)",
+        Kind::Int(LOG_MSEC),
+        "average logs and time series over this many ms, at most a day (0: logs per I/O; series 1000)",
     ),
     opt(
         "log_hist_msec",
-        Kind::Int,
-        "interval of the histogram log in ms",
+        Kind::Int(LOG_MSEC),
+        "interval of the histogram log in ms, at most a day (0: none)",
     ),
     opt("direct", Kind::Bool, "open with O_DIRECT"),
     opt(
@@ -225,8 +253,12 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Bool,
         "same random sequence every run (default 1)",
     ),
-    opt("randseed", Kind::Int, "seed of the random sequence"),
-    opt("fsync", Kind::Int, "fsync after every N writes"),
+    opt("randseed", Kind::Int(ANY), "seed of the random sequence"),
+    opt(
+        "fsync",
+        Kind::Int(UINT),
+        "fsync after every N writes (0: never)",
+    ),
     opt(
         "unlink",
         Kind::Bool,
@@ -236,8 +268,8 @@ pub const OPTIONS: &[OptDef] = &[
         iolab_only: true,
         ..opt(
             "prefetch",
-            Kind::Int,
-            "posix_fadvise(WILLNEED) each read N I/Os ahead",
+            Kind::Int(Range { min: 0, max: 65536 }),
+            "posix_fadvise(WILLNEED) each read N I/Os ahead (0: none)",
         )
     },
     OptDef {
@@ -252,7 +284,10 @@ pub const OPTIONS: &[OptDef] = &[
         iolab_only: true,
         ..opt(
             "repeat",
-            Kind::Int,
+            Kind::Int(Range {
+                min: 1,
+                max: 1_000_000,
+            }),
             "run the whole job N times, report each and combined",
         )
     },

@@ -65,11 +65,27 @@ fn to_u64(v: f64, text: &str) -> Result<u64, ValueError> {
     Ok(v as u64)
 }
 
+/// A plain decimal or `0x` hexadecimal integer read exactly (past 2^53,
+/// where the `f64` of expressions is not); `None` for anything else.
+fn exact(t: &str) -> Option<Result<u64, ValueError>> {
+    let (digits, radix) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None => (t, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    Some(u64::from_str_radix(digits, radix).map_err(|_| ValueError::TooLarge(t.to_string())))
+}
+
 /// Parses a size in bytes: `4096`, `4k`, `1M`, `3500000B`, `4KiB`, `(1g/3)`.
 pub fn parse_size(text: &str) -> Result<u64, ValueError> {
     let t = text.trim();
     if t.is_empty() {
         return Err(ValueError::Empty("size"));
+    }
+    if let Some(v) = exact(t) {
+        return v;
     }
     let v = expr::eval(t, &size_atom).map_err(|e| bad("size", t, e))?;
     to_u64(v, t)
@@ -95,6 +111,9 @@ pub fn parse_time_us(text: &str) -> Result<u64, ValueError> {
 /// Parses a plain integer, expressions allowed: `10`, `(100/4)`.
 pub fn parse_int(text: &str) -> Result<u64, ValueError> {
     let t = text.trim();
+    if let Some(v) = exact(t) {
+        return v;
+    }
     let v = expr::eval(t, &|n, s| {
         if s.is_empty() {
             n.parse::<f64>()
@@ -108,13 +127,26 @@ pub fn parse_int(text: &str) -> Result<u64, ValueError> {
 }
 
 /// Parses a boolean: empty (bare flag), 1/0, true/false, yes/no, on/off.
+/// Nothing else: fio takes only 0 and 1 (`direct=2` is an error there too).
 pub fn parse_bool(text: &str) -> Result<bool, ValueError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "" | "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
-        other => parse_int(other)
-            .map(|v| v != 0)
-            .map_err(|_| ValueError::NotBool(text.to_string())),
+        _ => Err(ValueError::NotBool(text.to_string())),
+    }
+}
+
+/// Refuses a name or path (`what`: "job name", "file name", ...) with a
+/// control character: a NUL cannot reach the OS (and named threads), and
+/// fio's job files cannot hold one, nor a newline.
+pub fn plain_text(what: &'static str, text: &str) -> Result<(), ValueError> {
+    match text.chars().find(|c| c.is_control()) {
+        Some(c) => Err(ValueError::ControlCharacter {
+            what,
+            text: text.to_string(),
+            code: format!("U+{:04X}", c as u32),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -180,5 +212,29 @@ mod tests {
         assert!(parse_bool("").unwrap());
         assert!(!parse_bool("0").unwrap());
         assert!(parse_bool("maybe").is_err());
+    }
+
+    #[test]
+    fn plain_integers_are_exact_and_booleans_strict() {
+        assert_eq!(parse_int("4294967297").unwrap(), 4_294_967_297);
+        assert_eq!(parse_int("18446744073709551615").unwrap(), u64::MAX);
+        assert_eq!(parse_size("0xffffffffffffffff").unwrap(), u64::MAX);
+        assert_eq!(parse_int("9007199254740993").unwrap(), (1 << 53) + 1);
+        assert!(matches!(
+            parse_int("18446744073709551616"),
+            Err(ValueError::TooLarge(_))
+        ));
+        for yes in ["1", "true", "YES", "on"] {
+            assert!(parse_bool(yes).unwrap(), "{yes}");
+        }
+        for no in ["0", "false", "No", "off"] {
+            assert!(!parse_bool(no).unwrap(), "{no}");
+        }
+        for bad in ["2", "-1", "(1)", "0x1", "1.0"] {
+            assert!(parse_bool(bad).is_err(), "{bad}");
+        }
+        assert!(plain_text("job name", "a b-c.d").is_ok());
+        let e = plain_text("job name", "a\0b").unwrap_err().to_string();
+        assert!(e.contains("U+0000") && e.contains("a\\u{0}b"), "{e}");
     }
 }

@@ -1,60 +1,36 @@
 //! The rules between a job's options (sizes, depths, engine options, logs),
-//! checked once every option is applied.
+//! checked once every option is applied. Each option's own range is checked
+//! as it is read (`options::Range`).
 
 use super::error::JobError;
 use super::spec::JobSpec;
+use super::units::plain_text;
 use crate::engine::ENGINES;
 
 impl JobSpec {
     /// Checks the rules between options; the error names the job.
     pub(super) fn validate(&self) -> Result<(), JobError> {
         let bad = |why: String| Err(JobError::invalid(&self.name, why));
-        if self.bs_min == 0 {
-            return bad("bs must be at least 1 byte".into());
+        if self.name.trim().is_empty() {
+            return bad("a job needs a name".into());
         }
+        plain_text("job name", &self.name).or_else(|e| bad(e.to_string()))?;
         if self.bs_min > self.bs_max {
             return bad(format!(
                 "blocksize_range minimum {} is larger than its maximum {}",
                 self.bs_min, self.bs_max
             ));
         }
-        if self.bs_max > u32::MAX as u64 {
-            return bad(format!("bs {} is too large (at most 4 GiB)", self.bs_max));
-        }
         if let Some(size) = self.size {
-            if size == 0 {
-                return bad("size must be larger than 0".into());
-            }
             if self.bs_min > size {
                 return bad(format!("bs ({}) is larger than size ({size})", self.bs_min));
             }
-        }
-        if self.rwmixread > 100 {
-            return bad(format!(
-                "rwmixread={} is not a percentage (0-100)",
-                self.rwmixread
-            ));
-        }
-        if self.numjobs == 0 {
-            return bad("numjobs must be at least 1".into());
-        }
-        if self.repeat == 0 {
-            return bad("repeat must be at least 1".into());
-        }
-        if self.loops == 0 {
-            return bad("loops must be at least 1".into());
-        }
-        if self.iodepth == 0 || self.iodepth > 32768 {
-            return bad(format!(
-                "iodepth={} must be between 1 and 32768",
-                self.iodepth
-            ));
-        }
-        if self.iodepth_batch_submit == 0 {
-            return bad("iodepth_batch_submit must be at least 1".into());
-        }
-        if self.iodepth_batch_complete_min == 0 {
-            return bad("iodepth_batch_complete_min must be at least 1".into());
+            if self.offset.checked_add(size).is_none() {
+                return bad(format!(
+                    "offset ({}) + size ({size}) is past the largest file (2^64-1 bytes)",
+                    self.offset
+                ));
+            }
         }
         let def = self.engine_def().ok_or_else(|| {
             JobError::invalid(&self.name, crate::engine::registry::unknown(&self.engine))

@@ -130,7 +130,7 @@ pub fn run_clones(
             };
             let def = job.engine_def();
             let thread = std::thread::Builder::new()
-                .name(format!("{}.{c}", job.name))
+                .name(format!("{}.{c}", job.name).replace('\0', "?"))
                 .spawn_scoped(s, move || clone_thread(def, raw, w, meet));
             match thread {
                 Ok(h) => {
