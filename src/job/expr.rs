@@ -8,6 +8,12 @@
 
 use super::error::{ExprProblem, ValueError};
 
+/// Deepest nesting of parentheses, unary signs and `^` (right-associative)
+/// in one expression. The parser recurses at each level, so a limit keeps a
+/// hostile value from overflowing the stack; fio's (bison) parser gives up
+/// at 10,000 levels, no job file needs more than a few.
+pub const MAX_NESTING: usize = 64;
+
 /// Converts one number with its (possibly empty) suffix into base units,
 /// e.g. `("4", "k")` into 4096 for sizes or `("10", "ms")` into 10_000 µs.
 pub type AtomFn<'a> = &'a dyn Fn(&str, &str) -> Result<f64, ValueError>;
@@ -18,6 +24,7 @@ pub fn eval(text: &str, atom: AtomFn) -> Result<f64, ValueError> {
     let mut p = Parser {
         s: text.as_bytes(),
         pos: 0,
+        depth: 0,
         text,
         atom,
     };
@@ -38,6 +45,8 @@ pub fn eval(text: &str, atom: AtomFn) -> Result<f64, ValueError> {
 struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
+    /// Levels of recursion now (see [`MAX_NESTING`]).
+    depth: usize,
     text: &'a str,
     atom: AtomFn<'a>,
 }
@@ -48,6 +57,17 @@ impl Parser<'_> {
             expr: self.text.to_string(),
             problem,
         }
+    }
+
+    /// Runs `f` one level deeper, or fails past [`MAX_NESTING`].
+    fn nested(&mut self, f: fn(&mut Self) -> Result<f64, ValueError>) -> Result<f64, ValueError> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.err(ExprProblem::TooDeep(MAX_NESTING)));
+        }
+        self.depth += 1;
+        let v = f(self);
+        self.depth -= 1;
+        v
     }
 
     fn skip_ws(&mut self) {
@@ -93,7 +113,7 @@ impl Parser<'_> {
         let base = self.unary()?;
         if self.peek() == Some(b'^') {
             self.pos += 1;
-            let exp = self.power()?;
+            let exp = self.nested(Self::power)?;
             return Ok(base.powf(exp));
         }
         Ok(base)
@@ -103,11 +123,11 @@ impl Parser<'_> {
         match self.peek() {
             Some(b'-') => {
                 self.pos += 1;
-                Ok(-self.unary()?)
+                Ok(-self.nested(Self::unary)?)
             }
             Some(b'+') => {
                 self.pos += 1;
-                self.unary()
+                self.nested(Self::unary)
             }
             _ => self.primary(),
         }
@@ -117,7 +137,7 @@ impl Parser<'_> {
         match self.peek() {
             Some(b'(') => {
                 self.pos += 1;
-                let v = self.sum()?;
+                let v = self.nested(Self::sum)?;
                 if self.peek() != Some(b')') {
                     return Err(self.err(ExprProblem::MissingParen));
                 }
@@ -191,5 +211,14 @@ mod tests {
         assert!(err("(1+2").contains("missing ')'"));
         assert!(err("1+").contains("ends too early"));
         assert!(err("1 2").contains("unexpected '2' at position 3"));
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let deep = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(eval(&deep(MAX_NESTING), &plain).unwrap(), 1.0);
+        assert!(err(&deep(MAX_NESTING + 1)).contains("nested more than 64 levels deep"));
+        assert!(err(&"-".repeat(100_000)).contains("nested more than 64"));
+        assert!(err(&"2^".repeat(100_000)).contains("nested more than 64"));
     }
 }

@@ -1,12 +1,24 @@
 //! fio's job-file format, parsed by hand: `[global]` and job sections (names
 //! may repeat), `key=value`, bare flags, `;`/`#` comments (whole-line, or
 //! inline after whitespace), `include FILE`, `${ENV}` and fio's `$pagesize`,
-//! `$mb_memory`, `$ncpus`.
+//! `$mb_memory`, `$ncpus`. Includes nest at most [`MAX_INCLUDE_DEPTH`]
+//! levels and bring in at most [`MAX_JOB_TEXT`] bytes in all.
 
 pub use super::error::Origin;
 use super::error::{JobError, JobProblem, ValueError};
+use super::units::plain_text;
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// Deepest nesting of `include`s below the job file. fio has no limit of
+/// its own (it fails once it runs out of open files); iolab reads each level
+/// recursively, so a limit keeps a hostile chain from overflowing the stack.
+pub const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// Most bytes a job file may bring in with everything it includes (the
+/// same file included many times counts each time).
+pub const MAX_JOB_TEXT: u64 = 16 << 20;
 
 /// One `key=value` or bare `key` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,102 +49,185 @@ pub type Vars = BTreeMap<String, String>;
 /// Reads and parses a job file (following `include`s); `${VAR}` comes from
 /// `vars`, else the environment.
 pub fn parse_file(path: &Path, vars: &Vars) -> Result<Vec<Section>, JobError> {
-    let mut out = Vec::new();
-    parse_into(path, vars, &mut out, &mut Vec::new())?;
-    Ok(out)
+    let mut r = Reader::new(vars);
+    r.file(path)?;
+    Ok(r.out)
 }
 
-fn parse_into(
-    path: &Path,
-    vars: &Vars,
-    out: &mut Vec<Section>,
-    stack: &mut Vec<PathBuf>,
-) -> Result<(), JobError> {
-    let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    if stack.contains(&canon) {
-        return Err(JobError::plain(JobProblem::IncludeLoop(path.to_path_buf())));
+/// Parses `text` as the job file `path` (which need not exist; its
+/// `include`s are read relative to it).
+pub fn parse_text(text: &str, path: &Path, vars: &Vars) -> Result<Vec<Section>, JobError> {
+    let mut r = Reader::new(vars);
+    r.read = text.len() as u64;
+    if r.read > MAX_JOB_TEXT {
+        return Err(too_large(path));
     }
-    let text = std::fs::read_to_string(path).map_err(|source| {
-        JobError::plain(JobProblem::Read {
-            path: path.to_path_buf(),
-            source,
+    r.stack.push(canonical(path));
+    r.lines(text, path)?;
+    Ok(r.out)
+}
+
+/// A job file being read, with the files that include it.
+struct Reader<'a> {
+    vars: &'a Vars,
+    out: Vec<Section>,
+    /// The files being read, outermost first (canonical paths).
+    stack: Vec<PathBuf>,
+    /// Bytes read so far, includes too.
+    read: u64,
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn too_large(path: &Path) -> JobError {
+    JobError::plain(JobProblem::JobTextTooLarge {
+        path: path.to_path_buf(),
+        max: MAX_JOB_TEXT,
+    })
+}
+
+impl Reader<'_> {
+    fn new(vars: &Vars) -> Reader<'_> {
+        Reader {
+            vars,
+            out: Vec::new(),
+            stack: Vec::new(),
+            read: 0,
+        }
+    }
+
+    /// Reads and parses the file `path`, one level below the stack.
+    fn file(&mut self, path: &Path) -> Result<(), JobError> {
+        let canon = canonical(path);
+        if self.stack.contains(&canon) {
+            return Err(JobError::plain(JobProblem::IncludeLoop(path.to_path_buf())));
+        }
+        if self.stack.len() > MAX_INCLUDE_DEPTH {
+            return Err(JobError::plain(JobProblem::IncludeTooDeep {
+                path: path.to_path_buf(),
+                max: MAX_INCLUDE_DEPTH,
+            }));
+        }
+        let text = self.read_text(path)?;
+        self.stack.push(canon);
+        self.lines(&text, path)?;
+        self.stack.pop();
+        Ok(())
+    }
+
+    /// The text of `path`, within what is left of [`MAX_JOB_TEXT`].
+    fn read_text(&mut self, path: &Path) -> Result<String, JobError> {
+        let failed = |source| {
+            JobError::plain(JobProblem::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        let left = MAX_JOB_TEXT - self.read;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(left + 1).read_to_end(&mut bytes))
+            .map_err(failed)?;
+        if bytes.len() as u64 > left {
+            return Err(too_large(path));
+        }
+        self.read += bytes.len() as u64;
+        String::from_utf8(bytes).map_err(|_| {
+            failed(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            ))
         })
-    })?;
-    stack.push(canon);
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    for (i, raw) in text.lines().enumerate() {
-        let origin = Origin::File(path.to_path_buf(), i + 1);
-        let line = strip_comment(raw).trim();
-        if line.is_empty() {
-            continue;
-        }
-        let line = expand_vars(line, vars).map_err(|e| JobError {
-            origin: Some(origin.clone()),
-            job: None,
-            option: None,
-            problem: Box::new(e.into()),
-        })?;
-        let line = line.as_str();
-        if let Some(rest) = line.strip_prefix('[') {
-            let Some(name) = rest.strip_suffix(']') else {
-                return Err(JobError::syntax(
-                    Some(&origin),
-                    format!("malformed section header '{line}' (missing ']')"),
-                ));
-            };
-            let name = name.trim();
-            if name.is_empty() || name.contains(['[', ']']) {
-                return Err(JobError::syntax(
-                    Some(&origin),
-                    format!("malformed section header '{line}'"),
-                ));
+    }
+
+    /// Parses the lines of `text`, read from `path`.
+    fn lines(&mut self, text: &str, path: &Path) -> Result<(), JobError> {
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (i, raw) in text.lines().enumerate() {
+            let origin = Origin::File(path.to_path_buf(), i + 1);
+            let line = strip_comment(raw).trim();
+            if line.is_empty() {
+                continue;
             }
-            out.push(Section {
-                name: name.to_string(),
-                entries: Vec::new(),
-                origin,
-            });
-            continue;
-        }
-        if let Some(inc) = line.strip_prefix("include ") {
-            let inc = inc.trim();
-            let p = if Path::new(inc).is_absolute() {
-                PathBuf::from(inc)
-            } else {
-                dir.join(inc)
-            };
-            parse_into(&p, vars, out, stack).map_err(|e| JobError {
+            let line = expand_vars(line, self.vars).map_err(|e| JobError {
                 origin: Some(origin.clone()),
                 job: None,
                 option: None,
-                problem: Box::new(JobProblem::Included { inner: Box::new(e) }),
+                problem: Box::new(e.into()),
             })?;
-            continue;
+            let line = line.as_str();
+            if let Some(rest) = line.strip_prefix('[') {
+                let name = section_name(rest, line, &origin)?;
+                self.out.push(Section {
+                    name: name.to_string(),
+                    entries: Vec::new(),
+                    origin,
+                });
+                continue;
+            }
+            if let Some(inc) = line.strip_prefix("include ") {
+                let inc = inc.trim();
+                let p = if Path::new(inc).is_absolute() {
+                    PathBuf::from(inc)
+                } else {
+                    dir.join(inc)
+                };
+                self.file(&p).map_err(|e| JobError {
+                    origin: Some(origin.clone()),
+                    job: None,
+                    option: None,
+                    problem: Box::new(JobProblem::Included { inner: Box::new(e) }),
+                })?;
+                continue;
+            }
+            let (key, value) = match line.split_once('=') {
+                Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
+                None => (line, None),
+            };
+            if key.is_empty() || key.contains(char::is_whitespace) {
+                return Err(JobError::syntax(
+                    Some(&origin),
+                    format!(
+                        "malformed line '{line}' (expected key=value, a bare flag or [section])"
+                    ),
+                ));
+            }
+            let Some(section) = self.out.last_mut() else {
+                return Err(JobError::syntax(
+                    Some(&origin),
+                    format!("option '{key}' appears before any [section]"),
+                ));
+            };
+            section.entries.push(Entry {
+                key: key.to_ascii_lowercase(),
+                value,
+                origin,
+            });
         }
-        let (key, value) = match line.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
-            None => (line, None),
-        };
-        if key.is_empty() || key.contains(char::is_whitespace) {
-            return Err(JobError::syntax(
-                Some(&origin),
-                format!("malformed line '{line}' (expected key=value, a bare flag or [section])"),
-            ));
-        }
-        let Some(section) = out.last_mut() else {
-            return Err(JobError::syntax(
-                Some(&origin),
-                format!("option '{key}' appears before any [section]"),
-            ));
-        };
-        section.entries.push(Entry {
-            key: key.to_ascii_lowercase(),
-            value,
-            origin,
-        });
+        Ok(())
     }
-    stack.pop();
-    Ok(())
+}
+
+/// The job name of a section header `[NAME]` (`rest` is what follows `[`):
+/// not empty, no brackets, no control characters.
+fn section_name<'a>(rest: &'a str, line: &str, origin: &Origin) -> Result<&'a str, JobError> {
+    let Some(name) = rest.strip_suffix(']') else {
+        return Err(JobError::syntax(
+            Some(origin),
+            format!("malformed section header '{line}' (missing ']')"),
+        ));
+    };
+    let name = name.trim();
+    if name.is_empty() || name.contains(['[', ']']) {
+        return Err(JobError::syntax(
+            Some(origin),
+            format!("malformed section header '{line}'"),
+        ));
+    }
+    plain_text("job name", name).map_err(|e| JobError::syntax(Some(origin), e.to_string()))?;
+    Ok(name)
 }
 
 /// Removes a `;` or `#` comment: the whole line when it starts with one,
