@@ -1,0 +1,289 @@
+//! Issue 14, hostile input: one test per defect of the parser's part
+//! (5: numeric options, 7: NUL in names and deep nesting, 12: fio's `\:`).
+//! Defects in the binary are checked on the real binary; the parser's
+//! limits in-process.
+
+mod common;
+use common::*;
+use iolab::job::options::{Kind, OPTIONS};
+use iolab::job::{self, JobError};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// Runs `cmd`, killing it after `limit`: its output, or a panic saying it
+/// hung (a deadlock must fail the test, not hang it).
+fn output_within(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{cmd:?} hung for {limit:?}; stderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The error of parsing the command line `args`.
+fn parse_err(args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    match job::jobs_from_args(&args) {
+        Ok(jobs) => panic!("{args:?} accepted: {jobs:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn defect_05_numeric_options_are_checked() {
+    let (_dir, f) = scratch_file();
+    for (opt, want) in [
+        // Was 1 (u32 truncation).
+        (
+            "--numjobs=4294967297",
+            "'4294967297' is out of range (1-65536)",
+        ),
+        // Tried to start 100,000 threads.
+        ("--numjobs=100000", "'100000' is out of range (1-65536)"),
+        // Was 1 past iodepth's cap.
+        (
+            "--iodepth=4294967297",
+            "'4294967297' is out of range (1-32768)",
+        ),
+        // Panicked (a window of 2^63 I/Os).
+        ("--prefetch=9223372036854775808", "out of range (0-65536)"),
+        ("--rwmixread=101", "'101' is out of range (0-100)"),
+        ("--loops=(2^32)", "'(2^32)' is out of range (1-4294967295)"),
+        ("--repeat=0", "'0' is out of range (1-1000000)"),
+        ("--log_avg_msec=86400001", "out of range (0-86400000)"),
+        (
+            "--log_hist_msec=(1000*86400*2)",
+            "out of range (0-86400000)",
+        ),
+        ("--runtime=366d", "'366d' is out of range (0-365d)"),
+        ("--fsync=-1", "'-1' is out of range (0-4294967295)"),
+        (
+            "--number_ios=18446744073709551616",
+            "out of range (0-2^64-1)",
+        ),
+        ("--bs=4g", "'4g' is out of range (1-4294967295 bytes)"),
+    ] {
+        let key = opt[2..].split('=').next().unwrap();
+        let args = job("a", &f, &format!("--size=64k --ioengine=io_uring {opt}"));
+        run_rejects(&args, &[&format!("option '{key}'"), want]);
+    }
+    run_rejects(
+        &job("a", &f, "--size=(2^63) --offset=(2^63)"),
+        &["offset (9223372036854775808) + size (9223372036854775808) is past"],
+    );
+    // Booleans are 0/1, true/false, yes/no, on/off; an empty name is no name.
+    run_rejects(
+        &job("a", &f, "--size=64k --direct=2"),
+        &["option 'direct'", "'2' is not a boolean"],
+    );
+    run_rejects(
+        &["--name=", "--size=64k", &format!("--filename={}", s(&f))],
+        &["option 'name'", "empty job name"],
+    );
+    assert!(!f.exists(), "nothing was laid out");
+}
+
+#[test]
+fn defect_05_numjobs_are_capped_unless_max_jobs_says_otherwise() {
+    let (dir, f) = scratch_file();
+    run_rejects(
+        &job("a", &f, "--size=64k --numjobs=4097"),
+        &["4097 clones in all is more than 4096", "--max-jobs"],
+    );
+    // All jobs' clones together.
+    let mut two = job("a", &f, "--size=64k --numjobs=3000");
+    two.extend(job("b", &f, "--size=64k --numjobs=3000"));
+    run_rejects(&two, &["6000 clones in all is more than 4096"]);
+    let mut lower = vec!["--max-jobs=2".to_string()];
+    lower.extend(job("a", &f, "--size=64k --numjobs=3"));
+    run_rejects(&lower, &["3 clones in all is more than 2"]);
+    // --max-jobs lifts the cap: the job goes on to its files (and is
+    // refused there, before any thread starts).
+    let missing = dir.path().join("missing");
+    let mut lifted = vec!["--max-jobs".to_string(), "4097".to_string()];
+    lifted.extend(job("a", &missing, "--numjobs=4097"));
+    run_rejects(&lifted, &["does not exist and no size= is given"]);
+    fails_with(
+        bin().args(["run", "--max-jobs=65537", "--name=a"]),
+        code::USAGE,
+        "65537 is not in 1..=65536",
+    );
+}
+
+#[test]
+fn defect_05_every_numeric_option_has_its_range() {
+    for def in OPTIONS {
+        let Some(r) = def.kind.range() else { continue };
+        let range = def.kind.range_text().unwrap();
+        // Times in microseconds, the unit of their range.
+        let unit = if matches!(def.kind, Kind::Time(_)) {
+            "us"
+        } else {
+            ""
+        };
+        let with = |v: u128| -> Result<(), JobError> {
+            let args = [
+                "--name=a".to_string(),
+                "--size=1g".to_string(),
+                "--ioengine=io_uring".to_string(),
+                format!("--{}={v}{unit}", def.name),
+            ];
+            job::jobs_from_args(&args).map(drop)
+        };
+        let out_of_range = |v: u128| {
+            let e = with(v).expect_err(&format!("{}={v}{unit} accepted", def.name));
+            let e = e.to_string();
+            assert!(
+                e.contains(&format!("option '{}'", def.name))
+                    && e.contains(&format!("'{v}{unit}' is out of range ({range})")),
+                "{}={v}: {e}",
+                def.name
+            );
+        };
+        out_of_range(r.max as u128 + 1);
+        if r.min > 0 {
+            out_of_range(r.min as u128 - 1);
+        }
+        // The ends themselves are read (a rule between options may still
+        // refuse the job, never the range).
+        for v in [r.min as u128, r.max as u128] {
+            if let Err(e) = with(v) {
+                assert!(!e.to_string().contains("out of range"), "{e}");
+            }
+        }
+    }
+}
+
+/// A job file whose first job's name has a NUL byte, and a second job.
+fn nul_job_file(dir: &Path, f: &Path, how: &str) -> std::path::PathBuf {
+    let first = match how {
+        "section" => "[a\0b]\n".to_string(),
+        _ => "[a]\nname=a\0b\n".to_string(),
+    };
+    let text = format!(
+        "[global]\nfilename={}\nsize=64k\nrw=read\n{first}[second]\n",
+        s(f)
+    );
+    write_file(dir, &format!("nul-{how}.fio"), &text)
+}
+
+#[test]
+fn defect_07_nul_in_a_job_name() {
+    let (dir, f) = scratch_file();
+    for how in ["section", "option"] {
+        let jobfile = nul_job_file(dir.path(), &f, how);
+        let out = output_within(
+            bin().args(["run", "--no-store", s(&jobfile)]),
+            Duration::from_secs(30),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code::USAGE), "{how}: {err}");
+        assert_one_line(
+            &err,
+            &["job name 'a\\u{0}b' has a control character (U+0000)"],
+        );
+    }
+    // File names and log prefixes: a newline cannot be in a fio job file.
+    for opt in ["--filename=a\nb", "--write_bw_log=x\u{1b}[31m"] {
+        let e = parse_err(&["--name=a", "--size=64k", opt]);
+        assert!(e.contains("has a control character"), "{e}");
+    }
+    assert!(!f.exists(), "refused before any layout");
+}
+
+#[test]
+fn defect_07_thread_names_cannot_panic() {
+    // A library caller may name a job anything: the runner still names
+    // its threads, and the run ends (it panicked, then deadlocked).
+    let (_dir, f) = scratch_file();
+    let args: Vec<String> = ["--size=64k", "--rw=read", "--number_ios=4"]
+        .iter()
+        .map(|a| a.to_string())
+        .chain([format!("--filename={}", s(&f)), "--name=a".into()])
+        .chain(["--name=b".into()])
+        .collect();
+    let mut jobs = job::jobs_from_args(&args).unwrap();
+    jobs[0].name = "a\0b".into();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let stop = iolab::runner::StopFlag::new();
+        let r = iolab::runner::run(jobs, &Default::default(), &stop);
+        let _ = tx.send(r.map(|r| r.jobs.len()).map_err(|e| e.to_string()));
+    });
+    let ran = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the run ended (no panic, no deadlock)");
+    assert_eq!(ran, Ok(2));
+}
+
+#[test]
+fn defect_07_deep_nesting_is_refused() {
+    // 30,000 nested parentheses overflowed the stack.
+    let deep = |n: usize| format!("--size={}64k{}", "(".repeat(n), ")".repeat(n));
+    let e = parse_err(&["--name=a", &deep(30_000)]);
+    assert!(e.contains("nested more than 64 levels deep"), "{e}");
+    let ok = job::jobs_from_args(&["--name=a".into(), deep(64)]).unwrap();
+    assert_eq!(ok[0].size, Some(64 << 10));
+    // So did 20,000 nested includes (2,000 are enough to overflow a test
+    // thread's stack); 16 levels below the job file work.
+    let dir = scratch();
+    let chain = |n: usize| {
+        for i in 1..n {
+            write_file(
+                dir.path(),
+                &format!("{i}.inc"),
+                &format!("include {}.inc\n", i + 1),
+            );
+        }
+        write_file(dir.path(), &format!("{n}.inc"), "bs=8k\n");
+        write_file(dir.path(), "job.fio", "[a]\nsize=64k\ninclude 1.inc\n")
+    };
+    let jobs = job::jobs_from_args(&[s(&chain(16)).to_string()]).unwrap();
+    assert_eq!(jobs[0].bs_min, 8192);
+    let e = job::jobs_from_args(&[s(&chain(2_000)).to_string()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("17.inc: includes nested more than 16 levels deep"),
+        "{e}"
+    );
+}
+
+#[test]
+fn defect_12_escaped_colon_in_filename() {
+    let dir = scratch();
+    let d = s(dir.path());
+    run_text(&[
+        "--name=c",
+        &format!("--directory={d}"),
+        r"--filename=a\:b:c",
+        "--size=128k",
+        "--rw=read",
+        "--number_ios=2",
+    ]);
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a:b", "c"], "fio's \\: is a colon in the name");
+    // As fio's get_next_str: any other backslash stays; empty names go.
+    let split = iolab::job::apply::split_filenames;
+    assert_eq!(split(r"F\:\filename"), [r"F:\filename"]);
+    assert_eq!(split(r"::a\\:b::"), [r"a\:b"]);
+    assert_eq!(split(r"a\"), [r"a\"]);
+}
