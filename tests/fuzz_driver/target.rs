@@ -1,0 +1,111 @@
+//! What one input goes through: iolab's parser (job-file text or a command
+//! line), the options and the rules between them, then the planner of each
+//! job over the region its size gives, for a bounded number of I/Os whose
+//! bounds are checked. In-process and without I/O (an `include` or a job
+//! file named on a command line may be read; the relative ones point
+//! nowhere).
+
+use iolab::job::{self, JobSpec, Mix, ini};
+use iolab::plan::{PlanParams, Planner, Region};
+use std::path::Path;
+
+/// One fuzz input.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// The text of a job file.
+    JobFile(String),
+    /// The job arguments of `iolab run`.
+    Args(Vec<String>),
+}
+
+/// Where a job file's text claims to come from: its relative includes
+/// resolve in a directory that does not exist.
+const JOB_PATH: &str = "/nonexistent-iolab-fuzz/job.fio";
+
+/// The region of a job without `size` (the runner would use the file's).
+const NO_SIZE: u64 = 16 << 20;
+
+/// I/Os drawn from each job's planner.
+const UNITS: usize = 256;
+
+/// What happened to an input, for the statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Refused with an error (its message was formatted).
+    Refused,
+    /// Accepted: this many jobs were planned.
+    Planned(usize),
+}
+
+/// Runs `input` through parse, validate and plan. Panics on a broken
+/// invariant (the driver catches and counts them).
+pub fn exercise(input: &Input) -> Outcome {
+    let jobs = match input {
+        Input::JobFile(text) => {
+            let vars = ini::Vars::from([("IOLAB_FUZZ_SIZE".to_string(), "1m".to_string())]);
+            ini::parse_text(text, Path::new(JOB_PATH), &vars).and_then(|sections| {
+                let mut jobs = Vec::new();
+                job::jobs_of_sections(sections, Vec::new(), &mut jobs, job::MAX_JOBS)?;
+                job::check_clones(&jobs, job::MAX_JOBS).map(|()| jobs)
+            })
+        }
+        Input::Args(args) => job::jobs_from_args(args),
+    };
+    match jobs {
+        Ok(jobs) => {
+            jobs.iter().for_each(plan);
+            Outcome::Planned(jobs.len())
+        }
+        Err(e) => {
+            assert!(!e.to_string().is_empty(), "an error says what is wrong");
+            Outcome::Refused
+        }
+    }
+}
+
+/// Draws the first I/Os of clone 0 of `job` over the region its size and
+/// offset give, and checks each stays in it.
+fn plan(job: &JobSpec) {
+    let files = job.filenames.len().max(1);
+    let len = job.size.unwrap_or(NO_SIZE) / files as u64;
+    let region = Region {
+        start: job.offset,
+        len,
+    };
+    let end = (region.start)
+        .checked_add(region.len)
+        .expect("a valid job's offset + size fits in 64 bits");
+    let planner = Planner::new(PlanParams {
+        regions: vec![region; files],
+        pattern: job.pattern,
+        mix: job.mix,
+        rwmixread: job.rwmixread,
+        bs_min: job.bs_min,
+        bs_max: job.bs_max,
+        loops: (!job.time_based).then_some(job.loops),
+        number_ios: job.number_ios,
+        seed: iolab::runner::clone_seed(job, 0),
+    });
+    for io in planner.take(UNITS) {
+        let io_end = io.offset + u64::from(io.len);
+        assert!((io.file as usize) < files, "file {} of {files}", io.file);
+        assert!(
+            io.offset >= region.start && io_end <= end,
+            "I/O {}+{} outside {region:?}",
+            io.offset,
+            io.len
+        );
+        assert!(
+            io.len >= 1 && u64::from(io.len) <= job.bs_max,
+            "length {} with bs {}-{}",
+            io.len,
+            job.bs_min,
+            job.bs_max
+        );
+        match job.mix {
+            Mix::Read => assert!(!io.write, "a write in a read job"),
+            Mix::Write => assert!(io.write, "a read in a write job"),
+            Mix::Mixed => {}
+        }
+    }
+}
