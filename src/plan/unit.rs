@@ -2,7 +2,7 @@
 //! engines' type), the part of a file a clone covers ([`Region`]) and what
 //! it needs to know of the job ([`PlanParams`]).
 
-use crate::job::{Mix, Pattern};
+use crate::job::{JobSpec, Mix, Pattern};
 
 /// One I/O to issue: what an engine is handed (defined with the engines).
 pub use crate::engine::IoUnit;
@@ -42,4 +42,34 @@ pub struct PlanParams {
     pub number_ios: Option<u64>,
     /// Seed of every random choice.
     pub seed: u64,
+}
+
+impl PlanParams {
+    /// The plan of clone `clone` of `job` over `regions` (one per file):
+    /// what the runner hands each clone's planner.
+    pub fn of_clone(job: &JobSpec, regions: Vec<Region>, clone: u32) -> PlanParams {
+        PlanParams {
+            regions,
+            pattern: job.pattern,
+            mix: job.mix,
+            rwmixread: job.rwmixread,
+            bs_min: job.bs_min,
+            bs_max: job.bs_max,
+            loops: (!job.time_based).then_some(job.loops),
+            number_ios: job.number_ios,
+            seed: clone_seed(job, clone),
+        }
+    }
+}
+
+/// Seed of clone `clone` of `job`: fixed by `randseed` unless `randrepeat=0`.
+pub fn clone_seed(job: &JobSpec, clone: u32) -> u64 {
+    let base = if job.randrepeat {
+        job.randseed
+    } else {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    };
+    base ^ (clone as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }

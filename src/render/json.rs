@@ -295,7 +295,7 @@ impl Json {
                 "prefetch": job.prefetch,
                 "cache": job.cache.name(),
                 "repeat": job.repeat,
-                "seeds": e.clones.iter().map(|&c| crate::runner::clone_seed(job, c)).collect::<Vec<_>>(),
+                "seeds": e.clones.iter().map(|&c| crate::plan::clone_seed(job, c)).collect::<Vec<_>>(),
                 "advise": {
                     "total_ios": t.advise.count(),
                     "lat_ns": lat_obj(&t.advise, true, self.bins),

@@ -21,18 +21,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// Seed of clone `clone` of `job`: fixed by `randseed` unless `randrepeat=0`.
-pub fn clone_seed(job: &JobSpec, clone: u32) -> u64 {
-    let base = if job.randrepeat {
-        job.randseed
-    } else {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-    };
-    base ^ (clone as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-}
-
 /// What clone `clone` of `job` will do, before its engine and files.
 fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Result<Worker> {
     let io_log = match job.logs.per_io_dir() {
@@ -63,17 +51,11 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Result<Worker> {
         cfg: job.engine_config(),
         paths: files.iter().map(|f| f.path.clone()).collect(),
         writes: job.writes(),
-        planner: Planner::new(PlanParams {
-            regions: files.iter().map(|f| f.region).collect(),
-            pattern: job.pattern,
-            mix: job.mix,
-            rwmixread: job.rwmixread,
-            bs_min: job.bs_min,
-            bs_max: job.bs_max,
-            loops: (!job.time_based).then_some(job.loops),
-            number_ios: job.number_ios,
-            seed: clone_seed(job, clone),
-        }),
+        planner: Planner::new(PlanParams::of_clone(
+            job,
+            files.iter().map(|f| f.region).collect(),
+            clone,
+        )),
         prefetch: job.prefetch as usize,
         fsync_every: job.fsync,
         runtime: job.runtime_us.map(Duration::from_micros),

@@ -26,7 +26,6 @@ pub mod stop;
 pub mod summary;
 pub mod worker;
 
-pub use launch::clone_seed;
 pub use progress::{Progress, Quiet};
 pub use result::{CloneRun, FirstRunEffect, OpStats, Repetition, ReportEntry, RunResult, Totals};
 pub use stop::StopFlag;

@@ -1,9 +1,10 @@
 //! What one input goes through: iolab's parser (job-file text or a command
 //! line), the options and the rules between them, then the planner of each
 //! job over the region its size gives, for a bounded number of I/Os whose
-//! bounds are checked. In-process and without I/O (an `include` or a job
-//! file named on a command line may be read; the relative ones point
-//! nowhere).
+//! bounds are checked. In-process and without I/O but for reading job
+//! files: an `include` or a job file named on a command line is read (a
+//! job file's text claims to be in `tests/fixtures/fuzz/jobs`, where its
+//! relative includes resolve).
 
 use iolab::job::{self, JobSpec, Mix, ini};
 use iolab::plan::{PlanParams, Planner, Region};
@@ -18,9 +19,12 @@ pub enum Input {
     Args(Vec<String>),
 }
 
-/// Where a job file's text claims to come from: its relative includes
-/// resolve in a directory that does not exist.
-const JOB_PATH: &str = "/nonexistent-iolab-fuzz/job.fio";
+/// Where a job file's text claims to come from (a file that is not
+/// there, in the directory of the corpus's job files).
+const JOB_PATH: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/fuzz/jobs/input.fio"
+);
 
 /// The region of a job without `size` (the runner would use the file's).
 const NO_SIZE: u64 = 16 << 20;
@@ -64,7 +68,7 @@ pub fn exercise(input: &Input) -> Outcome {
 }
 
 /// Draws the first I/Os of clone 0 of `job` over the region its size and
-/// offset give, and checks each stays in it.
+/// offset give, as the runner would, and checks each stays in it.
 fn plan(job: &JobSpec) {
     let files = job.filenames.len().max(1);
     let len = job.size.unwrap_or(NO_SIZE) / files as u64;
@@ -72,20 +76,13 @@ fn plan(job: &JobSpec) {
         start: job.offset,
         len,
     };
+    if job.bs_min > len {
+        return; // the runner refuses it as it lays the files out
+    }
     let end = (region.start)
         .checked_add(region.len)
         .expect("a valid job's offset + size fits in 64 bits");
-    let planner = Planner::new(PlanParams {
-        regions: vec![region; files],
-        pattern: job.pattern,
-        mix: job.mix,
-        rwmixread: job.rwmixread,
-        bs_min: job.bs_min,
-        bs_max: job.bs_max,
-        loops: (!job.time_based).then_some(job.loops),
-        number_ios: job.number_ios,
-        seed: iolab::runner::clone_seed(job, 0),
-    });
+    let planner = Planner::new(PlanParams::of_clone(job, vec![region; files], 0));
     for io in planner.take(UNITS) {
         let io_end = io.offset + u64::from(io.len);
         assert!((io.file as usize) < files, "file {} of {files}", io.file);
