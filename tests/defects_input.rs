@@ -264,6 +264,56 @@ fn defect_07_deep_nesting_is_refused() {
 }
 
 #[test]
+fn defect_07_include_fan_out_is_bounded() {
+    // Found by the fuzz driver: three levels of 64 includes of an empty
+    // file read it 262,144 times (3 s; four levels took minutes), and an
+    // empty file costs nothing of the 16 MiB cap. At most 1024 includes.
+    let dir = scratch();
+    write_file(dir.path(), "empty.inc", "");
+    write_file(dir.path(), "2.inc", &"include empty.inc\n".repeat(64));
+    write_file(dir.path(), "1.inc", &"include 2.inc\n".repeat(64));
+    let job = |name: &str, include: &str, n: usize| {
+        let text = format!(
+            "[a]\nsize=64k\n{}",
+            format!("include {include}\n").repeat(n)
+        );
+        s(&write_file(dir.path(), name, &text)).to_string()
+    };
+    let t0 = Instant::now();
+    let e = job::jobs_from_args(&[job("fan.fio", "1.inc", 64)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("empty.inc: more than 1024 includes in all"),
+        "{e}"
+    );
+    assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
+    // 15 + 15 * 64 = 975 includes are fine.
+    let jobs = job::jobs_from_args(&[job("ok.fio", "2.inc", 15)]).unwrap();
+    assert_eq!(jobs[0].size, Some(64 << 10));
+}
+
+#[test]
+fn defect_07_a_huge_unknown_option_is_refused_at_once() {
+    // Found by the fuzz driver: "did you mean" compared the whole key with
+    // every option name (Jaro-Winkler, length times length): a 64 KiB key
+    // took 0.5 s, this one 2 s. The suggestion is still made.
+    let key = format!("--filename{}", "é".repeat(128 << 10));
+    let t0 = Instant::now();
+    let e = parse_err(&["--name=a", &key]);
+    assert!(
+        t0.elapsed() < Duration::from_millis(200),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(
+        e.ends_with("(did you mean 'filename'?)"),
+        "{}",
+        &e[e.len() - 80..]
+    );
+}
+
+#[test]
 fn defect_12_escaped_colon_in_filename() {
     let dir = scratch();
     let d = s(dir.path());

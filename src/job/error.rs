@@ -190,6 +190,14 @@ pub enum JobProblem {
         /// The limit.
         max: usize,
     },
+    /// More `include`s in all than [`super::ini::MAX_INCLUDES`].
+    #[error("{}: more than {max} includes in all", .path.display())]
+    TooManyIncludes {
+        /// The file that would be one include too many.
+        path: std::path::PathBuf,
+        /// The limit.
+        max: usize,
+    },
     /// A job file (with what it includes) larger than
     /// [`super::ini::MAX_JOB_TEXT`] bytes.
     #[error("{}: job files larger than {max} bytes in all (with their includes)", .path.display())]

@@ -2,7 +2,8 @@
 //! may repeat), `key=value`, bare flags, `;`/`#` comments (whole-line, or
 //! inline after whitespace), `include FILE`, `${ENV}` and fio's `$pagesize`,
 //! `$mb_memory`, `$ncpus`. Includes nest at most [`MAX_INCLUDE_DEPTH`]
-//! levels and bring in at most [`MAX_JOB_TEXT`] bytes in all.
+//! levels, are at most [`MAX_INCLUDES`] in all and bring in at most
+//! [`MAX_JOB_TEXT`] bytes in all.
 
 pub use super::error::Origin;
 use super::error::{JobError, JobProblem, ValueError};
@@ -15,6 +16,12 @@ use std::path::{Path, PathBuf};
 /// its own (it fails once it runs out of open files); iolab reads each level
 /// recursively, so a limit keeps a hostile chain from overflowing the stack.
 pub const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// Most `include`s one job file may make in all, at every level. Each
+/// costs an open and a read, and an empty file costs no bytes of
+/// [`MAX_JOB_TEXT`]: without a count, three levels of 64 includes each read
+/// an empty file 262,144 times (seconds), four levels for minutes.
+pub const MAX_INCLUDES: usize = 1024;
 
 /// Most bytes a job file may bring in with everything it includes (the
 /// same file included many times counts each time).
@@ -75,6 +82,8 @@ struct Reader<'a> {
     stack: Vec<PathBuf>,
     /// Bytes read so far, includes too.
     read: u64,
+    /// `include`s followed so far.
+    includes: usize,
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -95,6 +104,7 @@ impl Reader<'_> {
             out: Vec::new(),
             stack: Vec::new(),
             read: 0,
+            includes: 0,
         }
     }
 
@@ -103,6 +113,15 @@ impl Reader<'_> {
         let canon = canonical(path);
         if self.stack.contains(&canon) {
             return Err(JobError::plain(JobProblem::IncludeLoop(path.to_path_buf())));
+        }
+        if !self.stack.is_empty() {
+            self.includes += 1;
+            if self.includes > MAX_INCLUDES {
+                return Err(JobError::plain(JobProblem::TooManyIncludes {
+                    path: path.to_path_buf(),
+                    max: MAX_INCLUDES,
+                }));
+            }
         }
         if self.stack.len() > MAX_INCLUDE_DEPTH {
             return Err(JobError::plain(JobProblem::IncludeTooDeep {

@@ -301,9 +301,15 @@ pub fn lookup(key: &str) -> Option<&'static OptDef> {
         .find(|o| o.name == k || o.aliases.contains(&k.as_str()))
 }
 
+/// The longest key [`closest`] compares: longer than any option's name, so
+/// a hostile key of a megabyte costs no more than this (Jaro-Winkler takes
+/// time in the product of the lengths).
+const CLOSEST_MAX: usize = 64;
+
 /// The known option closest to `key`, for "did you mean" messages.
 pub fn closest(key: &str) -> Option<&'static str> {
-    let k = key.to_ascii_lowercase();
+    let k: String = key.chars().take(CLOSEST_MAX).collect();
+    let k = k.to_ascii_lowercase();
     OPTIONS
         .iter()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
