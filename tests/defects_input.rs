@@ -314,6 +314,41 @@ fn defect_07_a_huge_unknown_option_is_refused_at_once() {
 }
 
 #[test]
+fn defect_07_global_lines_cost_once_not_once_per_job() {
+    // Every job applied every line of the [global]s before it again: this
+    // 150 KB file (20,000 global lines, 4,096 jobs) parsed in 51 s, a
+    // 16 MiB one would take hours. The globals are applied once in full,
+    // then only the last line of each option (the same job).
+    let dir = scratch();
+    let mut text = format!(
+        "[global]\nrw=read\nwrite_bw_log\n{}",
+        "bs=4k\n".repeat(20_000)
+    );
+    text += "bsrange=1k-2k\nbs=8k\nname=x\nwrite_lat_log\nname=y\n";
+    text.extend((0..4096).map(|i| format!("[j{i}]\n")));
+    let f = write_file(dir.path(), "quadratic.fio", &text);
+    let t0 = Instant::now();
+    let jobs = job::jobs_from_args(&[s(&f).to_string()]).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert_eq!(jobs.len(), 4096);
+    let all_the_same = jobs.iter().all(|j| j.options == jobs[0].options);
+    assert!(
+        all_the_same,
+        "{:?} / {:?}",
+        jobs[0].options, jobs[4095].options
+    );
+    for j in [&jobs[0], &jobs[4095]] {
+        // blocksize_range anywhere wins over bs (fio's bsrange alias).
+        assert_eq!((j.bs_min, j.bs_max), (1024, 2048));
+        // A bare log prefix is the job's final name, as in fio (`[a]`,
+        // `write_bw_log`, `name=b` writes b_bw.1.log).
+        assert_eq!(j.name, "y");
+        assert_eq!(j.logs.bw.as_deref(), Some("y"));
+        assert_eq!(j.logs.lat.as_deref(), Some("y"));
+    }
+}
+
+#[test]
 fn defect_12_escaped_colon_in_filename() {
     let dir = scratch();
     let d = s(dir.path());

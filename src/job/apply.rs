@@ -47,6 +47,7 @@ impl JobSpec {
                 CachePolicy::Keep
             };
         }
+        job.name_bare_logs();
         job.validate()?;
         Ok(job)
     }
@@ -97,6 +98,7 @@ impl JobSpec {
             }
             job.options.push((k.clone(), v.clone()));
         }
+        job.name_bare_logs();
         (job, ignored)
     }
 
@@ -218,15 +220,27 @@ impl JobSpec {
             k if EngineFlags::NAMES.contains(&k) => {
                 self.flags.set(k, b(v)?);
             }
-            "write_bw_log" => self.logs.bw = Some(log_prefix(v, &self.name)?),
-            "write_lat_log" => self.logs.lat = Some(log_prefix(v, &self.name)?),
-            "write_iops_log" => self.logs.iops = Some(log_prefix(v, &self.name)?),
-            "write_hist_log" => self.logs.hist = Some(log_prefix(v, &self.name)?),
+            "write_bw_log" => self.logs.bw = Some(log_prefix(v)?),
+            "write_lat_log" => self.logs.lat = Some(log_prefix(v)?),
+            "write_iops_log" => self.logs.iops = Some(log_prefix(v)?),
+            "write_hist_log" => self.logs.hist = Some(log_prefix(v)?),
             "log_avg_msec" => self.logs.avg_msec = num(def, v)?,
             "log_hist_msec" => self.logs.hist_msec = num(def, v)?,
             other => unreachable!("option table and apply() disagree on '{other}'"),
         }
         Ok(())
+    }
+
+    /// A log asked for with a bare flag takes the job's name, the one it
+    /// has once every option is applied (as in fio: `[a]`, `write_bw_log`,
+    /// `name=b` writes `b_bw.1.log`).
+    fn name_bare_logs(&mut self) {
+        let logs = &mut self.logs;
+        for prefix in [&mut logs.bw, &mut logs.lat, &mut logs.iops, &mut logs.hist] {
+            if let Some(p) = prefix.as_mut().filter(|p| p.is_empty()) {
+                p.clone_from(&self.name);
+            }
+        }
     }
 }
 
@@ -273,14 +287,11 @@ pub fn split_filenames(v: &str) -> Vec<String> {
     names
 }
 
-/// fio's log prefix: the value, or the job name for a bare flag.
-fn log_prefix(v: &str, job: &str) -> Result<String, ValueError> {
+/// fio's log prefix: the value, empty for a bare flag (the job's name,
+/// filled in once the job is built: [`JobSpec::name_bare_logs`]).
+fn log_prefix(v: &str) -> Result<String, ValueError> {
     plain_text("log prefix", v)?;
-    Ok(if v.is_empty() {
-        job.to_string()
-    } else {
-        v.to_string()
-    })
+    Ok(v.to_string())
 }
 
 /// Builds every job: command-line globals are defaults for all jobs, job
@@ -294,15 +305,22 @@ pub fn build_jobs(
     max_jobs: u32,
 ) -> Result<Vec<JobSpec>, JobError> {
     let mut jobs = Vec::new();
+    let mut globals = cl.globals.clone();
     for file in &cl.files {
         let sections = ini::parse_file(file, vars)?;
-        jobs_of_sections(sections, cl.globals.clone(), &mut jobs, max_jobs)?;
+        jobs_of_sections(sections, globals.clone(), &mut jobs, max_jobs)?;
+        if !jobs.is_empty() {
+            globals = last_of_each(globals);
+        }
     }
-    for s in &cl.jobs {
-        let mut entries = cl.globals.clone();
+    for (i, s) in cl.jobs.iter().enumerate() {
+        let mut entries = globals.clone();
         entries.extend(s.entries.iter().cloned());
         jobs.push(JobSpec::from_entries(&s.name, &entries)?);
         too_many(&jobs, max_jobs)?;
+        if i == 0 {
+            globals = last_of_each(globals);
+        }
     }
     if jobs.is_empty() {
         return Err(JobError::plain(JobProblem::NoJob));
@@ -320,17 +338,44 @@ pub fn jobs_of_sections(
     jobs: &mut Vec<JobSpec>,
     max_jobs: u32,
 ) -> Result<(), JobError> {
+    let mut compact = false;
     for s in sections {
         if s.name == "global" {
             globals.extend(s.entries);
+            compact = false;
         } else {
             let mut entries = globals.clone();
             entries.extend(s.entries);
             jobs.push(JobSpec::from_entries(&s.name, &entries)?);
             too_many(jobs, max_jobs)?;
+            if !compact {
+                globals = last_of_each(globals);
+                compact = true;
+            }
         }
     }
     Ok(())
+}
+
+/// `entries` with only the last entry of each option, in the order of
+/// those: the same job as all of them, once each is known to apply (a job
+/// was built from them). Every option sets its own fields and the last one
+/// wins (a `blocksize_range` anywhere wins over `bs`; a bare log prefix is
+/// the final name). So the globals each later job applies are as many as
+/// the options, not the lines: 20,000 global lines and 4,096 jobs took 51 s.
+fn last_of_each(entries: Vec<Entry>) -> Vec<Entry> {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept: Vec<Entry> = (entries.into_iter().rev())
+        .filter(|e| {
+            seen.insert(
+                options::lookup(&e.key)
+                    .map_or(e.key.as_str(), |d| d.name)
+                    .to_string(),
+            )
+        })
+        .collect();
+    kept.reverse();
+    kept
 }
 
 /// The error of [`super::check_clones`] once there are more jobs than
