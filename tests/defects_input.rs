@@ -206,6 +206,17 @@ fn defect_07_nul_in_a_job_name() {
 }
 
 #[test]
+fn defect_07_a_huge_name_gets_a_short_error() {
+    // A megabyte of NULs in a job name was repeated in the message, each
+    // as \u{0}: 6 MB of error, built one allocation per character.
+    let name = format!("a{}", "\0".repeat(1 << 20));
+    let e = parse_err(&["--size=64k", &format!("--name={name}")]);
+    let shown = format!("job name 'a{}... (1048577 bytes)'", r"\u{0}".repeat(99));
+    assert!(e.contains(&shown), "{}", &e[..e.len().min(300)]);
+    assert!(e.len() < 1000, "{} bytes", e.len());
+}
+
+#[test]
 fn defect_07_thread_names_cannot_panic() {
     // A library caller may name a job anything: the runner still names
     // its threads, and the run ends (it panicked, then deadlocked).

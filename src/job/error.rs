@@ -231,17 +231,27 @@ pub enum JobProblem {
     NoJob,
 }
 
-/// `text` with its control characters written as `\u{..}`, for messages.
+/// Characters of a name or value a message repeats; a longer one is cut
+/// there and its length given (a hostile megabyte is no clearer in full).
+const SHOWN: usize = 100;
+
+/// `text` with its control characters written as `\u{..}`, for messages;
+/// at most [`SHOWN`] characters of it.
 pub fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    use fmt::Write;
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == SHOWN {
+            let _ = write!(out, "... ({} bytes)", text.len());
+            break;
+        }
+        if c.is_control() {
+            let _ = write!(out, "{}", c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl JobError {
