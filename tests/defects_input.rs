@@ -168,6 +168,33 @@ fn defect_05_every_numeric_option_has_its_range() {
     }
 }
 
+#[test]
+fn defect_05_random_order_tables_fit_a_budget() {
+    // Each clone's random order was a table of 4 bytes a block: bs=1 over
+    // 16 MiB with numjobs=40 held 2.6 GB for ten I/Os (numjobs=4096 or
+    // 1,000 file names: any machine's memory). Tables are used while all of
+    // a job's fit 256 MiB, keyed permutations (O(1) memory) past that.
+    let (_dir, f) = scratch_file();
+    lay_out(&f, "16m");
+    let args = |numjobs: u32| {
+        let opts = format!("--size=16m --bs=1 --rw=randread --number_ios=10 --numjobs={numjobs}");
+        job("t", &f, &opts)
+    };
+    let run = common::process::peak_rss(bin().args(["run", "--no-store"]).args(args(40)));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.peak_kib < 256 << 10, "peak {} KiB", run.peak_kib);
+    // One clone (and four) keep the fast table.
+    let tables = |numjobs| {
+        let jobs = job::jobs_from_args(&args(numjobs)).unwrap();
+        let region = iolab::plan::Region {
+            start: 0,
+            len: 16 << 20,
+        };
+        iolab::plan::PlanParams::of_clone(&jobs[0], vec![region], 0).tables
+    };
+    assert!(tables(1) && tables(4) && !tables(5) && !tables(40));
+}
+
 /// A job file whose first job's name has a NUL byte, and a second job.
 fn nul_job_file(dir: &Path, f: &Path, how: &str) -> std::path::PathBuf {
     let first = match how {

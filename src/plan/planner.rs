@@ -93,7 +93,7 @@ impl Planner {
                     Some(o) => o.restart(key),
                     None => {
                         let slots = (f.region.len / self.p.bs_min).max(1);
-                        f.order = Some(Order::new(slots, key));
+                        f.order = Some(Order::new(slots, key, self.p.tables));
                     }
                 }
             }
@@ -370,6 +370,7 @@ mod tests {
             loops: Some(loops),
             number_ios: None,
             seed: 1,
+            tables: true,
         }
     }
 

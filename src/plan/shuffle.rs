@@ -10,6 +10,12 @@ use super::permutation::Permutation;
 /// Largest slot count served by the table (64 MiB of `u32`).
 pub const TABLE_MAX: u64 = 1 << 24;
 
+/// Bytes the table of an order over `n` slots takes (0 past [`TABLE_MAX`]:
+/// a keyed permutation).
+pub fn table_bytes(n: u64) -> u64 {
+    if n <= TABLE_MAX { n.max(1) * 4 } else { 0 }
+}
+
 /// Maps a 32-bit random number into `0..n` (n ≤ 2^32) by multiply-shift.
 #[inline(always)]
 pub fn below32(r: u32, n: u64) -> u64 {
@@ -36,9 +42,10 @@ pub enum Order {
 }
 
 impl Order {
-    /// A new order over `0..n` (n ≥ 1); `key` seeds the keyed variant.
-    pub fn new(n: u64, key: u64) -> Order {
-        if n <= TABLE_MAX {
+    /// A new order over `0..n` (n ≥ 1); `key` seeds the keyed variant,
+    /// which is used when `table` is false or `n` is past [`TABLE_MAX`].
+    pub fn new(n: u64, key: u64, table: bool) -> Order {
+        if table && n <= TABLE_MAX {
             Order::Table {
                 slots: (0..n as u32).collect(),
                 pos: 0,

@@ -42,12 +42,27 @@ pub struct PlanParams {
     pub number_ios: Option<u64>,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Random orders may use a table (fast, 4 bytes a slot; see
+    /// [`super::shuffle`]); when false they are keyed permutations, O(1)
+    /// memory.
+    pub tables: bool,
 }
+
+/// Most bytes of random-order tables one job may hold, over all its clones
+/// and files. A table is 4 bytes a slot (up to 64 MiB a file): without a
+/// budget, `bs=1` over 16 MiB with `numjobs=40` held 2.6 GB for ten I/Os,
+/// and numjobs=4096 or 1,000 file names would exhaust any machine.
+pub const TABLE_BUDGET: u64 = 256 << 20;
 
 impl PlanParams {
     /// The plan of clone `clone` of `job` over `regions` (one per file):
-    /// what the runner hands each clone's planner.
+    /// what the runner hands each clone's planner. Its random orders use
+    /// tables when those of all the job's clones fit [`TABLE_BUDGET`].
     pub fn of_clone(job: &JobSpec, regions: Vec<Region>, clone: u32) -> PlanParams {
+        let table_bytes = (regions.iter())
+            .map(|r| super::shuffle::table_bytes(r.len / job.bs_min.max(1)))
+            .fold(0u64, u64::saturating_add)
+            .saturating_mul(u64::from(job.numjobs));
         PlanParams {
             regions,
             pattern: job.pattern,
@@ -58,6 +73,7 @@ impl PlanParams {
             loops: (!job.time_based).then_some(job.loops),
             number_ios: job.number_ios,
             seed: clone_seed(job, clone),
+            tables: table_bytes <= TABLE_BUDGET,
         }
     }
 }
