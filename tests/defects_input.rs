@@ -387,6 +387,27 @@ fn defect_07_global_lines_cost_once_not_once_per_job() {
 }
 
 #[test]
+fn defect_07_fio_keywords_cost_nothing_per_line() {
+    // Found by the fuzz driver: each $ncpus read the cgroup's files again
+    // (50 us), so 4,096 lines of numjobs=$ncpus took 235 ms; these 0.7 s.
+    let dir = scratch();
+    let lines = "numjobs=$ncpus\nsize=($mb_memory*0+1m)\n".repeat(10_000);
+    let f = write_file(dir.path(), "k.fio", &format!("[a]\n{lines}"));
+    let t0 = Instant::now();
+    let jobs = job::jobs_from_args(&[s(&f).to_string()]).unwrap();
+    assert!(
+        t0.elapsed() < Duration::from_millis(300),
+        "{:?}",
+        t0.elapsed()
+    );
+    let ncpus = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(
+        (jobs[0].numjobs as usize, jobs[0].size),
+        (ncpus, Some(1 << 20))
+    );
+}
+
+#[test]
 fn defect_12_escaped_colon_in_filename() {
     let dir = scratch();
     let d = s(dir.path());

@@ -305,11 +305,22 @@ pub fn expand_vars(text: &str, vars: &Vars) -> Result<String, ValueError> {
     Ok(out)
 }
 
+/// The value of fio's keyword `word`, read from the machine once per
+/// process: `$ncpus` reads the cgroup's files and `$mb_memory`
+/// /proc/meminfo, 50 us each, and a job file may use them on every line.
 fn keyword_value(word: &str) -> Option<u64> {
+    use std::sync::OnceLock;
+    static NCPUS: OnceLock<u64> = OnceLock::new();
+    static MB_MEMORY: OnceLock<u64> = OnceLock::new();
     match word {
         "pagesize" => Some(crate::sys::machine::page_size()),
-        "ncpus" => Some(std::thread::available_parallelism().map_or(1, |n| n.get()) as u64),
-        "mb_memory" => Some(crate::sys::machine::meminfo("MemTotal") / (1024 * 1024)),
+        "ncpus" => Some(
+            *NCPUS
+                .get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()) as u64),
+        ),
+        "mb_memory" => Some(
+            *MB_MEMORY.get_or_init(|| crate::sys::machine::meminfo("MemTotal") / (1024 * 1024)),
+        ),
         _ => None,
     }
 }
