@@ -1,6 +1,7 @@
 //! A seeded random source and the mutations the driver makes: on the text
-//! of a job file (characters, tokens, lines) and on a command line
-//! (arguments). Hand-written so the driver needs no fuzzing library.
+//! of a job file (characters, tokens, numbers at their edges, lines, deep
+//! nesting, huge values, includes) and on a command line (arguments).
+//! Hand-written so the driver needs no fuzzing library.
 
 use iolab::job::options::OPTIONS;
 
@@ -87,95 +88,181 @@ fn token(r: &mut Rng) -> String {
     }
 }
 
-/// A digit-run in `t` (start, end in chars), if any.
-fn number_at(t: &[char], r: &mut Rng) -> Option<(usize, usize)> {
-    let starts: Vec<usize> = (0..t.len())
-        .filter(|&i| t[i].is_ascii_digit() && (i == 0 || !t[i - 1].is_ascii_digit()))
+/// A digit-run in `t` (start, end in bytes), if any.
+fn number_at(t: &str, r: &mut Rng) -> Option<(usize, usize)> {
+    let b = t.as_bytes();
+    let starts: Vec<usize> = (0..b.len())
+        .filter(|&i| b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()))
         .collect();
     let &s = starts.get(r.below(starts.len().max(1)))?;
-    let e = (s..t.len())
-        .find(|&i| !t[i].is_ascii_digit())
-        .unwrap_or(t.len());
+    let e = (s..b.len())
+        .find(|&i| !b[i].is_ascii_digit())
+        .unwrap_or(b.len());
     Some((s, e))
 }
 
-/// A range of `t` (start, end) of 1 to `max` characters; `t` not empty.
-fn span(t: &[char], r: &mut Rng, max: usize) -> (usize, usize) {
-    let s = r.below(t.len());
-    (s, (s + 1 + r.below(max)).min(t.len()))
+/// The char boundary at or before byte `i` of `t`.
+fn floor(t: &str, mut i: usize) -> usize {
+    while !t.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
-/// One mutation of `text`; `other` is another corpus text to splice from.
-pub fn mutate_text(text: &str, other: &str, r: &mut Rng) -> String {
-    let mut t: Vec<char> = text.chars().collect();
-    let at = r.below(t.len() + 1);
-    match r.below(9) {
-        0 | 1 => t.splice(at..at, token(r).chars()).for_each(drop),
+/// A range of `t` (start, end in bytes, on char boundaries) of 1 to about
+/// `max` bytes; `t` not empty.
+fn span(t: &str, r: &mut Rng, max: usize) -> (usize, usize) {
+    let s = floor(t, r.below(t.len()));
+    let e = (s + 1 + r.below(max)).min(t.len());
+    let e = (e..=t.len()).find(|&e| t.is_char_boundary(e)).unwrap();
+    (s, e)
+}
+
+/// Inputs stop growing past this many bytes (the largest mutations make
+/// about a megabyte; the job-text cap of 16 MiB is tried with /dev/zero).
+const GROWTH_CAP: usize = 2 << 20;
+
+/// What a mutation may bring in from elsewhere.
+pub struct Donors<'a> {
+    /// Another corpus text, to splice lines from.
+    pub other: &'a str,
+    /// Files an `include` or a command line may name (include chains
+    /// deeper than the limit, loops, fan-outs, devices, job files).
+    pub paths: &'a [String],
+}
+
+/// An option at an edge of its range (`min-1`, `min`, `max`, `max+1`, or
+/// `max` with a unit), `key=value`; a random option for kinds without one.
+fn at_edge(r: &mut Rng) -> String {
+    let o = r.pick(OPTIONS);
+    let value = match o.kind.range() {
+        Some(range) => {
+            let (min, max) = (i128::from(range.min), i128::from(range.max));
+            match r.below(5) {
+                0 => (min - 1).to_string(),
+                1 => min.to_string(),
+                2 => max.to_string(),
+                3 => (max + 1).to_string(),
+                _ => format!("{}{}", max / 1024 + 1, r.pick(&["k", "kib", "ms", "s", ""])),
+            }
+        }
+        None => word(r).to_string(),
+    };
+    format!("{}={value}", o.name)
+}
+
+/// A value nested deeper than any limit, or just inside one: parentheses,
+/// unary signs or a chain of `^`.
+fn deep(r: &mut Rng) -> String {
+    let n = *r.pick(&[2, 63, 64, 65, 100, 1_000, 30_000]);
+    match r.below(4) {
+        0 => format!("{}-1", "-".repeat(n)),
+        1 => format!("{}2", "2^".repeat(n)),
+        _ => format!("{}4k{}", "(".repeat(n), ")".repeat(n)),
+    }
+}
+
+/// A huge value: one piece repeated up to a megabyte (mostly much less).
+fn huge(r: &mut Rng) -> String {
+    let piece = *r.pick(&["9", "a", "(", "\\:", ":", "/", "\0", "é", "${", "[", "k"]);
+    let len = if r.one_in(16) {
+        1 << 20
+    } else {
+        1 << (4 + r.below(12))
+    };
+    piece.repeat(len / piece.len())
+}
+
+/// An `include` of one of the donors' paths, on a line of its own.
+fn include(d: &Donors, r: &mut Rng) -> String {
+    match d.paths.is_empty() {
+        true => "\ninclude /dev/null\n".into(),
+        false => format!("\ninclude {}\n", r.pick(d.paths)),
+    }
+}
+
+/// One mutation of `text`.
+pub fn mutate_text(text: &str, d: &Donors, r: &mut Rng) -> String {
+    let mut t = text.to_string();
+    let at = floor(&t, r.below(t.len() + 1));
+    let grow = t.len() < GROWTH_CAP;
+    match r.below(14) {
+        0 | 1 => t.insert_str(at, &token(r)),
         2 if !t.is_empty() => {
             let (s, e) = span(&t, r, 16);
-            t.drain(s..e);
+            t.replace_range(s..e, "");
         }
         3 if !t.is_empty() => {
             let (s, e) = span(&t, r, 32);
-            let copy: Vec<char> = t[s..e].to_vec();
-            t.splice(at..at, copy).for_each(drop);
+            let copy = t[s..e].to_string();
+            t.insert_str(at, &copy);
         }
         4 if !t.is_empty() => {
-            let i = r.below(t.len());
-            t[i] = if r.one_in(4) {
+            let (s, e) = span(&t, r, 1);
+            let c = if r.one_in(4) {
                 char::from_u32(r.below(0x250) as u32).unwrap_or('?')
             } else {
                 (b' ' + r.below(95) as u8) as char
             };
+            t.replace_range(s..e, c.encode_utf8(&mut [0; 4]));
         }
         5 => {
             if let Some((s, e)) = number_at(&t, r) {
-                t.splice(s..e, r.pick(NUMBERS).chars()).for_each(drop);
+                t.replace_range(s..e, r.pick::<&str>(NUMBERS));
             }
         }
         6 => {
-            let lines: Vec<&str> = other.lines().collect();
+            let lines: Vec<&str> = d.other.lines().collect();
             if !lines.is_empty() {
-                let line = format!("\n{}\n", r.pick(&lines));
-                t.splice(at..at, line.chars()).for_each(drop);
+                t.insert_str(at, &format!("\n{}\n", r.pick(&lines)));
             }
         }
-        7 => {
+        7 if grow => {
             // A line repeated: long lists, many sections, many files.
-            let s: String = t.iter().collect();
-            let lines: Vec<&str> = s.lines().collect();
+            let lines: Vec<&str> = t.lines().collect();
             if !lines.is_empty() {
-                let line = format!("\n{}", r.pick(&lines)).repeat(1 + r.below(64));
-                t.splice(at..at, line.chars()).for_each(drop);
+                let line = format!("\n{}", r.pick(&lines));
+                let times = if r.one_in(8) { 4096 } else { 1 + r.below(64) };
+                let times = times.min(GROWTH_CAP / line.len());
+                t.insert_str(at, &line.repeat(times));
             }
         }
+        8 => t.insert_str(at, &format!("\n{}\n", at_edge(r))),
+        9 if grow => {
+            let value = if r.one_in(2) { deep(r) } else { huge(r) };
+            match number_at(&t, r) {
+                Some((s, e)) => t.replace_range(s..e, &value),
+                None => t.insert_str(at, &value),
+            }
+        }
+        10 => t.insert_str(at, &include(d, r)),
         _ => {
-            let s: String = t.iter().collect();
-            let mut lines: Vec<&str> = s.lines().collect();
+            let mut lines: Vec<&str> = t.lines().collect();
             if lines.len() > 1 {
                 let (a, b) = (r.below(lines.len()), r.below(lines.len()));
                 lines.swap(a, b);
-                t = lines.join("\n").chars().collect();
+                t = lines.join("\n");
             }
         }
     }
-    t.into_iter().collect()
+    t
 }
 
 /// One mutation of the command line `args`.
-pub fn mutate_args(args: &mut Vec<String>, other: &str, r: &mut Rng) {
+pub fn mutate_args(args: &mut Vec<String>, d: &Donors, r: &mut Rng) {
     let at = r.below(args.len() + 1);
-    match r.below(7) {
+    match r.below(10) {
         0 | 1 if !args.is_empty() => {
             let i = r.below(args.len());
-            args[i] = mutate_text(&args[i], other, r);
+            args[i] = mutate_text(&args[i], d, r);
         }
         2 => {
             let o = r.pick(OPTIONS);
-            let value = if r.one_in(2) {
-                word(r).to_string()
-            } else {
-                token(r)
+            let value = match r.below(4) {
+                0 => word(r).to_string(),
+                1 => token(r),
+                2 => deep(r),
+                _ => huge(r),
             };
             args.insert(at, format!("--{}={value}", o.name));
         }
@@ -187,6 +274,8 @@ pub fn mutate_args(args: &mut Vec<String>, other: &str, r: &mut Rng) {
             args.insert(at, a);
         }
         5 => args.insert(at, format!("--name={}", word(r))),
+        6 => args.insert(at, format!("--{}", at_edge(r))),
+        7 if !d.paths.is_empty() => args.insert(at, r.pick(d.paths).clone()),
         _ => {
             // `--key=value` as two arguments, or a bare `--key`.
             if let Some(i) = (!args.is_empty()).then(|| r.below(args.len()))

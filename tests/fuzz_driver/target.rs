@@ -71,14 +71,21 @@ pub fn exercise(input: &Input) -> Outcome {
 /// offset give, as the runner would, and checks each stays in it.
 fn plan(job: &JobSpec) {
     let files = job.filenames.len().max(1);
-    let len = job.size.unwrap_or(NO_SIZE) / files as u64;
+    // As the runner's layout: each file's part of size, or the rest of a
+    // file of NO_SIZE bytes; an offset past it, or bs past the region, is
+    // refused there.
+    let len = match job.size {
+        Some(size) => size / files as u64,
+        None if job.offset < NO_SIZE => NO_SIZE - job.offset,
+        None => return,
+    };
+    if job.bs_min > len {
+        return;
+    }
     let region = Region {
         start: job.offset,
         len,
     };
-    if job.bs_min > len {
-        return; // the runner refuses it as it lays the files out
-    }
     let end = (region.start)
         .checked_add(region.len)
         .expect("a valid job's offset + size fits in 64 bits");
