@@ -136,8 +136,23 @@ impl JobSpec {
                 }
             }
             "directory" => {
-                plain_text("directory", v)?;
-                self.directory = Some(PathBuf::from(v));
+                // fio's list as for filename (`\:` a colon in the name);
+                // several directories (fio deals them to the clones) are
+                // not supported.
+                match split_filenames(v).as_slice() {
+                    [] => return Err(ValueError::Empty("directory").into()),
+                    [dir] => {
+                        plain_text("directory", dir)?;
+                        self.directory = Some(PathBuf::from(dir));
+                    }
+                    more => {
+                        return Err(JobProblem::Invalid(format!(
+                            "directory '{}' names {} directories; iolab takes one (a ':' in its name is written '\\:')",
+                            super::error::printable(v),
+                            more.len()
+                        )));
+                    }
+                }
             }
             "size" => self.size = Some(num(def, v)?),
             "offset" => self.offset = num(def, v)?,
