@@ -173,28 +173,39 @@ fn defect_05_every_numeric_option_has_its_range() {
 #[test]
 fn defect_05_random_order_tables_fit_a_budget() {
     // Each clone's random order was a table of 4 bytes a block: bs=1 over
-    // 16 MiB with numjobs=40 held 2.6 GB for ten I/Os (numjobs=4096 or
-    // 1,000 file names: any machine's memory). Tables are used while all of
-    // a job's fit 256 MiB, keyed permutations (O(1) memory) past that.
-    let (_dir, f) = scratch_file();
+    // 16 MiB with numjobs=40 held 2.6 GB for ten I/Os, 20 such jobs 1.3 GB
+    // (4,096 clones or 1,000 file names: any machine's memory). Tables are
+    // used while those of all the clones running together fit 64 MiB (one
+    // full table), keyed permutations (O(1) memory) past that.
+    let (dir, f) = scratch_file();
     lay_out(&f, "16m");
-    let args = |numjobs: u32| {
-        let opts = format!("--size=16m --bs=1 --rw=randread --number_ios=10 --numjobs={numjobs}");
-        job("t", &f, &opts)
-    };
-    let run = common::process::peak_rss(bin().args(["run", "--no-store"]).args(args(40)));
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.peak_kib < 256 << 10, "peak {} KiB", run.peak_kib);
-    // One clone (and four) keep the fast table.
-    let tables = |numjobs| {
-        let jobs = job::jobs_from_args(&args(numjobs)).unwrap();
-        let region = iolab::plan::Region {
+    let opts = "--size=16m --bs=1 --rw=randread --number_ios=10";
+    let clones = job("t", &f, &format!("{opts} --numjobs=40"));
+    let jobs: String = (0..20).map(|i| format!("[j{i}]\n")).collect();
+    let global = "size=16m\nbs=1\nrw=randread\nnumber_ios=10";
+    let text = format!("[global]\nfilename={}\n{global}\n{jobs}", s(&f));
+    let many = vec![s(&write_file(dir.path(), "many.fio", &text)).to_string()];
+    for args in [clones, many] {
+        let run = common::process::peak_rss(bin().args(["run", "--no-store"]).args(&args));
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.peak_kib < 200 << 10,
+            "{args:?}: peak {} KiB",
+            run.peak_kib
+        );
+    }
+    // One clone over 16M blocks keeps the fast table; two do not, nor do
+    // sequential jobs need any.
+    let fit = |opts: &str, numjobs: usize| {
+        let jobs = job::jobs_from_args(&job("t", &f, opts)).unwrap();
+        let regions = [iolab::plan::Region {
             start: 0,
             len: 16 << 20,
-        };
-        iolab::plan::PlanParams::of_clone(&jobs[0], vec![region], 0).tables
+        }];
+        iolab::plan::tables_fit(std::iter::repeat_n((&jobs[0], &regions[..]), numjobs))
     };
-    assert!(tables(1) && tables(4) && !tables(5) && !tables(40));
+    assert!(fit(opts, 1) && !fit(opts, 2));
+    assert!(fit("--size=16m --bs=1 --rw=read", 40));
 }
 
 /// A job file whose first job's name has a NUL byte, and a second job.

@@ -7,4 +7,4 @@ pub mod shuffle;
 pub mod unit;
 
 pub use planner::Planner;
-pub use unit::{IoUnit, MAX_FILES, PlanParams, Region, clone_seed};
+pub use unit::{IoUnit, MAX_FILES, PlanParams, Region, clone_seed, tables_fit};

@@ -48,21 +48,32 @@ pub struct PlanParams {
     pub tables: bool,
 }
 
-/// Most bytes of random-order tables one job may hold, over all its clones
-/// and files. A table is 4 bytes a slot (up to 64 MiB a file): without a
-/// budget, `bs=1` over 16 MiB with `numjobs=40` held 2.6 GB for ten I/Os,
-/// and numjobs=4096 or 1,000 file names would exhaust any machine.
-pub const TABLE_BUDGET: u64 = 256 << 20;
+/// Most bytes of random-order tables the clones that run together may hold,
+/// over all their jobs and files: one full table. A table is 4 bytes a slot
+/// (up to 64 MiB a file), built whole as the planner starts: without a
+/// budget, `bs=1` over 16 MiB with `numjobs=40` held 2.6 GB for ten I/Os, 20
+/// such jobs 1.3 GB, and 4,096 clones or 1,000 file names would exhaust any
+/// machine. Within it, planning builds at most 64 MiB (about 50 ms).
+pub const TABLE_BUDGET: u64 = 64 << 20;
+
+/// Whether random orders may use tables: those of `clones`, each a job and
+/// the regions of one of its clones, all running together, fit
+/// [`TABLE_BUDGET`]. Sequential jobs have none.
+pub fn tables_fit<'a>(clones: impl IntoIterator<Item = (&'a JobSpec, &'a [Region])>) -> bool {
+    let bytes = (clones.into_iter())
+        .filter(|(job, _)| job.pattern == Pattern::Random)
+        .flat_map(|(job, regions)| {
+            (regions.iter()).map(|r| super::shuffle::table_bytes(r.len / job.bs_min.max(1)))
+        })
+        .fold(0u64, u64::saturating_add);
+    bytes <= TABLE_BUDGET
+}
 
 impl PlanParams {
     /// The plan of clone `clone` of `job` over `regions` (one per file):
-    /// what the runner hands each clone's planner. Its random orders use
-    /// tables when those of all the job's clones fit [`TABLE_BUDGET`].
-    pub fn of_clone(job: &JobSpec, regions: Vec<Region>, clone: u32) -> PlanParams {
-        let table_bytes = (regions.iter())
-            .map(|r| super::shuffle::table_bytes(r.len / job.bs_min.max(1)))
-            .fold(0u64, u64::saturating_add)
-            .saturating_mul(u64::from(job.numjobs));
+    /// what the runner hands each clone's planner. `tables`: see
+    /// [`tables_fit`].
+    pub fn of_clone(job: &JobSpec, regions: Vec<Region>, clone: u32, tables: bool) -> PlanParams {
         PlanParams {
             regions,
             pattern: job.pattern,
@@ -73,7 +84,7 @@ impl PlanParams {
             loops: (!job.time_based).then_some(job.loops),
             number_ios: job.number_ios,
             seed: clone_seed(job, clone),
-            tables: table_bytes <= TABLE_BUDGET,
+            tables,
         }
     }
 }

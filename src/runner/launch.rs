@@ -15,14 +15,15 @@ use super::worker::{self, Clone, Gate, Meeting, NotReady, Worker};
 use crate::engine::EngineError;
 use crate::error::{Error, Result};
 use crate::job::JobSpec;
-use crate::plan::{PlanParams, Planner};
+use crate::plan::{PlanParams, Planner, Region, tables_fit};
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// What clone `clone` of `job` will do, before its engine and files.
-fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Result<Worker> {
+/// What clone `clone` of `job` will do, before its engine and files;
+/// `tables`: its random orders may use tables ([`tables_fit`]).
+fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Result<Worker> {
     let io_log = match job.logs.per_io_dir() {
         Some(dir) => Some(IoLogWriter::new(&dir).map_err(|e| {
             Error::io(
@@ -55,6 +56,7 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32) -> Result<Worker> {
             job,
             files.iter().map(|f| f.region).collect(),
             clone,
+            tables,
         )),
         prefetch: job.prefetch as usize,
         fsync_every: job.fsync,
@@ -81,6 +83,12 @@ pub fn run_clones(
     let start = Gate::default();
     let abort = AtomicBool::new(false);
     let mut failure: Option<Error> = None;
+    // One budget for the random-order tables of all the clones that run now.
+    let regions: Vec<(&JobSpec, Vec<Region>)> = (active.iter())
+        .flat_map(|&j| layout.clones[j].iter().map(move |files| (&jobs[j], files)))
+        .map(|(job, files)| (job, files.iter().map(|f| f.region).collect()))
+        .collect();
+    let tables = tables_fit(regions.iter().map(|(job, r)| (*job, r.as_slice())));
     let runs = std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (j, c) in active
@@ -94,14 +102,15 @@ pub fn run_clones(
                 break;
             }
             let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
-            let (opened, w) =
-                match open_clone(job, files).and_then(|f| Ok((f, worker(job, files, c)?))) {
-                    Ok(x) => x,
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
-                    }
-                };
+            let (opened, w) = match open_clone(job, files)
+                .and_then(|f| Ok((f, worker(job, files, c, tables)?)))
+            {
+                Ok(x) => x,
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            };
             let raw: Vec<RawFd> = opened.iter().map(|f| f.as_raw_fd()).collect();
             let (tx, rx) = mpsc::channel();
             let meet = Meeting {

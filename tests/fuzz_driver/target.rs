@@ -7,7 +7,7 @@
 //! relative includes resolve).
 
 use iolab::job::{self, JobSpec, Mix, ini};
-use iolab::plan::{PlanParams, Planner, Region};
+use iolab::plan::{PlanParams, Planner, Region, tables_fit};
 use std::path::Path;
 
 /// One fuzz input.
@@ -57,7 +57,18 @@ pub fn exercise(input: &Input) -> Outcome {
     };
     match jobs {
         Ok(jobs) => {
-            jobs.iter().for_each(plan);
+            // As the runner: the files laid out, one budget for the tables
+            // of every clone, then each job's clone 0 planned.
+            let laid_out: Vec<(&JobSpec, Vec<Region>)> = (jobs.iter())
+                .filter_map(|job| Some((job, regions(job)?)))
+                .collect();
+            let clones = (laid_out.iter()).flat_map(|(job, r)| {
+                std::iter::repeat_n((*job, r.as_slice()), job.numjobs as usize)
+            });
+            let tables = tables_fit(clones);
+            for (job, regions) in laid_out {
+                plan(job, regions, tables);
+            }
             Outcome::Planned(jobs.len())
         }
         Err(e) => {
@@ -67,29 +78,32 @@ pub fn exercise(input: &Input) -> Outcome {
     }
 }
 
-/// Draws the first I/Os of clone 0 of `job` over the region its size and
-/// offset give, as the runner would, and checks each stays in it.
-fn plan(job: &JobSpec) {
+/// The regions of `job`'s files as the runner's layout makes them: each
+/// file's part of size, or the rest of a file of [`NO_SIZE`] bytes; `None`
+/// where the layout refuses the job (an offset past the file, bs past the
+/// region).
+fn regions(job: &JobSpec) -> Option<Vec<Region>> {
     let files = job.filenames.len().max(1);
-    // As the runner's layout: each file's part of size, or the rest of a
-    // file of NO_SIZE bytes; an offset past it, or bs past the region, is
-    // refused there.
     let len = match job.size {
         Some(size) => size / files as u64,
         None if job.offset < NO_SIZE => NO_SIZE - job.offset,
-        None => return,
+        None => return None,
     };
-    if job.bs_min > len {
-        return;
-    }
     let region = Region {
         start: job.offset,
         len,
     };
+    (job.bs_min <= len).then(|| vec![region; files])
+}
+
+/// Draws the first I/Os of clone 0 of `job` over `regions`, as the runner
+/// would, and checks each stays in its file's region.
+fn plan(job: &JobSpec, regions: Vec<Region>, tables: bool) {
+    let (files, region) = (regions.len(), regions[0]);
     let end = (region.start)
         .checked_add(region.len)
         .expect("a valid job's offset + size fits in 64 bits");
-    let planner = Planner::new(PlanParams::of_clone(job, vec![region; files], 0));
+    let planner = Planner::new(PlanParams::of_clone(job, regions, 0, tables));
     for io in planner.take(UNITS) {
         let io_end = io.offset + u64::from(io.len);
         assert!((io.file as usize) < files, "file {} of {files}", io.file);
