@@ -90,3 +90,51 @@ fn refuses_to_write_a_block_device() {
         "device data unchanged"
     );
 }
+
+/// docs/SAFETY.md names the test behind each promise: every name it gives
+/// (and every `prefix_*`) is a test function in tests/, and every
+/// `defect_NN_` regression test is named there.
+#[test]
+fn safety_doc_names_real_tests() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/SAFETY.md")).unwrap();
+    let mut sources = String::new();
+    for e in std::fs::read_dir(root.join("tests")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "rs") {
+            sources.push_str(&std::fs::read_to_string(p).unwrap());
+        }
+    }
+    let tests: Vec<&str> = sources
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("fn "))
+        .filter_map(|l| l.split('(').next())
+        .collect();
+    let named: Vec<&str> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '*')
+        })
+        .filter(|w| w.matches('_').count() >= 2 && !w.trim_end_matches('*').contains('*'))
+        .collect();
+    assert!(named.len() > 20, "the doc names its tests: {named:?}");
+    for n in &named {
+        let found = match n.strip_suffix('*') {
+            Some(prefix) => tests.iter().any(|t| t.starts_with(prefix)),
+            None => tests.contains(n),
+        };
+        assert!(
+            found,
+            "docs/SAFETY.md names `{n}`, which is not a test in tests/"
+        );
+    }
+    for t in tests.iter().filter(|t| t.starts_with("defect_")) {
+        let listed = named
+            .iter()
+            .any(|n| n == t || n.strip_suffix('*').is_some_and(|p| t.starts_with(p)));
+        assert!(listed, "test {t} is not named in docs/SAFETY.md");
+    }
+}
