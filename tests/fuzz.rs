@@ -1,8 +1,9 @@
 //! The fuzz driver (`tests/fuzz_driver/`) on 20,000 inputs: job files and
 //! command lines, mutated, through parse, validate and plan, on threads
 //! with a 2 MiB stack. Not one may panic, overflow the stack (that aborts
-//! this test) or take more than 100 ms. `bench/fuzz.py` runs a million in
-//! release, in child processes.
+//! this test) or take more than 100 ms (2 s in an unoptimised build, where
+//! only a stall is caught). `bench/fuzz.py` runs a million in release, in
+//! child processes.
 
 mod fuzz_driver;
 use fuzz_driver::{Corpus, LIMIT, Stats};
