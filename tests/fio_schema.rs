@@ -103,6 +103,28 @@ fn sizes_agree_with_fio() {
     }
 }
 
+/// fio's aliases name the same options: `readwrite` is `rw`, `fileoffset`
+/// is `offset`, `blocksize` is `bs`, `timeout` is `runtime`. The same job
+/// spelled with them does the same I/O and makes the same file under both.
+#[test]
+fn option_aliases_agree_with_fio() {
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
+    let opts = "--readwrite=randwrite --fileoffset=64k --size=128k --blocksize=8k --timeout=30s";
+    let args = job("t", &f, opts);
+    let ours = run_json(&args);
+    let ours_len = std::fs::metadata(&f).unwrap().len();
+    std::fs::remove_file(&f).unwrap();
+    let fio = fio_json(&args);
+    let fio_len = std::fs::metadata(&f).unwrap().len();
+    for key in ["total_ios", "io_bytes"] {
+        assert_eq!(ours["jobs"][0]["write"][key], fio["jobs"][0]["write"][key], "{key}");
+    }
+    assert_eq!(ours["jobs"][0]["write"]["total_ios"], 16);
+    assert_eq!(ours_len, fio_len, "file size");
+    assert_eq!(ours_len, 192 << 10);
+}
+
 /// fio's depth figures, which iolab reported as constants before: where
 /// fio's distribution is certain (one-at-a-time engines, full batches) the
 /// two match exactly. With one-I/O submits both submit one I/O per call;

@@ -74,24 +74,30 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Size(POSITIVE),
         "bytes of I/O per loop (the region of the file(s)); offset+size fits in 64 bits",
     ),
-    opt(
-        "offset",
-        Kind::Size(ANY),
-        "start of the region in each file",
-    ),
-    opt(
-        "rw",
-        Kind::Choice(&[
-            "read",
-            "write",
-            "randread",
-            "randwrite",
+    OptDef {
+        aliases: &["fileoffset"],
+        ..opt(
+            "offset",
+            Kind::Size(ANY),
+            "start of the region in each file",
+        )
+    },
+    OptDef {
+        aliases: &["readwrite"],
+        ..opt(
             "rw",
-            "readwrite",
-            "randrw",
-        ]),
-        "access pattern",
-    ),
+            Kind::Choice(&[
+                "read",
+                "write",
+                "randread",
+                "randwrite",
+                "rw",
+                "readwrite",
+                "randrw",
+            ]),
+            "access pattern",
+        )
+    },
     opt(
         "rwmixread",
         Kind::Int(Range { min: 0, max: 100 }),
