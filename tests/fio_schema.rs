@@ -118,11 +118,46 @@ fn option_aliases_agree_with_fio() {
     let fio = fio_json(&args);
     let fio_len = std::fs::metadata(&f).unwrap().len();
     for key in ["total_ios", "io_bytes"] {
-        assert_eq!(ours["jobs"][0]["write"][key], fio["jobs"][0]["write"][key], "{key}");
+        assert_eq!(
+            ours["jobs"][0]["write"][key], fio["jobs"][0]["write"][key],
+            "{key}"
+        );
     }
     assert_eq!(ours["jobs"][0]["write"]["total_ios"], 16);
     assert_eq!(ours_len, fio_len, "file size");
     assert_eq!(ours_len, 192 << 10);
+}
+
+/// fio's command line takes long options with one dash (getopt_long_only)
+/// and reads a bare `Mi`/`Ki` as powers of 1024: the same line makes the
+/// same file and does the same I/O under both.
+#[test]
+fn single_dash_options_and_bare_iec_suffixes_agree_with_fio() {
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
+    let args: Vec<String> = [
+        "-name=t".to_string(),
+        format!("-filename={}", s(&f)),
+        "-size=2Mi".into(),
+        "-bs".into(),
+        "64Ki".into(),
+        "-rw=write".into(),
+    ]
+    .into();
+    let ours = run_json(&args);
+    let ours_len = std::fs::metadata(&f).unwrap().len();
+    std::fs::remove_file(&f).unwrap();
+    let fio = fio_json(&args);
+    let fio_len = std::fs::metadata(&f).unwrap().len();
+    assert_eq!(
+        ours["jobs"][0]["write"]["total_ios"],
+        fio["jobs"][0]["write"]["total_ios"]
+    );
+    assert_eq!(ours["jobs"][0]["write"]["total_ios"], 32);
+    assert_eq!((ours_len, fio_len), (2 << 20, 2 << 20));
+    let (code, err) = run_err(&["-nosuch=1".to_string()]);
+    assert_eq!(code, code::USAGE);
+    assert!(err.contains("unknown flag '-nosuch=1'"), "{err}");
 }
 
 /// fio's depth figures, which iolab reported as constants before: where

@@ -25,7 +25,11 @@ pub fn parse(args: &[String]) -> Result<CommandLine, JobError> {
     while i < args.len() {
         let arg = &args[i];
         let origin = Origin::CommandLine(i + 1);
-        let Some(opt) = arg.strip_prefix("--") else {
+        // fio parses with getopt_long_only: `-rw=randread` is `--rw=randread`.
+        let single = arg
+            .strip_prefix('-')
+            .filter(|o| !o.starts_with('-') && options::lookup(&key_of(o)).is_some());
+        let Some(opt) = arg.strip_prefix("--").or(single) else {
             if arg.starts_with('-') && arg.len() > 1 {
                 return Err(JobError::syntax(
                     Some(&origin),
@@ -38,17 +42,15 @@ pub fn parse(args: &[String]) -> Result<CommandLine, JobError> {
             i += 1;
             continue;
         };
-        let (key, mut value) = match opt.split_once('=') {
-            Some((k, v)) => (k.to_ascii_lowercase(), Some(v.to_string())),
-            None => (opt.to_ascii_lowercase(), None),
-        };
+        let key = key_of(opt);
+        let mut value = opt.split_once('=').map(|(_, v)| v.to_string());
         let def = options::lookup(&key)
             .ok_or_else(|| JobError::at(&origin, &key, JobProblem::UnknownOption))?;
         // A log prefix takes its value only with '=' (fio's optional
         // argument): `--write_bw_log job.fio` is a flag and a job file.
         if value.is_none() && !matches!(def.kind, Kind::Bool | Kind::StrOrFlag) {
             match args.get(i + 1) {
-                Some(next) if !next.starts_with("--") => {
+                Some(next) if !next.starts_with('-') => {
                     value = Some(next.clone());
                     i += 1;
                 }
@@ -74,4 +76,11 @@ pub fn parse(args: &[String]) -> Result<CommandLine, JobError> {
         i += 1;
     }
     Ok(cl)
+}
+
+/// The option name of `key=value` or `key`, lower-cased as fio compares.
+fn key_of(opt: &str) -> String {
+    opt.split_once('=')
+        .map_or(opt, |(k, _)| k)
+        .to_ascii_lowercase()
 }

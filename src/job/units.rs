@@ -3,7 +3,9 @@
 //! Sizes follow fio's default `kb_base=1024` ("compatibility mode"): `k`, `kb`
 //! (any case) mean 1024, while the IEC spellings `kib`, `mib`, ... mean powers
 //! of **1000**, exactly as fio 3.x does (check: `fio --size=4KiB --bs=1k`
-//! transfers 3072 bytes). A trailing `b`/`B` alone means bytes.
+//! transfers 3072 bytes), and a bare `Ki`, `Mi`, ... means 1024 again (fio
+//! makes `--size=16Mi` a 16,777,216-byte file). A trailing `b`/`B` alone
+//! means bytes.
 //! Any value may be an arithmetic expression in parentheses, with suffixes
 //! inside: `(3500000/10)`, `(4k*2)`.
 
@@ -20,6 +22,12 @@ fn size_multiplier(suffix: &str) -> Result<f64, ValueError> {
         "g" | "gb" => 1024f64.powi(3),
         "t" | "tb" => 1024f64.powi(4),
         "p" | "pb" => 1024f64.powi(5),
+        // fio reads a bare `Ki`, `Mi`, ... as powers of 1024 (unlike `KiB`).
+        "ki" => 1024.0,
+        "mi" => 1024f64.powi(2),
+        "gi" => 1024f64.powi(3),
+        "ti" => 1024f64.powi(4),
+        "pi" => 1024f64.powi(5),
         "kib" => 1e3,
         "mib" => 1e6,
         "gib" => 1e9,
@@ -189,6 +197,8 @@ mod tests {
         assert_eq!(parse_size("3500000B").unwrap(), 3_500_000);
         assert_eq!(parse_size("4KiB").unwrap(), 4000);
         assert_eq!(parse_size("4kib").unwrap(), 4000);
+        assert_eq!(parse_size("16Mi").unwrap(), 16 << 20);
+        assert_eq!(parse_size("16ki").unwrap(), 16 << 10);
         assert_eq!(parse_size("(3500000/10)").unwrap(), 350_000);
         assert_eq!(parse_size("(4*1024)").unwrap(), 4096);
         assert_eq!(parse_size("(4k*2)").unwrap(), 8192);
