@@ -160,6 +160,57 @@ fn single_dash_options_and_bare_iec_suffixes_agree_with_fio() {
     assert!(err.contains("unknown flag '-nosuch=1'"), "{err}");
 }
 
+/// fio's `stonewall`: a job with it starts once the jobs before it ended.
+/// Two 0.6 s time_based jobs take 1.2 s or more under both tools, each job
+/// does its own I/O, and iolab sets the second job's cache state as it
+/// starts (cold: the pages the first job wrote are gone), as fio
+/// invalidates a file when its job opens it.
+#[test]
+fn stonewall_runs_jobs_one_after_the_other_as_fio() {
+    skip_unless_installed!("fio");
+    let (d, f) = scratch_file();
+    let text = format!(
+        "[global]\nfilename={}\nsize=1m\ntime_based\nruntime=600ms\n\
+         [w]\nrw=write\n[r]\nstonewall\nrw=read\n",
+        s(&f)
+    );
+    let jobfile = write_file(d.path(), "sw.fio", &text);
+    let timed = |run: &dyn Fn() -> Value| {
+        let t0 = std::time::Instant::now();
+        let v = run();
+        (v, t0.elapsed())
+    };
+    let (ours, ours_wall) = timed(&|| run_json(&[s(&jobfile)]));
+    let (fio, fio_wall) = timed(&|| fio_json(&[s(&jobfile)]));
+    for (v, wall, tool) in [(&ours, ours_wall, "iolab"), (&fio, fio_wall, "fio")] {
+        assert!(
+            wall.as_millis() >= 1200,
+            "{tool}: {wall:?}, one job after the other"
+        );
+        assert!(
+            v["jobs"][0]["write"]["total_ios"].as_u64().unwrap() > 0,
+            "{tool}"
+        );
+        assert!(
+            v["jobs"][1]["read"]["total_ios"].as_u64().unwrap() > 0,
+            "{tool}"
+        );
+        assert_eq!(v["jobs"][1]["write"]["total_ios"], 0, "{tool}");
+    }
+    let r0 = &ours["jobs"][1]["iolab"]["repetitions"][0];
+    assert_eq!(
+        r0["cache_before"][0]["state"]["cached"], 0,
+        "evicted as r starts"
+    );
+    // Without stonewall both start together.
+    let together = write_file(d.path(), "tg.fio", &text.replace("stonewall\n", ""));
+    let (_, wall) = timed(&|| run_json(&[s(&together)]));
+    assert!(
+        wall.as_millis() < ours_wall.as_millis(),
+        "{wall:?} vs {ours_wall:?}"
+    );
+}
+
 /// fio's depth figures, which iolab reported as constants before: where
 /// fio's distribution is certain (one-at-a-time engines, full batches) the
 /// two match exactly. With one-I/O submits both submit one I/O per call;

@@ -238,9 +238,9 @@ fn job_file_errors_carry_file_and_line() {
     refused_at("bad3.fio", "bs=4k\n[j]\n", 1, "before any [section]");
     refused_at(
         "bad4.fio",
-        "[j]\nsize=1M\nstonewall\n",
+        "[j]\nsize=1M\nnew_group\n",
         3,
-        "fio option 'stonewall' is not supported",
+        "fio option 'new_group' is not supported",
     );
     refused_at(
         "bad5.fio",

@@ -197,6 +197,7 @@ impl JobSpec {
                 b(v)?;
             }
             "group_reporting" => self.group_reporting = b(v)?,
+            "stonewall" => self.stonewall = b(v)?,
             "ioengine" => {
                 let e = crate::engine::find(v)
                     .ok_or_else(|| JobProblem::Invalid(crate::engine::registry::unknown(v)))?;

@@ -166,6 +166,14 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Bool,
         "report the clones of a job as one",
     ),
+    OptDef {
+        aliases: &["wait_for_previous"],
+        ..opt(
+            "stonewall",
+            Kind::Bool,
+            "start this job only once every job before it has ended",
+        )
+    },
     opt(
         "ioengine",
         Kind::Str,
@@ -329,7 +337,6 @@ pub fn closest(key: &str) -> Option<&'static str> {
 /// says so, instead of "unknown" or, worse, silently ignoring them.
 pub const FIO_UNSUPPORTED: &[&str] = &[
     "iodepth_low",
-    "stonewall",
     "wait_for",
     "new_group",
     "nrfiles",

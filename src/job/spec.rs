@@ -98,6 +98,10 @@ pub struct JobSpec {
     pub numjobs: u32,
     /// Report the clones as one job.
     pub group_reporting: bool,
+    /// fio's `stonewall`: this job starts once every job before it ended
+    /// (in each repetition). Absent from runs stored before it existed.
+    #[serde(default)]
+    pub stonewall: bool,
     /// The engine's name in [`crate::engine::ENGINES`]; for a result
     /// imported from fio, as fio wrote it (iolab may not have that engine).
     #[serde(deserialize_with = "engine_name")]
@@ -202,6 +206,7 @@ impl JobSpec {
             time_based: false,
             numjobs: 1,
             group_reporting: false,
+            stonewall: false,
             engine: "psync".into(),
             direct: false,
             invalidate: true,

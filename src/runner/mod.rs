@@ -136,40 +136,57 @@ fn repetitions(
             return Ok((out, true));
         }
         let active: Vec<usize> = (0..jobs.len()).filter(|&j| rep < jobs[j].repeat).collect();
-        for &j in &active {
-            for (path, r) in layout.job_regions(j) {
-                let policy = jobs[j].cache;
-                warnings.extend(cache::apply(
-                    policy,
-                    &path,
-                    r.start,
-                    r.len,
-                    opts.drop_caches,
-                ));
+        let mut cache_before = vec![Vec::new(); jobs.len()];
+        let mut cache_after = vec![Vec::new(); jobs.len()];
+        let mut clones = Vec::new();
+        let mut counters = crate::counters::CounterDelta::default();
+        // fio's stonewall: a job with it waits for every job before it.
+        for group in active.chunk_by(|_, &next| !jobs[next].stonewall) {
+            if stop.is_set() {
+                break;
+            }
+            for &j in group {
+                for (path, r) in layout.job_regions(j) {
+                    let policy = jobs[j].cache;
+                    warnings.extend(cache::apply(
+                        policy,
+                        &path,
+                        r.start,
+                        r.len,
+                        opts.drop_caches,
+                    ));
+                }
+            }
+            let measure = |j: usize| -> Vec<_> {
+                (layout.job_regions(j).iter())
+                    .map(|(p, r)| cache::measure(p, r.start, r.len))
+                    .collect()
+            };
+            for &j in group {
+                cache_before[j] = measure(j);
+            }
+            let before = Snapshot::take(disks);
+            let ran = launch::run_clones(jobs, layout, group, stop)?;
+            counters.add(&before.delta(&Snapshot::take(disks)));
+            let ended_badly = ran
+                .iter()
+                .any(|c| c.interrupted || !c.totals.errors.is_empty());
+            clones.extend(ran);
+            for &j in group {
+                cache_after[j] = measure(j);
+            }
+            if ended_badly {
+                break;
             }
         }
-        let cache_state = || {
-            let mut m = vec![Vec::new(); jobs.len()];
-            for &j in &active {
-                m[j] = layout
-                    .job_regions(j)
-                    .iter()
-                    .map(|(p, r)| cache::measure(p, r.start, r.len))
-                    .collect();
-            }
-            m
-        };
-        let cache_before = cache_state();
-        let before = Snapshot::take(disks);
-        let clones = launch::run_clones(jobs, layout, &active, stop)?;
-        let counters = before.delta(&Snapshot::take(disks));
-        let interrupted = clones.iter().any(|c| c.interrupted);
+        // A group that Ctrl-C kept from starting makes the repetition partial.
+        let interrupted = stop.is_set() || clones.iter().any(|c| c.interrupted);
         let failed = clones.iter().any(|c| !c.totals.errors.is_empty());
         out.push(Repetition {
             index: rep,
             clones,
             cache_before,
-            cache_after: cache_state(),
+            cache_after,
             counters,
         });
         if interrupted {
