@@ -211,6 +211,28 @@ fn stonewall_runs_jobs_one_after_the_other_as_fio() {
     );
 }
 
+/// fio's `description` is carried, not parsed: `desc` and `job options`
+/// in the JSON hold it under both tools (and `desc` is absent without it).
+#[test]
+fn description_is_desc_in_the_json_as_fio() {
+    skip_unless_installed!("fio");
+    let (_dir, f) = scratch_file();
+    let args = job("t", &f, "--size=64k --description=cold:scan,x=1");
+    let ours = run_json(&args);
+    let fio = fio_json(&args);
+    for key in ["desc", "job options"] {
+        assert_eq!(ours["jobs"][0][key]["description"].is_null(), key == "desc");
+    }
+    assert_eq!(ours["jobs"][0]["desc"], fio["jobs"][0]["desc"]);
+    assert_eq!(ours["jobs"][0]["desc"], "cold:scan,x=1");
+    assert_eq!(
+        ours["jobs"][0]["job options"]["description"],
+        fio["jobs"][0]["job options"]["description"]
+    );
+    let plain = run_json(&job("t", &f, "--size=64k"));
+    assert!(plain["jobs"][0].get("desc").is_none());
+}
+
 /// fio's depth figures, which iolab reported as constants before: where
 /// fio's distribution is certain (one-at-a-time engines, full batches) the
 /// two match exactly. With one-I/O submits both submit one I/O per call;

@@ -119,6 +119,10 @@ impl JobSpec {
                 plain_text("job name", v)?;
                 self.name = v.to_string();
             }
+            "description" => {
+                plain_text("description", v)?;
+                self.description = Some(v.to_string());
+            }
             "filename" => {
                 self.filenames = split_filenames(v);
                 if self.filenames.is_empty() {

@@ -60,6 +60,11 @@ pub const OPTIONS: &[OptDef] = &[
         "job name; on the command line it starts a new job",
     ),
     opt(
+        "description",
+        Kind::Str,
+        "text describing the job, not parsed; in the JSON as `desc`, as fio",
+    ),
+    opt(
         "filename",
         Kind::Str,
         "file(s) to use, several separated by ':'",
@@ -390,7 +395,6 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "iomem",
     "nice",
     "prio",
-    "description",
     "exec_prerun",
     "exec_postrun",
     "unified_rw_reporting",

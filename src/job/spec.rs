@@ -98,6 +98,9 @@ pub struct JobSpec {
     pub numjobs: u32,
     /// Report the clones as one job.
     pub group_reporting: bool,
+    /// fio's `description`: free text, shown as `desc` in the JSON.
+    #[serde(default)]
+    pub description: Option<String>,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -207,6 +210,7 @@ impl JobSpec {
             numjobs: 1,
             group_reporting: false,
             stonewall: false,
+            description: None,
             engine: "psync".into(),
             direct: false,
             invalidate: true,

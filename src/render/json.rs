@@ -257,7 +257,7 @@ impl Json {
             .flat_map(|&c| r.files[e.job][c as usize].iter())
             .map(|p| json!(p.display().to_string()))
             .collect();
-        json!({
+        let mut doc = json!({
             "jobname": job.name,
             "groupid": 0,
             "error": i32::from(!t.errors.is_empty()),
@@ -313,7 +313,12 @@ impl Json {
                 "first_run_effect": e.first_run,
                 "errors": t.errors,
             },
-        })
+        });
+        // fio writes `desc` only for a job that has a description.
+        if let (Some(d), Some(o)) = (&job.description, doc.as_object_mut()) {
+            o.insert("desc".into(), json!(d));
+        }
+        doc
     }
 }
 
