@@ -165,6 +165,8 @@ fn defect_03_mounted_block_device_is_refused() {
     let cmd = |c: &str, a: &[&str]| std::process::Command::new(c).args(a).output().unwrap();
     assert!(cmd("mkfs.ext4", &["-q", &dev]).status.success());
     assert!(cmd("mount", &[&dev, s(&mnt)]).status.success());
+    // Dropped before `detach`: a failing assertion leaves nothing mounted.
+    let _unmount = Unmount(mnt.clone());
     fs::write(mnt.join("data"), "precious").unwrap();
     let write = [
         "run",
@@ -184,6 +186,18 @@ fn defect_03_mounted_block_device_is_refused() {
     assert!(cmd("umount", &[s(&mnt)]).status.success());
     succeed(bin().args(write));
     drop(detach);
+}
+
+/// Unmounts a directory when dropped (if it is still mounted).
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(&self.0)
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
 }
 
 /// Detaches a loop device when dropped.

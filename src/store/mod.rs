@@ -89,9 +89,9 @@ impl Store {
             let v: i64 = tx
                 .query_row("PRAGMA user_version", [], |r| r.get(0))
                 .map_err(|e| bad("read schema version", e))?;
-            let pending = schema::pending(v).map_err(|problem| StoreError::Open {
+            let pending = schema::pending(v).map_err(|e| StoreError::Open {
                 path: path.clone(),
-                problem,
+                problem: e.to_string(),
             })?;
             let Some(migration) = pending.first() else {
                 self.version = v;

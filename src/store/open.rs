@@ -114,9 +114,9 @@ impl Store {
             },
             e => e,
         })?;
-        schema::pending(store.version).map_err(|problem| StoreError::Open {
+        schema::pending(store.version).map_err(|e| StoreError::Open {
             path: path.to_path_buf(),
-            problem,
+            problem: e.to_string(),
         })?;
         Ok(store)
     }

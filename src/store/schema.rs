@@ -121,19 +121,27 @@ pub const ADDED: &[Added] = &[
 /// The schema version this iolab writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
+/// A schema version iolab never wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownVersion {
+    /// Written by a newer iolab.
+    #[error("schema version {0}, newer than this iolab's {VERSION}; use a newer iolab")]
+    Newer(i64),
+    /// Negative, or otherwise not iolab's.
+    #[error(
+        "schema version {0} is not one iolab writes (0 to {VERSION}); the file was changed by another program"
+    )]
+    Foreign(i64),
+}
+
 /// The migrations a database at schema `version` still needs (none when it
 /// is current). A version iolab never wrote, newer or negative, is an
 /// error naming it: the file is not read as something it is not.
-pub fn pending(version: i64) -> Result<&'static [&'static str], String> {
+pub fn pending(version: i64) -> Result<&'static [&'static str], UnknownVersion> {
     match usize::try_from(version) {
         Ok(v) if v <= MIGRATIONS.len() => Ok(&MIGRATIONS[v..]),
-        _ if version > VERSION => Err(format!(
-            "schema version {version}, newer than this iolab's {VERSION}; use a newer iolab"
-        )),
-        _ => Err(format!(
-            "schema version {version} is not one iolab writes (0 to {VERSION}); \
-             the file was changed by another program"
-        )),
+        _ if version > VERSION => Err(UnknownVersion::Newer(version)),
+        _ => Err(UnknownVersion::Foreign(version)),
     }
 }
 
@@ -153,10 +161,22 @@ mod tests {
     fn only_known_versions_have_pending_migrations() {
         assert_eq!(pending(0).unwrap().len(), MIGRATIONS.len());
         assert!(pending(VERSION).unwrap().is_empty());
-        assert!(pending(VERSION + 1).unwrap_err().contains("newer"));
+        assert_eq!(
+            pending(VERSION + 1),
+            Err(UnknownVersion::Newer(VERSION + 1))
+        );
+        assert!(
+            pending(VERSION + 1)
+                .unwrap_err()
+                .to_string()
+                .contains("newer")
+        );
         for v in [-1, i64::MIN, i64::from(i32::MIN)] {
             assert!(
-                pending(v).unwrap_err().contains("not one iolab writes"),
+                pending(v)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("not one iolab writes"),
                 "{v}"
             );
         }
