@@ -7,7 +7,7 @@
 
 mod common;
 use common::*;
-use iolab::job::options::{Kind, OPTIONS};
+use iolab::job::options::{Kind, all};
 use iolab::job::{self, JobError};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -128,7 +128,7 @@ fn defect_05_numjobs_are_capped_unless_max_jobs_says_otherwise() {
 
 #[test]
 fn defect_05_every_numeric_option_has_its_range() {
-    for def in OPTIONS {
+    for def in all() {
         let Some(r) = def.kind.range() else { continue };
         let range = def.kind.range_text().unwrap();
         // Times in microseconds, the unit of their range.

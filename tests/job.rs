@@ -1,7 +1,7 @@
 //! Job input, fio's way: job files on disk and command lines, every quirk.
 
 use iolab::engine::EngineFlags;
-use iolab::job::options::{Kind, OPTIONS};
+use iolab::job::options::{Kind, all};
 use iolab::job::{self, CachePolicy, Mix, Pattern};
 use std::fs;
 
@@ -312,7 +312,7 @@ fn sample(kind: Kind) -> Vec<&'static str> {
 /// word of a choice silently read as another) and is kept as written.
 #[test]
 fn every_option_in_the_table_applies() {
-    for def in OPTIONS {
+    for def in all() {
         for value in sample(def.kind) {
             let opt = format!("--{}={value}", def.name);
             let engine = if EngineFlags::NAMES.contains(&def.name) {

@@ -42,7 +42,7 @@ macro_rules! engine_flags {
 }
 
 // The list: a new engine option is one line here, one row in
-// `job::options::OPTIONS` (its help) and in docs/fio-compat.md.
+// `job::options::CORE` (its help) and in docs/fio-compat.md.
 engine_flags! {
     fixedbufs, "Register the I/O buffers with the kernel.";
     registerfiles, "Register the files with the kernel.";

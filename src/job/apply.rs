@@ -246,7 +246,10 @@ impl JobSpec {
             "write_hist_log" => self.logs.hist = Some(log_prefix(v)?),
             "log_avg_msec" => self.logs.avg_msec = num(def, v)?,
             "log_hist_msec" => self.logs.hist_msec = num(def, v)?,
-            other => unreachable!("option table and apply() disagree on '{other}'"),
+            other => match super::groups::owner(def) {
+                Some(group) => (group.apply)(self, def, v)?,
+                None => unreachable!("option table and apply() disagree on '{other}'"),
+            },
         }
         Ok(())
     }

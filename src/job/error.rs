@@ -275,6 +275,16 @@ impl JobError {
         }
     }
 
+    /// A problem with job `job` as a whole (a rule between its options).
+    pub fn of_job(job: &str, problem: JobProblem) -> JobError {
+        JobError {
+            origin: None,
+            job: Some(printable(job)),
+            option: None,
+            problem: Box::new(problem),
+        }
+    }
+
     /// A problem with no place attached.
     pub fn plain(problem: JobProblem) -> JobError {
         JobError {

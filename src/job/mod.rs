@@ -1,6 +1,6 @@
 //! The job description: fio job files and command lines (`ini`, `cmdline`),
 //! values with fio's suffixes and arithmetic (`units`, `expr`), the table
-//! of options (`options`), and the resolved, validated [`JobSpec`]
+//! of options (`options`; groups of options in `groups/`), and the resolved, validated [`JobSpec`]
 //! (`spec`, built by `apply`, checked by `validate`). Errors name the job
 //! file and line or the argument, the option and what was expected.
 
@@ -8,6 +8,7 @@ pub mod apply;
 pub mod cmdline;
 pub mod error;
 pub mod expr;
+pub mod groups;
 pub mod ini;
 pub mod options;
 pub mod range;

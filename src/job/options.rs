@@ -52,8 +52,10 @@ const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
     }
 }
 
-/// Every job option iolab accepts, in the order of `docs/fio-compat.md`.
-pub const OPTIONS: &[OptDef] = &[
+/// The core job options (those [`JobSpec::apply`](super::spec::JobSpec)
+/// sets itself), in the order of `docs/fio-compat.md`. The option groups
+/// of [`super::groups::GROUPS`] add theirs: [`all`] is every option.
+pub const CORE: &[OptDef] = &[
     opt(
         "name",
         Kind::Str,
@@ -312,12 +314,16 @@ pub const OPTIONS: &[OptDef] = &[
     },
 ];
 
+/// Every job option iolab accepts: the core table, then each group's.
+pub fn all() -> impl Iterator<Item = &'static OptDef> {
+    CORE.iter()
+        .chain(super::groups::GROUPS.iter().flat_map(|g| g.options.iter()))
+}
+
 /// Finds an option by its name or an alias (case-insensitive, like fio).
 pub fn lookup(key: &str) -> Option<&'static OptDef> {
     let k = key.to_ascii_lowercase();
-    OPTIONS
-        .iter()
-        .find(|o| o.name == k || o.aliases.contains(&k.as_str()))
+    all().find(|o| o.name == k || o.aliases.contains(&k.as_str()))
 }
 
 /// The longest key [`closest`] compares: longer than any option's name, so
@@ -329,8 +335,7 @@ const CLOSEST_MAX: usize = 64;
 pub fn closest(key: &str) -> Option<&'static str> {
     let k: String = key.chars().take(CLOSEST_MAX).collect();
     let k = k.to_ascii_lowercase();
-    OPTIONS
-        .iter()
+    all()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
         .map(|n| (strsim::jaro_winkler(&k, n), n))
         .filter(|(score, _)| *score > 0.7)

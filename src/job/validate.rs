@@ -68,6 +68,9 @@ impl JobSpec {
                 self.bs_min, self.bs_max, self.offset
             ));
         }
+        for group in super::groups::GROUPS {
+            (group.validate)(self).map_err(|p| JobError::of_job(&self.name, p))?;
+        }
         Ok(())
     }
 }

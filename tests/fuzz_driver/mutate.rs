@@ -3,7 +3,7 @@
 //! nesting, huge values, includes) and on a command line (arguments).
 //! Hand-written so the driver needs no fuzzing library.
 
-use iolab::job::options::OPTIONS;
+use iolab::job::options::all;
 
 /// splitmix64: small, fast, and every seed gives its own sequence.
 pub struct Rng(u64);
@@ -74,7 +74,7 @@ fn word(r: &mut Rng) -> &'static str {
 fn token(r: &mut Rng) -> String {
     match r.below(8) {
         0 => {
-            let o = r.pick(OPTIONS);
+            let o = *r.pick(&all().collect::<Vec<_>>());
             format!(
                 "\n{}=",
                 o.aliases.first().filter(|_| r.one_in(3)).unwrap_or(&o.name)
@@ -134,7 +134,7 @@ pub struct Donors<'a> {
 /// An option at an edge of its range (`min-1`, `min`, `max`, `max+1`, or
 /// `max` with a unit), `key=value`; a random option for kinds without one.
 fn at_edge(r: &mut Rng) -> String {
-    let o = r.pick(OPTIONS);
+    let o = *r.pick(&all().collect::<Vec<_>>());
     let value = match o.kind.range() {
         Some(range) => {
             let (min, max) = (i128::from(range.min), i128::from(range.max));
@@ -257,7 +257,7 @@ pub fn mutate_args(args: &mut Vec<String>, d: &Donors, r: &mut Rng) {
             args[i] = mutate_text(&args[i], d, r);
         }
         2 => {
-            let o = r.pick(OPTIONS);
+            let o = *r.pick(&all().collect::<Vec<_>>());
             let value = match r.below(4) {
                 0 => word(r).to_string(),
                 1 => token(r),
