@@ -30,6 +30,8 @@ pub struct Planner {
     batch_len: usize,
     /// Use [`Planner::refill_one_random_read`] where it applies.
     fast: bool,
+    /// A pass ended and the next waits for [`Planner::next_pass`].
+    pass_pending: bool,
 }
 
 impl Planner {
@@ -72,6 +74,7 @@ impl Planner {
             batch_pos: 0,
             batch_len: 0,
             fast: false,
+            pass_pending: false,
         };
         pl.fast = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -188,9 +191,29 @@ impl Planner {
 }
 
 impl Planner {
+    /// With `pass_breaks`, the sequence pauses (ends, for
+    /// [`Self::next_into`]) at the end of every pass but the last; this
+    /// starts the next pass. False when there is none.
+    pub fn next_pass(&mut self) -> bool {
+        std::mem::take(&mut self.pass_pending) && self.roll_over()
+    }
+
+    /// Starts the next loop over the regions; false when there is none.
+    fn roll_over(&mut self) -> bool {
+        self.loop_index += 1;
+        if self.p.loops.is_some_and(|l| self.loop_index >= l) {
+            return false;
+        }
+        self.start_loop();
+        !self.files.iter().all(|f| f.finished)
+    }
+
     fn refill(&mut self) {
         self.batch_pos = 0;
         self.batch_len = 0;
+        if self.pass_pending {
+            return;
+        }
         if self.fast {
             self.refill_one_random_read();
         }
@@ -296,12 +319,12 @@ impl Planner {
                 }
             }
             let Some(i) = found else {
-                self.loop_index += 1;
-                if self.p.loops.is_some_and(|l| self.loop_index >= l) {
+                if self.p.pass_breaks {
+                    let last = (self.p.loops).is_some_and(|l| self.loop_index + 1 >= l);
+                    self.pass_pending = !last;
                     return None;
                 }
-                self.start_loop();
-                if self.files.iter().all(|f| f.finished) {
+                if !self.roll_over() {
                     return None;
                 }
                 continue;
@@ -353,104 +376,5 @@ impl Planner {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams {
-        PlanParams {
-            regions: vec![Region {
-                start: 0,
-                len: size,
-            }],
-            pattern,
-            mix: Mix::Read,
-            rwmixread: 50,
-            bs_min: bs.0,
-            bs_max: bs.1,
-            loops: Some(loops),
-            number_ios: None,
-            seed: 1,
-            tables: true,
-        }
-    }
-
-    #[test]
-    fn fast_path_makes_the_same_sequence() {
-        // The last case runs out of slots before reaching the target.
-        for (size, bs) in [
-            (3_500_000, (50, 300)),
-            (64 * 4096 + 100, (4096, 4096)),
-            (1 << 20, (512, 8192)),
-            (1000, (300, 700)),
-        ] {
-            let p = params(Pattern::Random, size, bs, 3);
-            let fast = Planner::new(p.clone());
-            assert!(fast.fast);
-            let mut slow = Planner::new(p);
-            slow.fast = false;
-            let (a, b): (Vec<_>, Vec<_>) = (fast.collect(), slow.collect());
-            assert!(!a.is_empty());
-            assert_eq!(a, b, "size {size} bs {bs:?}");
-        }
-    }
-
-    #[test]
-    fn random_touches_every_block_once_per_loop() {
-        let ios: Vec<_> =
-            Planner::new(params(Pattern::Random, 64 * 4096, (4096, 4096), 2)).collect();
-        assert_eq!(ios.len(), 128);
-        for lp in ios.chunks(64) {
-            let mut offs: Vec<u64> = lp.iter().map(|io| io.offset).collect();
-            offs.sort();
-            assert_eq!(offs, (0..64).map(|b| b * 4096).collect::<Vec<_>>());
-        }
-        assert_ne!(ios[..64], ios[64..], "second loop has a new order");
-    }
-
-    #[test]
-    fn sequential_and_partial_blocks() {
-        let ios: Vec<_> =
-            Planner::new(params(Pattern::Sequential, 4000, (1024, 1024), 1)).collect();
-        assert_eq!(
-            ios.iter().map(|i| i.offset).collect::<Vec<_>>(),
-            vec![0, 1024, 2048]
-        );
-    }
-
-    #[test]
-    fn ranges_sum_to_size_and_stay_in_bounds() {
-        let ios: Vec<_> = Planner::new(params(Pattern::Random, 3_500_000, (50, 300), 3)).collect();
-        let total: u64 = ios.iter().map(|i| i.len as u64).sum();
-        assert_eq!(total, 3 * 3_500_000);
-        assert!(
-            ios.iter()
-                .all(|i| i.offset + i.len as u64 <= 3_500_000 && i.offset % 50 == 0)
-        );
-        assert!(ios.iter().all(|i| i.len <= 300));
-    }
-
-    #[test]
-    fn reproducible_and_seed_dependent() {
-        let a: Vec<_> = Planner::new(params(Pattern::Random, 1 << 20, (4096, 4096), 1)).collect();
-        let b: Vec<_> = Planner::new(params(Pattern::Random, 1 << 20, (4096, 4096), 1)).collect();
-        assert_eq!(a, b);
-        let mut p = params(Pattern::Random, 1 << 20, (4096, 4096), 1);
-        p.seed = 2;
-        let c: Vec<_> = Planner::new(p).collect();
-        assert_ne!(a, c);
-    }
-
-    #[test]
-    fn number_ios_and_mix() {
-        let mut p = params(Pattern::Random, 1 << 20, (4096, 4096), 1);
-        p.number_ios = Some(10);
-        assert_eq!(Planner::new(p.clone()).count(), 10);
-        p.number_ios = None;
-        p.loops = Some(20);
-        p.mix = Mix::Mixed;
-        p.rwmixread = 70;
-        let ios: Vec<_> = Planner::new(p).collect();
-        let reads = ios.iter().filter(|i| !i.write).count() as f64 / ios.len() as f64;
-        assert!((0.66..0.74).contains(&reads), "{reads}");
-    }
-}
+#[path = "planner_tests.rs"]
+mod tests;

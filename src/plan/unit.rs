@@ -2,7 +2,7 @@
 //! engines' type), the part of a file a clone covers ([`Region`]) and what
 //! it needs to know of the job ([`PlanParams`]).
 
-use crate::job::{JobSpec, Mix, Pattern};
+use crate::job::{CachePolicy, JobSpec, Mix, Pattern};
 
 /// One I/O to issue: what an engine is handed (defined with the engines).
 pub use crate::engine::IoUnit;
@@ -46,6 +46,10 @@ pub struct PlanParams {
     /// [`super::shuffle`]); when false they are keyed permutations, O(1)
     /// memory.
     pub tables: bool,
+    /// Pause at the end of every pass over the regions (each loop, each
+    /// `time_based` pass), so the runner can drop the files' cached pages
+    /// before the next one, as fio does (see [`super::Planner::next_pass`]).
+    pub pass_breaks: bool,
 }
 
 /// Most bytes of random-order tables the clones that run together may hold,
@@ -85,6 +89,9 @@ impl PlanParams {
             number_ios: job.number_ios,
             seed: clone_seed(job, clone),
             tables,
+            // fio invalidates a file's cache each time it starts over on it
+            // (`invalidate`, not with O_DIRECT): iolab's `cache=cold`.
+            pass_breaks: job.cache == CachePolicy::Cold && !job.direct,
         }
     }
 }

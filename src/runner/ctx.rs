@@ -94,6 +94,20 @@ impl Ctx<'_> {
         }
     }
 
+    /// At the end of a pass (the plan paused: see `PlanParams::pass_breaks`),
+    /// drops the files' cached pages as fio does when it starts over on a
+    /// file, and starts the next pass; false at the end of the plan.
+    #[cold]
+    pub fn next_pass(&mut self) -> bool {
+        if !self.look.next_pass(&self.fds, &mut self.advise) {
+            return false;
+        }
+        for &fd in &self.fds {
+            crate::sys::pagecache::drop_cached(fd);
+        }
+        true
+    }
+
     /// Issues the fsync due after a completed write; false on failure.
     pub fn after_write(&mut self, file: u16) -> bool {
         if self.fsync_every == 0 {

@@ -49,6 +49,17 @@ impl Lookahead {
         }
     }
 
+    /// Starts the planner's next pass once this one is issued (see
+    /// [`Planner::next_pass`]) and advises its first reads; false when
+    /// there is none.
+    pub fn next_pass(&mut self, fds: &[RawFd], rec: &mut Recorder) -> bool {
+        if !self.planner.next_pass() {
+            return false;
+        }
+        self.prime(fds, rec);
+        true
+    }
+
     /// Writes the next I/O to issue into `out`, after advising the one
     /// `prefetch` ahead; false at the end (see [`Planner::next_into`]).
     #[inline(always)]

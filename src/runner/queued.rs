@@ -58,6 +58,9 @@ pub(super) fn run<E: Engine>(
         while filling && !free.is_empty() {
             let mut io = IoUnit::default();
             if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
+                if cx.next_pass() {
+                    continue;
+                }
                 filling = false;
                 break;
             }

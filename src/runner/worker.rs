@@ -326,6 +326,9 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
     let mut io = IoUnit::default();
     loop {
         if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
+            if cx.next_pass() {
+                continue;
+            }
             return false;
         }
         let fd = cx.fds[io.file as usize];

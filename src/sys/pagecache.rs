@@ -33,6 +33,15 @@ pub fn evict(path: &Path) -> std::io::Result<()> {
     advise(&f, 0, 0, libc::POSIX_FADV_DONTNEED)
 }
 
+/// Asks the kernel to drop the cached pages of the open file `fd` (dirty
+/// ones stay), as fio's cache invalidation: `POSIX_FADV_DONTNEED` over the
+/// whole file. Best effort, like fio's (which ignores the result).
+pub fn drop_cached(fd: std::os::fd::RawFd) {
+    // SAFETY: advice on a descriptor; no memory is passed. A closed or
+    // foreign descriptor only makes the call fail.
+    unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+}
+
 /// Reads `[off, off+len)` of `path` through `buf` so it is in the cache;
 /// returns the bytes read.
 pub fn warm(path: &Path, off: u64, len: u64, buf: &mut [u8]) -> std::io::Result<u64> {

@@ -66,7 +66,8 @@ fn watch(cmd: &mut Command, signal: Option<(&str, Duration, i32)>) -> Ended {
         unsafe { libc::kill(pid, sig) };
         sent = Some(Instant::now());
     }
-    let (status, peak_kib) = wait4(pid);
+    let (status, ru) = wait4(pid);
+    let peak_kib = ru.ru_maxrss as u64;
     let stop_took = sent.map_or(Duration::ZERO, |t| t.elapsed());
     std::mem::forget(child); // reaped by wait4
     Ended {
@@ -77,8 +78,33 @@ fn watch(cmd: &mut Command, signal: Option<(&str, Duration, i32)>) -> Ended {
     }
 }
 
-/// Waits for `pid`; its exit code (-1 for a signal) and `ru_maxrss` (KiB).
-fn wait4(pid: i32) -> (i32, u64) {
+/// What a command printed and how much it read from storage.
+pub struct Reads {
+    /// Its exit code (-1 when a signal killed it).
+    pub code: i32,
+    /// Its stdout.
+    pub stdout: Vec<u8>,
+    /// Bytes it read from storage, past the page cache (`ru_inblock` of
+    /// `wait4`, 512-byte units): this process only, whatever else runs.
+    pub disk_bytes: u64,
+}
+
+/// Runs `cmd` (any program: fio or iolab) to its end, stderr inherited.
+pub fn disk_reads(cmd: &mut Command) -> Reads {
+    let mut child = cmd.stdout(Stdio::piped()).spawn().expect("start");
+    let mut stdout = Vec::new();
+    std::io::Read::read_to_end(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    let (code, ru) = wait4(child.id() as i32);
+    std::mem::forget(child); // reaped by wait4
+    Reads {
+        code,
+        stdout,
+        disk_bytes: ru.ru_inblock as u64 * 512,
+    }
+}
+
+/// Waits for `pid`; its exit code (-1 for a signal) and its resource usage.
+fn wait4(pid: i32) -> (i32, libc::rusage) {
     let mut status = 0;
     // SAFETY: an all-zero rusage is valid; wait4 fills it.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -90,5 +116,5 @@ fn wait4(pid: i32) -> (i32, u64) {
     } else {
         -1
     };
-    (code, ru.ru_maxrss as u64)
+    (code, ru)
 }

@@ -1,0 +1,118 @@
+//! Tests of the planner: sequences, loops, passes, bounds.
+
+use super::*;
+
+fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams {
+    PlanParams {
+        regions: vec![Region {
+            start: 0,
+            len: size,
+        }],
+        pattern,
+        mix: Mix::Read,
+        rwmixread: 50,
+        bs_min: bs.0,
+        bs_max: bs.1,
+        loops: Some(loops),
+        number_ios: None,
+        seed: 1,
+        tables: true,
+        pass_breaks: false,
+    }
+}
+
+#[test]
+fn pass_breaks_pause_between_loops_and_keep_the_sequence() {
+    for pattern in [Pattern::Random, Pattern::Sequential] {
+        let p = params(pattern, 64 * 4096, (4096, 4096), 3);
+        let whole: Vec<_> = Planner::new(p.clone()).collect();
+        let mut paused = Planner::new(PlanParams {
+            pass_breaks: true,
+            ..p
+        });
+        let mut passes = vec![paused.by_ref().collect::<Vec<_>>()];
+        while paused.next_pass() {
+            passes.push(paused.by_ref().collect());
+        }
+        assert_eq!(passes.iter().map(Vec::len).collect::<Vec<_>>(), [64; 3]);
+        assert_eq!(passes.concat(), whole, "{pattern:?}");
+    }
+}
+
+#[test]
+fn fast_path_makes_the_same_sequence() {
+    // The last case runs out of slots before reaching the target.
+    for (size, bs) in [
+        (3_500_000, (50, 300)),
+        (64 * 4096 + 100, (4096, 4096)),
+        (1 << 20, (512, 8192)),
+        (1000, (300, 700)),
+    ] {
+        let p = params(Pattern::Random, size, bs, 3);
+        let fast = Planner::new(p.clone());
+        assert!(fast.fast);
+        let mut slow = Planner::new(p);
+        slow.fast = false;
+        let (a, b): (Vec<_>, Vec<_>) = (fast.collect(), slow.collect());
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "size {size} bs {bs:?}");
+    }
+}
+
+#[test]
+fn random_touches_every_block_once_per_loop() {
+    let ios: Vec<_> = Planner::new(params(Pattern::Random, 64 * 4096, (4096, 4096), 2)).collect();
+    assert_eq!(ios.len(), 128);
+    for lp in ios.chunks(64) {
+        let mut offs: Vec<u64> = lp.iter().map(|io| io.offset).collect();
+        offs.sort();
+        assert_eq!(offs, (0..64).map(|b| b * 4096).collect::<Vec<_>>());
+    }
+    assert_ne!(ios[..64], ios[64..], "second loop has a new order");
+}
+
+#[test]
+fn sequential_and_partial_blocks() {
+    let ios: Vec<_> = Planner::new(params(Pattern::Sequential, 4000, (1024, 1024), 1)).collect();
+    assert_eq!(
+        ios.iter().map(|i| i.offset).collect::<Vec<_>>(),
+        vec![0, 1024, 2048]
+    );
+}
+
+#[test]
+fn ranges_sum_to_size_and_stay_in_bounds() {
+    let ios: Vec<_> = Planner::new(params(Pattern::Random, 3_500_000, (50, 300), 3)).collect();
+    let total: u64 = ios.iter().map(|i| i.len as u64).sum();
+    assert_eq!(total, 3 * 3_500_000);
+    assert!(
+        ios.iter()
+            .all(|i| i.offset + i.len as u64 <= 3_500_000 && i.offset % 50 == 0)
+    );
+    assert!(ios.iter().all(|i| i.len <= 300));
+}
+
+#[test]
+fn reproducible_and_seed_dependent() {
+    let a: Vec<_> = Planner::new(params(Pattern::Random, 1 << 20, (4096, 4096), 1)).collect();
+    let b: Vec<_> = Planner::new(params(Pattern::Random, 1 << 20, (4096, 4096), 1)).collect();
+    assert_eq!(a, b);
+    let mut p = params(Pattern::Random, 1 << 20, (4096, 4096), 1);
+    p.seed = 2;
+    let c: Vec<_> = Planner::new(p).collect();
+    assert_ne!(a, c);
+}
+
+#[test]
+fn number_ios_and_mix() {
+    let mut p = params(Pattern::Random, 1 << 20, (4096, 4096), 1);
+    p.number_ios = Some(10);
+    assert_eq!(Planner::new(p.clone()).count(), 10);
+    p.number_ios = None;
+    p.loops = Some(20);
+    p.mix = Mix::Mixed;
+    p.rwmixread = 70;
+    let ios: Vec<_> = Planner::new(p).collect();
+    let reads = ios.iter().filter(|i| !i.write).count() as f64 / ios.len() as f64;
+    assert!((0.66..0.74).contains(&reads), "{reads}");
+}
