@@ -41,7 +41,9 @@ impl JobSpec {
             job.options.push((def.name.to_string(), raw));
         }
         if !cache_given {
-            job.cache = if job.invalidate {
+            job.cache = if job.files.pre_read {
+                CachePolicy::Warm
+            } else if job.invalidate {
                 CachePolicy::Cold
             } else {
                 CachePolicy::Keep
@@ -282,7 +284,7 @@ fn not_one_of(key: &str, value: &str) -> JobProblem {
 
 /// `v` read as the number of option `def`, in its range, in the type of
 /// the field it goes to (the ranges fit the fields; checked all the same).
-fn num<T: TryFrom<u64>>(def: &OptDef, v: &str) -> Result<T, ValueError> {
+pub(crate) fn num<T: TryFrom<u64>>(def: &OptDef, v: &str) -> Result<T, ValueError> {
     let n = def.kind.number(v)?;
     T::try_from(n).map_err(|_| ValueError::TooLarge(v.to_string()))
 }

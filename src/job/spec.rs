@@ -101,6 +101,10 @@ pub struct JobSpec {
     /// fio's `description`: free text, shown as `desc` in the JSON.
     #[serde(default)]
     pub description: Option<String>,
+    /// The file set and how its files are opened and synced (`nrfiles`,
+    /// `filesize`, `sync`, `end_fsync`, ...).
+    #[serde(default)]
+    pub files: super::groups::files::FileSet,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -210,6 +214,7 @@ impl JobSpec {
             numjobs: 1,
             group_reporting: false,
             stonewall: false,
+            files: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,

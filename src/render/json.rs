@@ -268,7 +268,8 @@ impl Json {
             "write": dir_obj(t, &t.write, self.bins),
             "trim": dir_obj(t, &OpStats::default(), false),
             "sync": {
-                "total_ios": t.fsync.count(),
+                // fio counts fsyncs here, not fdatasyncs (only their latencies).
+                "total_ios": if job.files.fdatasync > 0 { 0 } else { t.fsync.count() },
                 "lat_ns": lat_obj(&t.fsync, true, self.bins),
             },
             "job_runtime": t.runtime_ns / 1_000_000,

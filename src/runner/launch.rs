@@ -59,7 +59,9 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
             tables,
         )),
         prefetch: job.prefetch as usize,
-        fsync_every: job.fsync,
+        fsync_every: job.fsync.max(job.files.fdatasync),
+        fsync_data_only: job.files.fdatasync > 0,
+        end_fsync: job.files.end_fsync || job.files.fsync_on_close,
         runtime: job.runtime_us.map(Duration::from_micros),
         bufs: (0..depth)
             .map(|_| AlignedBuf::new(job.bs_max as usize))

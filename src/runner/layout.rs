@@ -93,17 +93,23 @@ pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Resu
         for c in 0..job.numjobs {
             let paths = clone_paths(job, c);
             let per_file = job.size.map(|s| s / paths.len() as u64);
-            for p in paths {
+            for (i, p) in paths.into_iter().enumerate() {
                 let n = needs.entry(p.clone()).or_insert(Need {
                     path: p,
                     len: None,
                     writes: false,
                     job: job.name.clone(),
+                    may_create: true,
                 });
-                if let Some(pf) = per_file {
-                    n.len = Some(n.len.unwrap_or(0).max(job.offset + pf));
+                let len = match job.files.filesize {
+                    Some(range) => Some(file_size(job, c, i, range)),
+                    None => per_file.map(|pf| job.offset + pf),
+                };
+                if let Some(len) = len {
+                    n.len = Some(n.len.unwrap_or(0).max(len));
                 }
                 n.writes |= job.writes();
+                n.may_create &= job.files.allow_file_create;
             }
         }
     }
@@ -155,7 +161,10 @@ fn clone_files(
                 p.display()
             )));
         }
-        let len = per_file.unwrap_or(fsize - job.offset);
+        // `size` split over the files, within each (fio: with `filesize`,
+        // `size` bounds the I/O but the files keep their own sizes).
+        let avail = fsize - job.offset;
+        let len = per_file.map_or(avail, |pf| pf.min(avail));
         if job.bs_min > len {
             return Err(bad(format!(
                 "bs ({}) is larger than the region of {} ({len} bytes)",
@@ -176,11 +185,15 @@ fn clone_files(
 }
 
 /// The paths of clone `clone` of `job` (fio's naming for generated files:
-/// `NAME.CLONE.0` in `directory` or the current directory).
+/// `NAME.CLONE.FILE`, or `filename_format`, in `directory` or the current
+/// directory; `nrfiles` of them).
 pub fn clone_paths(job: &JobSpec, clone: u32) -> Vec<PathBuf> {
     let dir = job.directory.clone().unwrap_or_else(|| PathBuf::from("."));
     if job.filenames.is_empty() {
-        return vec![dir.join(format!("{}.{}.0", job.name, clone))];
+        let fs = &job.files;
+        return (0..fs.nrfiles)
+            .map(|i| dir.join(fs.generated_name(&job.name, clone, i)))
+            .collect();
     }
     job.filenames
         .iter()
@@ -193,6 +206,18 @@ pub fn clone_paths(job: &JobSpec, clone: u32) -> Vec<PathBuf> {
             }
         })
         .collect()
+}
+
+/// The size of file `i` of clone `c` for `filesize=LOW-HIGH`: drawn from
+/// the range, a multiple of the smallest block (as fio does), the same in
+/// every run with the same seed. fio's own draw differs.
+fn file_size(job: &JobSpec, c: u32, i: usize, (lo, hi): (u64, u64)) -> u64 {
+    if lo == hi {
+        return lo;
+    }
+    let seed = crate::plan::clone_seed(job, c) ^ (i as u64).wrapping_mul(0xa076_1d64_78bd_642f);
+    let size = lo + crate::plan::draws::Draws::new(seed).below(hi - lo + 1);
+    (size - size % job.bs_min.max(1)).max(lo)
 }
 
 /// True when iolab's mark is on the file at `path`.

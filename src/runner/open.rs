@@ -18,6 +18,8 @@ pub struct OpenSpec {
     pub direct: bool,
     /// `posix_fadvise` advice given right after open.
     pub hint: Option<libc::c_int>,
+    /// `O_SYNC` or `O_DSYNC` for a job that writes (fio's `sync`).
+    pub sync: libc::c_int,
 }
 
 impl OpenSpec {
@@ -37,12 +39,17 @@ impl OpenSpec {
             writable: job.writes(),
             direct: job.direct,
             hint,
+            sync: if job.writes() {
+                job.files.open_flags()
+            } else {
+                0
+            },
         }
     }
 
     /// The open flags beyond read/write.
     fn flags(&self) -> libc::c_int {
-        if self.direct { libc::O_DIRECT } else { 0 }
+        (if self.direct { libc::O_DIRECT } else { 0 }) | self.sync
     }
 
     /// Gives the hint on the open file `f`.

@@ -32,6 +32,9 @@ pub struct Need {
     pub writes: bool,
     /// Name of a job using it, for messages.
     pub job: String,
+    /// It may be created when missing (fio's `allow_file_create`, in
+    /// every job that uses it).
+    pub may_create: bool,
 }
 
 /// A file ready for the run.
@@ -189,6 +192,16 @@ fn check(need: &Need, allow_overwrite: bool) -> Result<Checked> {
 /// A file that does not exist yet: it is made if the job gives its size.
 fn to_create(need: &Need) -> Result<Checked> {
     let path = &need.path;
+    if !need.may_create {
+        return Err(JobError::invalid(
+            &need.job,
+            format!(
+                "file {} does not exist (allow_file_create=0)",
+                path.display()
+            ),
+        )
+        .into());
+    }
     let Some(len) = need.len else {
         return Err(JobError::invalid(
             &need.job,

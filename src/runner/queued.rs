@@ -64,6 +64,10 @@ pub(super) fn run<E: Engine>(
                 filling = false;
                 break;
             }
+            if cx.sync_pending.is_some() && !cx.sync_due() {
+                filling = false;
+                break;
+            }
             let tag = free.pop().expect("a free slot");
             cx.depth_counts[depth_bucket(in_flight + unsubmitted.len() + 1)] += 1;
             let t_queue = now_ns();

@@ -39,6 +39,11 @@ pub struct Worker {
     pub prefetch: usize,
     /// fsync every this many writes (0: never).
     pub fsync_every: u64,
+    /// Those syncs are fdatasync (fio's `fdatasync`).
+    pub fsync_data_only: bool,
+    /// fsync every file once the I/O is done (fio's `end_fsync`,
+    /// `fsync_on_close`), inside the clone's runtime.
+    pub end_fsync: bool,
     /// Stop after this long.
     pub runtime: Option<Duration>,
     /// I/O buffers, each at least the largest I/O: one per I/O in flight.
@@ -165,6 +170,8 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         planner,
         prefetch,
         fsync_every,
+        fsync_data_only,
+        end_fsync,
         runtime,
         mut bufs,
         batch_submit,
@@ -195,7 +202,9 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         advise: recorder(prefetch > 0),
         fsync: recorder(fsync_every > 0),
         fsync_every,
+        fsync_data_only,
         writes_since_fsync: 0,
+        sync_pending: None,
         series: Ticker::new(None, 0),
         hist: None,
         io_log,
@@ -226,6 +235,9 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     } else {
         sync_loop(&mut cx, &mut engine, bufs[0].as_mut_slice(), meet.stop)
     };
+    if end_fsync && writes && !interrupted {
+        cx.sync_all();
+    }
     let t_end = now_ns();
     cx.series.finish(t_end, &cx.recs);
     if let Some(h) = &mut cx.hist {
@@ -329,6 +341,9 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
             if cx.next_pass() {
                 continue;
             }
+            return false;
+        }
+        if cx.sync_pending.is_some() && !cx.sync_due() {
             return false;
         }
         let fd = cx.fds[io.file as usize];

@@ -9,6 +9,8 @@
 //! `docs/fio-compat.md`. Lookup, `--help` texts, the docs test and
 //! `tests/job.rs` (every row applies) read [`GROUPS`].
 
+pub mod files;
+
 use super::error::JobProblem;
 use super::options::OptDef;
 use super::spec::JobSpec;
@@ -28,7 +30,7 @@ pub struct OptionGroup {
 }
 
 /// Every option group, in the order of `docs/fio-compat.md`.
-pub const GROUPS: &[OptionGroup] = &[];
+pub const GROUPS: &[OptionGroup] = &[files::GROUP];
 
 /// The group an option belongs to (`None` for the core options).
 pub fn owner(def: &OptDef) -> Option<&'static OptionGroup> {
