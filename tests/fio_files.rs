@@ -197,3 +197,73 @@ fn unsupported_file_service_types_are_refused_by_name() {
         ],
     );
 }
+
+/// The percentile keys of each latency object of the first job's reads.
+fn percentile_keys(v: &Value) -> Vec<(String, Vec<String>)> {
+    ["slat_ns", "clat_ns", "lat_ns"]
+        .iter()
+        .map(|k| {
+            let p = &v["jobs"][0]["read"][k]["percentile"];
+            let keys = p
+                .as_object()
+                .map_or(Vec::new(), |m| m.keys().cloned().collect());
+            (k.to_string(), keys)
+        })
+        .collect()
+}
+
+#[test]
+fn percentile_options_report_what_fio_reports() {
+    skip_unless_installed!("fio");
+    for opts in [
+        &[][..],
+        &["--percentile_list=50:99.9", "--lat_percentiles=1"],
+        &["--clat_percentiles=0"],
+        &[
+            "--percentile_list=1:25:50:75:99.99",
+            "--ioengine=libaio",
+            "--slat_percentiles=1",
+        ],
+    ] {
+        let mut args = vec!["--name=t", "--rw=randread", "--size=256k"];
+        args.extend_from_slice(opts);
+        let (fio, _) = in_fresh_dir("fio", &args);
+        let (ours, _) = in_fresh_dir("iolab", &args);
+        assert_eq!(percentile_keys(&ours), percentile_keys(&fio), "{opts:?}");
+    }
+    run_rejects(
+        &["--name=t", "--size=64k", "--percentile_list=50:101"],
+        &["'101' is not a percentile"],
+    );
+}
+
+#[test]
+fn generated_files_are_named_after_the_section_as_fio() {
+    skip_unless_installed!("fio");
+    let text = "[global]\nname=g\nsize=64k\nrw=write\n[s1]\n[s2]\nname=x\nnrfiles=2\n";
+    let mut got = Vec::new();
+    for tool in ["fio", "iolab"] {
+        let d = scratch();
+        write_file(d.path(), "j.fio", text);
+        let (v, files) = {
+            let mut cmd = if tool == "fio" {
+                Command::new("fio")
+            } else {
+                let mut c = bin();
+                c.args(["run", "--no-store"]);
+                c
+            };
+            let out = succeed(
+                cmd.current_dir(d.path())
+                    .args(["j.fio", "--output-format=json"]),
+            );
+            let start = out.iter().position(|&b| b == b'{').unwrap_or(0);
+            (parse_json(&out[start..]), files_in(d.path()))
+        };
+        let names: Vec<String> = (v["jobs"].as_array().unwrap().iter())
+            .map(|j| j["jobname"].as_str().unwrap().to_string())
+            .collect();
+        got.push((names, files));
+    }
+    assert_eq!(got[1], got[0], "iolab (jobnames, files) vs fio's");
+}

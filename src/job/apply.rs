@@ -72,7 +72,7 @@ impl JobSpec {
             value: Some(value.to_string()),
             origin,
         });
-        JobSpec::from_entries(&self.name, &entries)
+        JobSpec::from_entries(self.file_stem(), &entries)
     }
 
     /// A job as another tool described it (fio's JSON "job options"):
@@ -369,7 +369,12 @@ pub fn jobs_of_sections(
             globals.extend(s.entries);
             compact = false;
         } else {
-            let mut entries = globals.clone();
+            // fio names a job after its section: a `name=` in `[global]`
+            // does not rename it (one in the section does).
+            let mut entries: Vec<Entry> = (globals.iter())
+                .filter(|e| options::lookup(&e.key).is_none_or(|d| d.name != "name"))
+                .cloned()
+                .collect();
             entries.extend(s.entries);
             jobs.push(JobSpec::from_entries(&s.name, &entries)?);
             too_many(jobs, max_jobs)?;

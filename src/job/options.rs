@@ -372,7 +372,6 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "lockmem",
     "cpus_allowed",
     "cpumask",
-    "percentile_list",
     "ioscheduler",
     "exitall",
     "disable_lat",

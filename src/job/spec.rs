@@ -68,6 +68,11 @@ pub enum FadviseHint {
 pub struct JobSpec {
     /// Job name.
     pub name: String,
+    /// The name of its job-file section (or `--name` on the command line),
+    /// which fio names generated files after even when `name=` (say in
+    /// `[global]`) renames the job. Empty in runs stored before it existed.
+    #[serde(default)]
+    pub section: String,
     /// Files given by `filename` (split at ':'); empty means generated names.
     pub filenames: Vec<String>,
     /// `directory`, for relative or generated file names.
@@ -105,6 +110,9 @@ pub struct JobSpec {
     /// `filesize`, `sync`, `end_fsync`, ...).
     #[serde(default)]
     pub files: super::groups::files::FileSet,
+    /// Which percentiles the reports show (`percentile_list`, ...).
+    #[serde(default)]
+    pub report: super::groups::report::Report,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -198,6 +206,7 @@ impl JobSpec {
     pub(super) fn defaults(name: &str) -> JobSpec {
         JobSpec {
             name: name.to_string(),
+            section: name.to_string(),
             filenames: Vec::new(),
             directory: None,
             size: None,
@@ -215,6 +224,7 @@ impl JobSpec {
             group_reporting: false,
             stonewall: false,
             files: Default::default(),
+            report: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,
@@ -254,6 +264,16 @@ impl JobSpec {
             direct: self.direct,
             writes: self.writes(),
             flags: self.flags,
+        }
+    }
+
+    /// What generated file names start with (`$jobname`): the section's
+    /// name, as fio, not a `name=` given to the job.
+    pub fn file_stem(&self) -> &str {
+        if self.section.is_empty() {
+            &self.name
+        } else {
+            &self.section
         }
     }
 

@@ -5,6 +5,7 @@
 use super::Exporter;
 use crate::analysis::compare::Comparison;
 use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
+use crate::job::groups::report::Report;
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
@@ -95,16 +96,15 @@ pub fn percentile_key(p: f64) -> String {
     format!("{p:.6}")
 }
 
-fn lat_obj(h: &LatencyHistogram, percentiles: bool, bins: bool) -> Value {
+fn lat_obj(h: &LatencyHistogram, percentiles: Option<&[f64]>, bins: bool) -> Value {
     let mut m = Map::new();
     m.insert("min".into(), json!(h.min()));
     m.insert("max".into(), json!(h.max()));
     m.insert("mean".into(), json!(h.mean()));
     m.insert("stddev".into(), json!(h.stddev()));
     m.insert("N".into(), json!(h.count()));
-    if percentiles && h.count() > 0 {
-        let p: Map<String, Value> = FIO_PERCENTILES
-            .iter()
+    if let Some(list) = percentiles.filter(|_| h.count() > 0) {
+        let p: Map<String, Value> = (list.iter())
             .map(|&p| (percentile_key(p), json!(h.percentile(p))))
             .collect();
         m.insert("percentile".into(), Value::Object(p));
@@ -120,7 +120,13 @@ fn lat_obj(h: &LatencyHistogram, percentiles: bool, bins: bool) -> Value {
     Value::Object(m)
 }
 
-fn dir_obj(t: &Totals, s: &OpStats, bins: bool) -> Value {
+/// The percentiles a job's report shows (fio's `percentile_list`).
+fn percentiles(rep: &Report) -> &[f64] {
+    rep.percentile_list.as_deref().unwrap_or(&FIO_PERCENTILES)
+}
+
+fn dir_obj(t: &Totals, s: &OpStats, bins: bool, rep: &Report) -> Value {
+    let list = |on: bool| on.then_some(percentiles(rep));
     let bw = t.bw_bytes(s);
     let iops = t.iops(s);
     let runtime_ms = if s.ios() > 0 {
@@ -139,9 +145,9 @@ fn dir_obj(t: &Totals, s: &OpStats, bins: bool) -> Value {
         "total_ios": s.ios(),
         "short_ios": 0,
         "drop_ios": 0,
-        "slat_ns": if s.slat.count() > 0 { lat_obj(&s.slat, false, false) } else { zero },
-        "clat_ns": lat_obj(s.clat_or_lat(), true, bins),
-        "lat_ns": lat_obj(&s.lat, true, false),
+        "slat_ns": if s.slat.count() > 0 { lat_obj(&s.slat, list(rep.slat_percentiles), false) } else { zero },
+        "clat_ns": lat_obj(s.clat_or_lat(), list(rep.clat_percentiles), bins),
+        "lat_ns": lat_obj(&s.lat, list(rep.lat_percentiles), false),
         "bw_min": (bw / 1024.0) as u64,
         "bw_max": (bw / 1024.0) as u64,
         "bw_agg": if s.ios() > 0 { 100.0 } else { 0.0 },
@@ -264,13 +270,13 @@ impl Json {
             "eta": 0,
             "elapsed": t.runtime_ns.div_ceil(1_000_000_000),
             "job options": opts,
-            "read": dir_obj(t, &t.read, self.bins),
-            "write": dir_obj(t, &t.write, self.bins),
-            "trim": dir_obj(t, &OpStats::default(), false),
+            "read": dir_obj(t, &t.read, self.bins, &job.report),
+            "write": dir_obj(t, &t.write, self.bins, &job.report),
+            "trim": dir_obj(t, &OpStats::default(), false, &job.report),
             "sync": {
                 // fio counts fsyncs here, not fdatasyncs (only their latencies).
                 "total_ios": if job.files.fdatasync > 0 { 0 } else { t.fsync.count() },
-                "lat_ns": lat_obj(&t.fsync, true, self.bins),
+                "lat_ns": lat_obj(&t.fsync, Some(percentiles(&job.report)), self.bins),
             },
             "job_runtime": t.runtime_ns / 1_000_000,
             "usr_cpu": t.usr_cpu(),
@@ -299,7 +305,7 @@ impl Json {
                 "seeds": e.clones.iter().map(|&c| crate::plan::clone_seed(job, c)).collect::<Vec<_>>(),
                 "advise": {
                     "total_ios": t.advise.count(),
-                    "lat_ns": lat_obj(&t.advise, true, self.bins),
+                    "lat_ns": lat_obj(&t.advise, Some(&FIO_PERCENTILES), self.bins),
                 },
                 "log2_ns": {
                     "read": log2(&t.read.lat),

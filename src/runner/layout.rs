@@ -192,7 +192,7 @@ pub fn clone_paths(job: &JobSpec, clone: u32) -> Vec<PathBuf> {
     if job.filenames.is_empty() {
         let fs = &job.files;
         return (0..fs.nrfiles)
-            .map(|i| dir.join(fs.generated_name(&job.name, clone, i)))
+            .map(|i| dir.join(fs.generated_name(job.file_stem(), clone, i)))
             .collect();
     }
     job.filenames

@@ -1,0 +1,113 @@
+//! What the reports show: fio's `percentile_list`, `clat_percentiles`,
+//! `lat_percentiles`, `slat_percentiles`.
+
+use super::OptionGroup;
+use crate::job::error::JobProblem;
+use crate::job::options::{Kind, OptDef};
+use crate::job::spec::JobSpec;
+use crate::job::units::parse_bool;
+use serde::{Deserialize, Serialize};
+
+/// Most percentiles in a `percentile_list` (fio's `FIO_IO_U_LIST_MAX_LEN`).
+pub const MAX_PERCENTILES: usize = 20;
+
+/// The settings of this group in a job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Report {
+    /// The percentiles reported; `None`: fio's default list
+    /// (`metrics::histogram::FIO_PERCENTILES`).
+    pub percentile_list: Option<Vec<f64>>,
+    /// Percentiles of completion latency (default on, as fio).
+    pub clat_percentiles: bool,
+    /// Percentiles of total latency (default off, as fio).
+    pub lat_percentiles: bool,
+    /// Percentiles of submission latency (default off, as fio).
+    pub slat_percentiles: bool,
+}
+
+impl Default for Report {
+    fn default() -> Report {
+        Report {
+            percentile_list: None,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+        }
+    }
+}
+
+const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
+    OptDef {
+        name,
+        aliases: &[],
+        kind,
+        iolab_only: false,
+        help,
+    }
+}
+
+/// This group's rows of the option table.
+pub const OPTIONS: &[OptDef] = &[
+    opt(
+        "percentile_list",
+        Kind::Str,
+        "percentiles to report, ':'-separated (e.g. 50:99:99.9), at most 20",
+    ),
+    opt(
+        "clat_percentiles",
+        Kind::Bool,
+        "report completion-latency percentiles (default 1)",
+    ),
+    opt(
+        "lat_percentiles",
+        Kind::Bool,
+        "report total-latency percentiles (default 0)",
+    ),
+    opt(
+        "slat_percentiles",
+        Kind::Bool,
+        "report submission-latency percentiles (default 0)",
+    ),
+];
+
+/// Applies one of [`OPTIONS`].
+fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
+    let r = &mut job.report;
+    match def.name {
+        "percentile_list" => r.percentile_list = Some(percentile_list(v)?),
+        "clat_percentiles" => r.clat_percentiles = parse_bool(v)?,
+        "lat_percentiles" => r.lat_percentiles = parse_bool(v)?,
+        "slat_percentiles" => r.slat_percentiles = parse_bool(v)?,
+        other => unreachable!("report group and its table disagree on '{other}'"),
+    }
+    Ok(())
+}
+
+/// fio's `percentile_list`: numbers in 0-100 separated by ':'.
+fn percentile_list(v: &str) -> Result<Vec<f64>, JobProblem> {
+    let list = v
+        .split(':')
+        .map(|p| match p.trim().parse::<f64>() {
+            Ok(x) if (0.0..=100.0).contains(&x) => Ok(x),
+            _ => Err(JobProblem::Invalid(format!(
+                "percentile_list: '{p}' is not a percentile (a number from 0 to 100)"
+            ))),
+        })
+        .collect::<Result<Vec<f64>, JobProblem>>()?;
+    if list.len() > MAX_PERCENTILES {
+        return Err(JobProblem::Invalid(format!(
+            "percentile_list: {} percentiles (at most {MAX_PERCENTILES}, as fio)",
+            list.len()
+        )));
+    }
+    Ok(list)
+}
+
+/// The group.
+pub const GROUP: OptionGroup = OptionGroup {
+    name: "Reports",
+    options: OPTIONS,
+    apply,
+    validate: super::no_rules,
+};
