@@ -388,14 +388,15 @@ fn defect_07_global_lines_cost_once_not_once_per_job() {
         "{:?} / {:?}",
         jobs[0].options, jobs[4095].options
     );
-    for j in [&jobs[0], &jobs[4095]] {
+    for (j, section) in [(&jobs[0], "j0"), (&jobs[4095], "j4095")] {
         // blocksize_range anywhere wins over bs (fio's bsrange alias).
         assert_eq!((j.bs_min, j.bs_max), (1024, 2048));
-        // A bare log prefix is the job's final name, as in fio (`[a]`,
-        // `write_bw_log`, `name=b` writes b_bw.1.log).
-        assert_eq!(j.name, "y");
-        assert_eq!(j.logs.bw.as_deref(), Some("y"));
-        assert_eq!(j.logs.lat.as_deref(), Some("y"));
+        // A `name=` in [global] does not rename the jobs (fio names each
+        // after its section), and a bare log prefix is the job's final
+        // name, as in fio.
+        assert_eq!(j.name, section);
+        assert_eq!(j.logs.bw.as_deref(), Some(section));
+        assert_eq!(j.logs.lat.as_deref(), Some(section));
     }
 }
 

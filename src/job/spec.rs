@@ -113,6 +113,9 @@ pub struct JobSpec {
     /// Which percentiles the reports show (`percentile_list`, ...).
     #[serde(default)]
     pub report: super::groups::report::Report,
+    /// How its threads are scheduled (`nice`, `prio`, `cpus_allowed`, ...).
+    #[serde(default)]
+    pub process: super::groups::process::Process,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -225,6 +228,7 @@ impl JobSpec {
             stonewall: false,
             files: Default::default(),
             report: Default::default(),
+            process: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,

@@ -72,6 +72,7 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
         hist_ms: (job.logs.hist.is_some() && Some(job.logs.hist_msec) != series_ms)
             .then_some(job.logs.hist_msec),
         io_log,
+        sched: job.process.sched(clone),
     })
 }
 
@@ -180,6 +181,9 @@ fn clone_thread(
             );
         }
     };
+    if let Err((what, e)) = w.sched.apply() {
+        return give_up(meet, NotReady::Io(what, e));
+    }
     let engine = match def.map(|d| (d.build)(&w.cfg)) {
         Some(Ok(engine)) => engine,
         Some(Err(e)) => return give_up(meet, NotReady::Engine(e)),

@@ -58,6 +58,8 @@ pub struct Worker {
     pub hist_ms: Option<u64>,
     /// fio's per-I/O log, when asked for.
     pub io_log: Option<IoLogWriter>,
+    /// Nice value, I/O priority and CPUs the thread sets on itself.
+    pub sched: crate::sys::thread::Sched,
 }
 
 /// Where every clone waits for the start; the launcher opens it once.
@@ -180,6 +182,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         hist_ms,
         io_log,
         writes,
+        sched: _,
     } = w;
     let recorder = |on: bool| {
         if on {

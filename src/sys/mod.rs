@@ -13,4 +13,5 @@ pub mod pagecache;
 pub mod par;
 pub mod rusage;
 pub mod sigbus;
+pub mod thread;
 pub mod xattr;

@@ -10,6 +10,7 @@
 //! `tests/job.rs` (every row applies) read [`GROUPS`].
 
 pub mod files;
+pub mod process;
 pub mod report;
 
 use super::error::JobProblem;
@@ -31,7 +32,7 @@ pub struct OptionGroup {
 }
 
 /// Every option group, in the order of `docs/fio-compat.md`.
-pub const GROUPS: &[OptionGroup] = &[files::GROUP, report::GROUP];
+pub const GROUPS: &[OptionGroup] = &[files::GROUP, report::GROUP, process::GROUP];
 
 /// The group an option belongs to (`None` for the core options).
 pub fn owner(def: &OptDef) -> Option<&'static OptionGroup> {
