@@ -267,3 +267,31 @@ fn generated_files_are_named_after_the_section_as_fio() {
     }
     assert_eq!(got[1], got[0], "iolab (jobnames, files) vs fio's");
 }
+
+#[test]
+fn a_filename_in_missing_directories_makes_them_as_fio() {
+    skip_unless_installed!("fio");
+    let args = [
+        "--name=t",
+        "--filename=sub/dir/x",
+        "--size=64k",
+        "--rw=write",
+    ];
+    for tool in ["fio", "iolab"] {
+        let d = scratch();
+        let mut cmd = if tool == "fio" {
+            Command::new("fio")
+        } else {
+            let mut c = bin();
+            c.args(["run", "--no-store"]);
+            c
+        };
+        succeed(
+            cmd.current_dir(d.path())
+                .args(args)
+                .arg("--output-format=json"),
+        );
+        let len = std::fs::metadata(d.path().join("sub/dir/x")).map(|m| m.len());
+        assert_eq!(len.ok(), Some(65536), "{tool}");
+    }
+}

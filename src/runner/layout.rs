@@ -100,6 +100,7 @@ pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Resu
                     writes: false,
                     job: job.name.clone(),
                     may_create: true,
+                    make_parents: !job.filenames.is_empty() && job.directory.is_none(),
                 });
                 let len = match job.files.filesize {
                     Some(range) => Some(file_size(job, c, i, range)),

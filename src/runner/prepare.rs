@@ -35,6 +35,9 @@ pub struct Need {
     /// It may be created when missing (fio's `allow_file_create`, in
     /// every job that uses it).
     pub may_create: bool,
+    /// Its missing parent directories are made, as fio does for a
+    /// `filename` (not for `directory`, which must exist).
+    pub make_parents: bool,
 }
 
 /// A file ready for the run.
@@ -213,6 +216,18 @@ fn to_create(need: &Need) -> Result<Checked> {
         .into());
     };
     let dir = parent(path);
+    if need.make_parents && !dir.exists() {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::io(
+                format!(
+                    "cannot make directory {} for {}",
+                    dir.display(),
+                    path.display()
+                ),
+                e,
+            )
+        })?;
+    }
     let d = File::open(dir).map_err(|e| {
         Error::io(
             format!(
