@@ -75,6 +75,10 @@ fn limits_doc_matches_the_code() {
         ("job::MAX_JOBS", u64::from(job::MAX_JOBS)),
         ("job::MAX_JOBS_LIMIT", u64::from(job::MAX_JOBS_LIMIT)),
         ("job::MAX_FILES", job::MAX_FILES as u64),
+        (
+            "job::groups::files::MAX_JOB_FILES",
+            job::groups::files::MAX_JOB_FILES,
+        ),
         ("plan::unit::TABLE_BUDGET", plan::unit::TABLE_BUDGET),
         ("plan::shuffle::TABLE_MAX", plan::shuffle::TABLE_MAX),
     ];

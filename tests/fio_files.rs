@@ -295,3 +295,42 @@ fn a_filename_in_missing_directories_makes_them_as_fio() {
         assert_eq!(len.ok(), Some(65536), "{tool}");
     }
 }
+
+/// "global options" and each job's "job options" of a JSON document.
+fn option_maps(v: &Value) -> (Value, Vec<Value>) {
+    let jobs = v["jobs"].as_array().unwrap();
+    let own = jobs.iter().map(|j| j["job options"].clone()).collect();
+    (v["global options"].clone(), own)
+}
+
+#[test]
+fn global_and_job_options_are_reported_as_fio() {
+    skip_unless_installed!("fio");
+    let file = "[global]\nsize=64k\nbs=8k\n[a]\nbs=4k\n[b]\nrw=read\n";
+    for args in [
+        &["--name=t", "--size=64k"][..],
+        &["--size=64k", "--rw=read", "--name=t", "--bs=8k"],
+        &["j.fio"],
+    ] {
+        let mut got = Vec::new();
+        for tool in ["fio", "iolab"] {
+            let d = scratch();
+            write_file(d.path(), "j.fio", file);
+            let mut cmd = if tool == "fio" {
+                Command::new("fio")
+            } else {
+                let mut c = bin();
+                c.args(["run", "--no-store"]);
+                c
+            };
+            let out = succeed(
+                cmd.current_dir(d.path())
+                    .args(args)
+                    .arg("--output-format=json"),
+            );
+            let start = out.iter().position(|&b| b == b'{').unwrap_or(0);
+            got.push(option_maps(&parse_json(&out[start..])));
+        }
+        assert_eq!(got[1], got[0], "iolab vs fio for {args:?}");
+    }
+}

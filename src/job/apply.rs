@@ -341,7 +341,9 @@ pub fn build_jobs(
     for (i, s) in cl.jobs.iter().enumerate() {
         let mut entries = globals.clone();
         entries.extend(s.entries.iter().cloned());
-        jobs.push(JobSpec::from_entries(&s.name, &entries)?);
+        let mut job = JobSpec::from_entries(&s.name, &entries)?;
+        job.global_options = canonical(&globals);
+        jobs.push(job);
         too_many(&jobs, max_jobs)?;
         if i == 0 {
             globals = last_of_each(globals);
@@ -375,8 +377,11 @@ pub fn jobs_of_sections(
                 .filter(|e| options::lookup(&e.key).is_none_or(|d| d.name != "name"))
                 .cloned()
                 .collect();
+            let global_options = canonical(&entries);
             entries.extend(s.entries);
-            jobs.push(JobSpec::from_entries(&s.name, &entries)?);
+            let mut job = JobSpec::from_entries(&s.name, &entries)?;
+            job.global_options = global_options;
+            jobs.push(job);
             too_many(jobs, max_jobs)?;
             if !compact {
                 globals = last_of_each(globals);
@@ -385,6 +390,18 @@ pub fn jobs_of_sections(
         }
     }
     Ok(())
+}
+
+/// The options `entries` set, as (canonical name, value as written), the
+/// last of each (fio's "global options" of its JSON).
+fn canonical(entries: &[Entry]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for e in entries {
+        let key = options::lookup(&e.key).map_or(e.key.as_str(), |d| d.name);
+        out.retain(|(k, _)| k != key);
+        out.push((key.to_string(), e.value.clone().unwrap_or_default()));
+    }
+    out
 }
 
 /// `entries` with only the last entry of each option, in the order of

@@ -106,6 +106,10 @@ pub struct JobSpec {
     /// fio's `description`: free text, shown as `desc` in the JSON.
     #[serde(default)]
     pub description: Option<String>,
+    /// The options it has from `[global]` sections or the command line's
+    /// globals (fio's "global options"); the others are its own.
+    #[serde(default)]
+    pub global_options: Vec<(String, String)>,
     /// The file set and how its files are opened and synced (`nrfiles`,
     /// `filesize`, `sync`, `end_fsync`, ...).
     #[serde(default)]
@@ -226,6 +230,7 @@ impl JobSpec {
             numjobs: 1,
             group_reporting: false,
             stonewall: false,
+            global_options: Vec::new(),
             files: Default::default(),
             report: Default::default(),
             process: Default::default(),

@@ -204,7 +204,12 @@ impl Json {
     pub fn value(&self, r: &RunResult) -> Value {
         let jobs: Vec<Value> = r.entries().iter().map(|e| self.job(r, e)).collect();
         let time = chrono_like(r.started_unix);
-        json!({
+        let globals: Map<String, Value> = (r.jobs.first())
+            .map_or(&[][..], |j| &j.global_options)
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        let mut doc = json!({
             "fio version": format!("iolab-{}", env!("CARGO_PKG_VERSION")),
             "timestamp": r.started_unix,
             "timestamp_ms": r.started_unix * 1000,
@@ -216,15 +221,19 @@ impl Json {
                 "interrupted": r.interrupted,
                 "warnings": r.warnings,
             },
-        })
+        });
+        if !globals.is_empty() {
+            doc["global options"] = Value::Object(globals);
+        }
+        doc
     }
 
     fn job(&self, r: &RunResult, e: &ReportEntry) -> Value {
         let job = &r.jobs[e.job];
         let t = &e.total;
-        let opts: Map<String, Value> = job
-            .options
-            .iter()
+        // As fio: the job's own options; those of [global] are given once.
+        let opts: Map<String, Value> = (job.options.iter())
+            .filter(|o| !job.global_options.contains(o))
             .map(|(k, v)| (k.clone(), json!(v)))
             .collect();
         let (lns, lus, lms) = latency_dists(t);

@@ -13,6 +13,10 @@ use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, plain_text};
 use serde::{Deserialize, Serialize};
 
+/// Most generated files of one job, all its clones together (`nrfiles` ×
+/// `numjobs`): each is a path in memory and a descriptor while it runs.
+pub const MAX_JOB_FILES: u64 = 1 << 20;
+
 /// How writes reach storage: fio's `sync` (open flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum SyncMode {
@@ -263,6 +267,13 @@ fn validate(job: &JobSpec) -> Result<(), JobProblem> {
                 job.offset
             )));
         }
+    }
+    let files = u64::from(f.nrfiles) * u64::from(job.numjobs);
+    if job.filenames.is_empty() && files > MAX_JOB_FILES {
+        return Err(JobProblem::Invalid(format!(
+            "nrfiles ({}) × numjobs ({}) is more than {MAX_JOB_FILES} files",
+            f.nrfiles, job.numjobs
+        )));
     }
     if f.fdatasync > 0 && job.fsync > 0 {
         return Err(JobProblem::Invalid(
