@@ -359,7 +359,9 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
                 cx.io_error(io, Ok(n));
                 return false;
             }
-            Ok(Queued::Pending) => unreachable!("a synchronous engine queued an I/O"),
+            Ok(Queued::Pending | Queued::Busy) => {
+                unreachable!("a synchronous engine queued an I/O")
+            }
             Err(e) => {
                 cx.io_error(io, Err(e));
                 return false;
