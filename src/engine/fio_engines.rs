@@ -48,8 +48,6 @@ pub const FIO_ENGINES: &[(&str, Kind)] = &[
     ("e4defrag", Kind::Later),
     ("exec", Kind::Later),
     ("filecreate", Kind::Later),
-    ("filedelete", Kind::Later),
-    ("filestat", Kind::Later),
     ("gfapi", Kind::Remote),
     ("gfapi_async", Kind::Remote),
     ("http", Kind::Remote),

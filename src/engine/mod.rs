@@ -11,6 +11,7 @@
 //! the kernel in [`Engine::commit`] and hands completions back from
 //! [`Engine::reap`].
 
+mod fileops;
 pub mod fio_engines;
 pub mod flags;
 pub mod registry;
@@ -33,6 +34,8 @@ registry::engines! {
     Mmap => mmap::MmapEngine, "mmap", [], "", "copies from/to a shared mapping; the kernel reads on page faults";
     Falloc => falloc::FallocEngine, "falloc", [], "a file system with fallocate(2)", "no data: a read is fallocate(KEEP_SIZE), a write fallocate(0) of its range";
     Ftruncate => ftruncate::FtruncateEngine, "ftruncate", [], "", "no data: a write is ftruncate(2) to its offset; reads fail (EINVAL), as in fio";
+    Filestat => filestat::FilestatEngine, "filestat", [], "", "no data: each file's first I/O is a stat(2) of its name, timed";
+    Filedelete => filedelete::FiledeleteEngine, "filedelete", [], "", "no data: each file's first I/O is an unlink(2) of its name, timed";
     Null => null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
 }
 
@@ -65,6 +68,9 @@ pub struct Completion {
 pub struct Attach<'a> {
     /// Open descriptors, indexed by `IoUnit::file`.
     pub fds: &'a [RawFd],
+    /// The files' paths, in the same order (the metadata engines work on
+    /// names).
+    pub paths: &'a [std::path::PathBuf],
     /// Size of each file in bytes.
     pub sizes: &'a [u64],
     /// One buffer per tag (`iodepth` of them), as (address, length); they
