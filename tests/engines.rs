@@ -48,6 +48,28 @@ fn engines() -> Vec<(&'static str, &'static [&'static str])> {
     v
 }
 
+/// The registry's definition of `engine`.
+fn def(engine: &str) -> &'static iolab::engine::EngineDef {
+    iolab::engine::find(engine)
+        .expect("an engine of the registry")
+        .item
+}
+
+/// True when `engine` takes jobs that read (ftruncate only writes).
+fn reads(engine: &str) -> bool {
+    let cfg = iolab::engine::EngineConfig {
+        iodepth: 1,
+        reads: true,
+        ..Default::default()
+    };
+    (def(engine).check)(&cfg).is_ok()
+}
+
+/// The engines under test that take jobs that read.
+fn readers() -> Vec<(&'static str, &'static [&'static str])> {
+    engines().into_iter().filter(|(e, _)| reads(e)).collect()
+}
+
 /// Runs one job on `f` with `engine`, its `extra` settings and `opts`
 /// (options split at whitespace); returns the JSON result.
 /// Asserts job result `j` reports no errors (showing them if it does);
@@ -64,7 +86,7 @@ fn run_engine(f: &Path, engine: &str, extra: &[&str], opts: &str) -> Value {
 #[test]
 fn every_engine_reads_every_block_once() {
     let (_dir, f) = scratch_file();
-    for (engine, extra) in engines() {
+    for (engine, extra) in readers() {
         for rw in ["randread", "read"] {
             let v = run_engine(&f, engine, extra, &format!("--size=4M --rw={rw} --bs=4k"));
             let j = &v["jobs"][0];
@@ -75,7 +97,7 @@ fn every_engine_reads_every_block_once() {
             assert_eq!(j["iolab"]["engine"], engine);
             let lat = &j["read"]["lat_ns"];
             assert_eq!(lat["N"], 1024);
-            if iolab::engine::find(engine).is_some_and(|e| e.item.queued) {
+            if def(engine).queued {
                 // Async engines split latency: lat = slat + clat for each I/O,
                 // so the means add up.
                 let (sl, cl, l) = (
@@ -93,6 +115,8 @@ fn every_engine_reads_every_block_once() {
     }
 }
 
+/// Writes of an engine that moves data land in the file; one that does not
+/// (falloc, ftruncate) leaves the file as fio's engine of that name does.
 #[test]
 fn every_engine_writes_land_in_the_file() {
     let d = scratch();
@@ -103,11 +127,36 @@ fn every_engine_writes_land_in_the_file() {
         lay_out(&f, "1M");
         let before = std::fs::read(&f).unwrap();
         assert!(before.iter().filter(|&&b| b == 0).count() < before.len() / 100);
-        let v = run_engine(&f, engine, extra, "--size=1M --rw=randwrite --bs=4k");
+        let moves_data = def(engine).moves_data;
+        // Without data, the file's end state depends on the order: sequential.
+        let rw = if moves_data { "randwrite" } else { "write" };
+        let opts = format!("--size=1M --rw={rw} --bs=4k");
+        let v = run_engine(&f, engine, extra, &opts);
         let j = &v["jobs"][0];
         let what = format!("{engine} {extra:?}");
         assert_no_errors(j, &what);
         assert_eq!(j["write"]["total_ios"], 256, "{what}");
+        if !moves_data {
+            // The file as the engine left it (filedelete: gone).
+            let after = std::fs::read(&f).ok();
+            if have("fio", "every_engine_writes_land_in_the_file (fio part)") {
+                let theirs = d.path().join(format!("fio{i}"));
+                std::fs::write(&theirs, &before).unwrap();
+                let fio = fio_json(&job("w", &theirs, &format!("--ioengine={engine} {opts}")));
+                assert_eq!(fio["jobs"][0]["error"], 0, "fio {what}");
+                let expected = std::fs::read(&theirs).ok();
+                assert_eq!(
+                    after.as_ref().map(Vec::len),
+                    expected.as_ref().map(Vec::len),
+                    "{what}: size as fio's"
+                );
+                assert!(
+                    after == expected,
+                    "{what}: not the bytes fio's engine leaves"
+                );
+            }
+            continue;
+        }
         let after = std::fs::read(&f).unwrap();
         assert_eq!(after.len(), 1 << 20);
         assert!(
@@ -134,7 +183,7 @@ fn every_engine_prefetches_the_same_reads() {
     };
     let reference = advice("psync", &[]);
     assert_eq!(reference.len(), 256);
-    for (engine, extra) in engines().into_iter().skip(1) {
+    for (engine, extra) in readers().into_iter().skip(1) {
         assert_eq!(advice(engine, extra), reference, "{engine} {extra:?}");
     }
 }
@@ -144,11 +193,27 @@ fn every_engine_prefetches_the_same_reads() {
 #[test]
 fn every_engine_does_the_io_fio_does() {
     skip_unless_installed!("fio");
-    let (_dir, f) = scratch_file();
+    let (dir, f) = scratch_file();
     lay_out(&f, "4M");
-    for (engine, extra) in engines() {
+    for (i, (engine, extra)) in engines().into_iter().enumerate() {
+        // A writer (ftruncate) gets a file of its own, laid out afresh.
+        let (f, rw, dir) = if reads(engine) {
+            (f.clone(), "randread", "read")
+        } else {
+            let w = dir.path().join(format!("w{i}"));
+            lay_out(&w, "4M");
+            (w, "randwrite", "write")
+        };
+        // fio's vsync leaves the I/Os still queued when the job ends out of
+        // its byte count unless each commit takes a full batch (a bug of its
+        // accounting: 1017 of 1024 reads counted at iodepth 8); compare there.
+        let batch = if engine == "vsync" {
+            "--iodepth_batch_submit=8"
+        } else {
+            ""
+        };
         let opts = format!(
-            "--ioengine={engine} {} --size=4M --rw=randread --bs=4k --invalidate=0",
+            "--ioengine={engine} {} {batch} --size=4M --rw={rw} --bs=4k --invalidate=0",
             extra.join(" ")
         );
         let args = job("d", &f, &opts);
@@ -156,7 +221,7 @@ fn every_engine_does_the_io_fio_does() {
         let (o, t) = (&ours["jobs"][0], &fio["jobs"][0]);
         assert_eq!(t["error"], 0, "fio {opts}");
         for k in ["total_ios", "io_bytes"] {
-            assert_eq!(o["read"][k], t["read"][k], "{opts}: read.{k}");
+            assert_eq!(o[dir][k], t[dir][k], "{opts}: {dir}.{k}");
         }
         assert_eq!(o["job options"]["ioengine"], t["job options"]["ioengine"]);
     }
@@ -279,8 +344,16 @@ fn engine_settings_errors_and_warnings() {
             "option 'hipri': polled completions work only with direct=1",
         ),
         (
-            "--ioengine=posixaio",
-            "fio's ioengine 'posixaio' is not supported by iolab yet; iolab has: ",
+            "--ioengine=splice",
+            "fio's ioengine 'splice' is not supported by iolab yet; iolab has: ",
+        ),
+        (
+            "--ioengine=rdma",
+            "fio's ioengine 'rdma' is not supported by iolab: it is a network engine",
+        ),
+        (
+            "--ioengine=ftruncate --rw=randrw --rwmixread=1",
+            "option 'ioengine': ftruncate only writes (fio fails every read with EINVAL); use rw=write or rw=randwrite",
         ),
         (
             "--ioengine=psyncc",

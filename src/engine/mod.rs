@@ -11,21 +11,31 @@
 //! the kernel in [`Engine::commit`] and hands completions back from
 //! [`Engine::reap`].
 
+mod fileops;
+pub mod fio_engines;
 pub mod flags;
 pub mod registry;
 
 pub use flags::EngineFlags;
 
-pub use registry::{EngineDef, FIO_ENGINES, find};
+pub use fio_engines::FIO_ENGINES;
+pub use registry::{EngineDef, find};
 
 // The list: one line per engine (the macro is in `registry`).
 registry::engines! {
     Psync => psync::PsyncEngine, "psync", [], "", "pread(2)/pwrite(2), one syscall per I/O";
     Sync => sync::SyncEngine, "sync", [], "", "lseek(2) then read(2)/write(2), two syscalls per I/O";
+    Vsync => vsync::VsyncEngine, "vsync", [], "", "lseek(2) then readv(2)/writev(2); adjacent I/Os queued together go in one call";
+    Pvsync => pvsync::PvsyncEngine, "pvsync", [], "", "preadv(2)/pwritev(2) with one iovec, one syscall per I/O";
     Pvsync2 => pvsync2::Pvsync2Engine, "pvsync2", [], "Linux 4.6+ (hipri: a device with poll queues)", "preadv2(2)/pwritev2(2) with hipri (RWF_HIPRI) and nowait (RWF_NOWAIT)";
     IoUring => uring::UringEngine, "io_uring", [], "Linux 5.1+; sqthread_poll needs root before 5.11", "io_uring: iodepth I/Os in flight, batched submit and reap";
     Libaio => libaio::LibaioEngine, "libaio", ["aio", "linuxaio"], "direct=1 for real queue depth", "Linux kernel AIO (io_submit/io_getevents), iodepth I/Os in flight";
+    Posixaio => posixaio::PosixaioEngine, "posixaio", [], "", "POSIX AIO of the C library (aio_read/aio_write/aio_suspend), iodepth I/Os in flight";
     Mmap => mmap::MmapEngine, "mmap", [], "", "copies from/to a shared mapping; the kernel reads on page faults";
+    Falloc => falloc::FallocEngine, "falloc", [], "a file system with fallocate(2)", "no data: a read is fallocate(KEEP_SIZE), a write fallocate(0) of its range";
+    Ftruncate => ftruncate::FtruncateEngine, "ftruncate", [], "", "no data: a write is ftruncate(2) to its offset; reads fail (EINVAL), as in fio";
+    Filestat => filestat::FilestatEngine, "filestat", [], "", "no data: each file's first I/O is a stat(2) of its name, timed";
+    Filedelete => filedelete::FiledeleteEngine, "filedelete", [], "", "no data: each file's first I/O is an unlink(2) of its name, timed";
     Null => null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
 }
 
@@ -39,6 +49,10 @@ pub enum Queued {
     Done(usize),
     /// Queued; it completes through [`Engine::commit`] and [`Engine::reap`].
     Pending,
+    /// Not taken (fio's `FIO_Q_BUSY`): the runner commits what is queued,
+    /// then offers the same I/O again. Only a queued engine returns it, and
+    /// only while it holds uncommitted I/Os.
+    Busy,
 }
 
 /// One completion from [`Engine::reap`].
@@ -54,6 +68,9 @@ pub struct Completion {
 pub struct Attach<'a> {
     /// Open descriptors, indexed by `IoUnit::file`.
     pub fds: &'a [RawFd],
+    /// The files' paths, in the same order (the metadata engines work on
+    /// names).
+    pub paths: &'a [std::path::PathBuf],
     /// Size of each file in bytes.
     pub sizes: &'a [u64],
     /// One buffer per tag (`iodepth` of them), as (address, length); they
@@ -85,6 +102,8 @@ pub struct EngineConfig {
     pub direct: bool,
     /// The job writes.
     pub writes: bool,
+    /// The job reads.
+    pub reads: bool,
     /// Engine options.
     pub flags: EngineFlags,
 }
@@ -118,6 +137,21 @@ pub trait Engine: Send + Sized {
 
     /// The engine options it takes (see [`EngineFlags`]).
     const OPTIONS: &'static [&'static str] = &[];
+
+    /// False when an I/O moves no bytes between its buffer and the file
+    /// (fio's `FIO_FAKEIO` engines: `falloc`, `ftruncate`, the metadata
+    /// engines): written data cannot be read back or verified.
+    const MOVES_DATA: bool = true;
+
+    /// True when its reads need a writable file too (`falloc`: a read is
+    /// `fallocate(KEEP_SIZE)`): the files are opened read-write and the
+    /// safety rules for writes apply.
+    const WRITES_ON_READ: bool = false;
+
+    /// True when the transfers are done by threads of a library that use
+    /// the process's descriptor table (glibc's POSIX AIO): the engine's
+    /// clones keep their files there instead of a table of their own.
+    const SHARED_FDS: bool = false;
 
     /// Checks a job's settings before anything runs (a combination the
     /// engine cannot do is refused here, with the reason).

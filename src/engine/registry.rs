@@ -3,6 +3,7 @@
 //! and its entry in `ENGINES`; [`EngineDef`] is what an entry knows of its
 //! engine; lookups and the unknown-engine message.
 
+use super::fio_engines::Kind;
 use super::{ENGINES, EngineConfig, EngineError};
 use crate::registry::{self, Entry};
 
@@ -31,6 +32,9 @@ macro_rules! engines {
             const DEF: registry::EngineDef = registry::EngineDef {
                 queued: <$module::$ty as Engine>::QUEUED,
                 options: <$module::$ty as Engine>::OPTIONS,
+                moves_data: <$module::$ty as Engine>::MOVES_DATA,
+                writes_on_read: <$module::$ty as Engine>::WRITES_ON_READ,
+                shared_fds: <$module::$ty as Engine>::SHARED_FDS,
                 check: <$module::$ty as Engine>::check,
                 warnings: <$module::$ty as Engine>::warnings,
                 hint: <$module::$ty as Engine>::hint,
@@ -53,6 +57,12 @@ pub struct EngineDef {
     pub queued: bool,
     /// The engine options it takes.
     pub options: &'static [&'static str],
+    /// Its I/Os move the buffer's bytes ([`super::Engine::MOVES_DATA`]).
+    pub moves_data: bool,
+    /// Its reads need a writable file ([`super::Engine::WRITES_ON_READ`]).
+    pub writes_on_read: bool,
+    /// Its clones keep the process's descriptor table ([`super::Engine::SHARED_FDS`]).
+    pub shared_fds: bool,
     /// Checks a job's settings.
     pub check: fn(&EngineConfig) -> Result<(), EngineError>,
     /// Settings that run but do not do what they suggest.
@@ -63,56 +73,6 @@ pub struct EngineDef {
     pub build: fn(&EngineConfig) -> Result<super::AnyEngine, EngineError>,
 }
 
-/// Every engine fio 3.x has (its `engines/`), to tell "fio has it, iolab
-/// does not yet" from a typo; engines iolab has too are found first.
-pub const FIO_ENGINES: &[&str] = &[
-    "cpuio",
-    "dev-dax",
-    "dfs",
-    "dircreate",
-    "dirdelete",
-    "dirstat",
-    "e4defrag",
-    "exec",
-    "falloc",
-    "filecreate",
-    "filedelete",
-    "filestat",
-    "ftruncate",
-    "gfapi",
-    "gfapi_async",
-    "http",
-    "ime_aio",
-    "ime_psync",
-    "ime_psyncv",
-    "io_uring_cmd",
-    "libblkio",
-    "libcufile",
-    "libhdfs",
-    "libhipfile",
-    "libiscsi",
-    "libpmem",
-    "libzbc",
-    "mtd",
-    "nbd",
-    "net",
-    "netsplice",
-    "nfs",
-    "page_fault",
-    "posixaio",
-    "pvsync",
-    "pvsync2",
-    "rados",
-    "rbd",
-    "rdma",
-    "sg",
-    "solarisaio",
-    "splice",
-    "vsync",
-    "windowsaio",
-    "xnvme",
-];
-
 /// The engine called `name` (or one of its aliases).
 pub fn find(name: &str) -> Option<&'static Entry<EngineDef>> {
     registry::find(ENGINES, name)
@@ -121,10 +81,15 @@ pub fn find(name: &str) -> Option<&'static Entry<EngineDef>> {
 /// Why `name` is not an engine iolab has.
 pub fn unknown(name: &str) -> String {
     let known = registry::names(ENGINES).join(", ");
-    if FIO_ENGINES.contains(&name) {
-        format!("fio's ioengine '{name}' is not supported by iolab yet; iolab has: {known}")
-    } else {
-        registry::unknown("ioengine", name, ENGINES)
+    match super::fio_engines::kind(name) {
+        Some(Kind::Later) => {
+            format!("fio's ioengine '{name}' is not supported by iolab yet; iolab has: {known}")
+        }
+        Some(kind) => format!(
+            "fio's ioengine '{name}' is not supported by iolab: {}; iolab has: {known}",
+            kind.why()
+        ),
+        None => registry::unknown("ioengine", name, ENGINES),
     }
 }
 

@@ -272,6 +272,7 @@ impl JobSpec {
             iodepth: self.iodepth,
             direct: self.direct,
             writes: self.writes(),
+            reads: self.mix == Mix::Read || (self.mix == Mix::Mixed && self.rwmixread > 0),
             flags: self.flags,
         }
     }
@@ -289,6 +290,14 @@ impl JobSpec {
     /// True when the job writes.
     pub fn writes(&self) -> bool {
         self.mix != Mix::Read
+    }
+
+    /// True when the job changes its files: it writes, or its engine's
+    /// reads need a writable file ([`crate::engine::Engine::WRITES_ON_READ`]).
+    /// Its files are then opened read-write and the safety rules for
+    /// writes apply.
+    pub fn changes_files(&self) -> bool {
+        self.writes() || self.engine_def().is_some_and(|d| d.writes_on_read)
     }
 
     /// The value of `rw` as fio spells it.

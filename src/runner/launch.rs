@@ -170,14 +170,19 @@ fn clone_thread(
         meet.start.wait();
         (Totals::default(), false)
     };
-    // SAFETY: the launcher closes its own copies of `raw` once this clone
-    // answers on `ready`, and never uses them again.
-    let files = match unsafe { worker::adopt(&raw) } {
+    let adopted = if def.is_some_and(|d| d.shared_fds) {
+        share(&raw)
+    } else {
+        // SAFETY: the launcher closes its own copies of `raw` once this
+        // clone answers on `ready`, and never uses them again.
+        unsafe { worker::adopt(&raw) }
+    };
+    let files = match adopted {
         Ok(f) => f,
         Err(e) => {
             return give_up(
                 meet,
-                NotReady::Io("a descriptor table of its own (unshare)", e),
+                NotReady::Io("its own descriptors (unshare, or dup for shared ones)", e),
             );
         }
     };
@@ -193,6 +198,17 @@ fn clone_thread(
         }
     };
     engine.drive(Clone { w, files, meet })
+}
+
+/// Copies of `raw` in the process's descriptor table, for an engine whose
+/// transfers run on a library's threads ([`crate::engine::Engine::SHARED_FDS`]).
+fn share(raw: &[RawFd]) -> std::io::Result<Vec<std::fs::File>> {
+    raw.iter()
+        // SAFETY: `raw` are open descriptors of the launcher, which keeps
+        // them open until this clone answers on `ready`.
+        .map(|&fd| unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }.try_clone_to_owned())
+        .map(|fd| fd.map(std::fs::File::from))
+        .collect()
 }
 
 /// A joined clone as a [`CloneRun`] (a panic is a bug; it is passed on).

@@ -109,7 +109,7 @@ pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Resu
                 if let Some(len) = len {
                     n.len = Some(n.len.unwrap_or(0).max(len));
                 }
-                n.writes |= job.writes();
+                n.writes |= job.changes_files();
                 n.may_create &= job.files.allow_file_create;
             }
         }

@@ -36,7 +36,7 @@ impl OpenSpec {
             (FadviseHint::NoReuse, _) => Some(libc::POSIX_FADV_NOREUSE),
         };
         OpenSpec {
-            writable: job.writes(),
+            writable: job.changes_files(),
             direct: job.direct,
             hint,
             sync: if job.writes() {

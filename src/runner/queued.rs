@@ -1,4 +1,4 @@
-//! The timed loop of engines with I/Os in flight (io_uring, libaio): keep
+//! The timed loop of engines with I/Os in flight (io_uring, libaio, ...): keep
 //! `iodepth` I/Os queued, submit every `iodepth_batch_submit`, reap at least
 //! `iodepth_batch_complete_min` at a time. Each I/O is stamped when queued,
 //! when its batch was submitted and when it was reaped, giving fio's slat,
@@ -77,8 +77,28 @@ pub(super) fn run<E: Engine>(
                 t_submit: t_queue,
             };
             let fd = cx.fds[io.file as usize];
-            match engine.queue(tag, fd, io, bufs[tag as usize].as_mut_slice()) {
+            let buf = bufs[tag as usize].as_mut_slice();
+            let mut res = engine.queue(tag, fd, io, buf);
+            if res.as_ref().is_ok_and(|q| *q == Queued::Busy) && !unsubmitted.is_empty() {
+                // fio's FIO_Q_BUSY: send what is queued, then offer it again.
+                if !submit(cx, engine, &mut unsubmitted, &mut slots, &mut in_flight) {
+                    free.push(tag);
+                    filling = false;
+                    break;
+                }
+                let t_queue = now_ns();
+                (slots[tag as usize].t_queue, slots[tag as usize].t_submit) = (t_queue, t_queue);
+                res = engine.queue(tag, fd, io, bufs[tag as usize].as_mut_slice());
+            }
+            match res {
                 Ok(Queued::Pending) => unsubmitted.push(tag),
+                Ok(Queued::Busy) => {
+                    free.push(tag);
+                    cx.errors
+                        .push(format!("{} took no I/O with nothing queued", cx.engine));
+                    filling = false;
+                    break;
+                }
                 Ok(Queued::Done(n)) => {
                     let now = now_ns();
                     free.push(tag);

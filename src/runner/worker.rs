@@ -153,7 +153,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     let Clone { w, files, meet } = c;
     let mut t = Totals::default();
     let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
-    let attached = attach(&mut engine, &fds, &files, &w.bufs, w.writes).map_err(|e| {
+    let attached = attach(&mut engine, (&fds, &files, &w.paths), &w.bufs, w.writes).map_err(|e| {
         NotReady::Engine(EngineError::new(
             format!("ioengine={}", w.engine),
             e.to_string(),
@@ -291,8 +291,7 @@ fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
 
 fn attach<E: Engine>(
     engine: &mut E,
-    fds: &[RawFd],
-    files: &[File],
+    (fds, files, paths): (&[RawFd], &[File], &[PathBuf]),
     bufs: &[AlignedBuf],
     writes: bool,
 ) -> std::io::Result<()> {
@@ -309,6 +308,7 @@ fn attach<E: Engine>(
         .collect();
     engine.attach(Attach {
         fds,
+        paths,
         sizes: &sizes,
         bufs: &iov,
         writes,
@@ -359,7 +359,9 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
                 cx.io_error(io, Ok(n));
                 return false;
             }
-            Ok(Queued::Pending) => unreachable!("a synchronous engine queued an I/O"),
+            Ok(Queued::Pending | Queued::Busy) => {
+                unreachable!("a synchronous engine queued an I/O")
+            }
             Err(e) => {
                 cx.io_error(io, Err(e));
                 return false;
