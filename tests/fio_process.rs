@@ -32,7 +32,7 @@ fn sched_calls(tool: &str, args: &[&str]) -> Vec<String> {
     let mut calls: Vec<String> = text
         .lines()
         .filter_map(|l| {
-            let call = l.split_once(' ')?.1;
+            let call = l.split_once(' ')?.1.trim_start();
             if let Some(rest) = call.strip_prefix("setpriority(PRIO_PROCESS, ") {
                 return Some(format!(
                     "nice {}",
