@@ -287,3 +287,57 @@ fn depth_figures_match_fio() {
         assert!((four_to_eight - 100.0).abs() < 1e-6, "{who}: {c}");
     }
 }
+
+/// fio's `plat_val_to_idx` then `plat_idx_to_val`, written from fio's
+/// stat.c independently of iolab's: a json+ bin value is a fixed point.
+fn on_fio_grid(v: u64) -> bool {
+    let msb = 63 - v.max(1).leading_zeros();
+    let idx = if msb <= 6 {
+        v
+    } else {
+        let eb = msb - 6;
+        (u64::from(eb + 1) << 6) + ((v >> eb) & 63)
+    };
+    let back = if idx < 128 {
+        idx
+    } else {
+        let eb = (idx >> 6) - 1;
+        (1u64 << (eb + 6)) + (((idx % 64) as f64 + 0.5) * (1u64 << eb) as f64) as u64
+    };
+    back == v
+}
+
+/// json+ bins are on fio's latency grid in both tools (fio's json+ tools,
+/// like fio_jsonplus_clat2csv, read them as bin values), and hold every I/O.
+#[test]
+fn json_plus_bins_are_on_fios_grid() {
+    skip_unless_installed!("fio");
+    let (_d, f) = scratch_file();
+    let args = job("g", &f, "--size=1M --rw=randread --bs=4k");
+    let fio = {
+        let out = succeed(
+            std::process::Command::new("fio")
+                .args(&args)
+                .arg("--output-format=json+"),
+        );
+        let start = out.iter().position(|&b| b == b'{').unwrap_or(0);
+        parse_json(&out[start..])
+    };
+    let ours = stdout_json(
+        bin()
+            .args(["run", "--no-store"])
+            .args(&args)
+            .arg("--output-format=json+"),
+    );
+    for (tool, v) in [("fio", &fio), ("iolab", &ours)] {
+        let bins = v["jobs"][0]["read"]["clat_ns"]["bins"].as_object().unwrap();
+        let n: u64 = bins.values().map(|c| c.as_u64().unwrap()).sum();
+        assert_eq!(n, 256, "{tool}");
+        for k in bins.keys() {
+            assert!(
+                on_fio_grid(k.parse().unwrap()),
+                "{tool}: bin {k} is not on fio's grid"
+            );
+        }
+    }
+}

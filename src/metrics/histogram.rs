@@ -224,6 +224,12 @@ impl LatencyHistogram {
             .collect()
     }
 
+    /// Non-empty buckets as (lowest value, count), sorted.
+    pub fn bins_low(&self) -> Vec<(u64, u64)> {
+        // A bucket's key is its lowest value (`bucket_of`).
+        self.buckets.clone()
+    }
+
     /// dtrace `quantize()` buckets: (power of two, count) from the first to
     /// the last non-empty bucket, with one empty bucket on each side.
     pub fn log2_buckets(&self) -> Vec<(u64, u64)> {

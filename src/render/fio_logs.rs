@@ -28,6 +28,30 @@ pub fn fio_plat_idx(v: u64) -> usize {
     (base + offset).min(FIO_PLAT_NR - 1)
 }
 
+/// fio's `plat_idx_to_val`: the value of bin `idx` that fio's json+
+/// writes (the middle of the bin; exact below 128 ns).
+pub fn fio_plat_val(idx: usize) -> u64 {
+    if idx < 128 {
+        return idx as u64;
+    }
+    let error_bits = (idx >> 6) as u32 - 1;
+    let base = 1u64 << (error_bits + 6);
+    base + (((idx % 64) as f64 + 0.5) * (1u64 << error_bits) as f64) as u64
+}
+
+/// The samples of a histogram on fio's latency grid, as its json+ `bins`
+/// are: (bin value, count), sorted, so fio's json+ tools read the same
+/// percentiles from iolab's output.
+pub fn fio_plat_bins(h: &crate::metrics::LatencyHistogram) -> Vec<(u64, u64)> {
+    let mut bins = std::collections::BTreeMap::new();
+    for (low, c) in h.bins_low() {
+        *bins.entry(fio_plat_idx(low)).or_insert(0) += c;
+    }
+    bins.into_iter()
+        .map(|(i, c)| (fio_plat_val(i), c))
+        .collect()
+}
+
 /// One of fio's log files of a run, its lines made as it is written (a
 /// per-I/O log of millions of lines is never held in memory).
 pub struct LogFile<'a> {

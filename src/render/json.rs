@@ -110,8 +110,7 @@ fn lat_obj(h: &LatencyHistogram, percentiles: Option<&[f64]>, bins: bool) -> Val
         m.insert("percentile".into(), Value::Object(p));
     }
     if bins && h.count() > 0 {
-        let b: Map<String, Value> = h
-            .bins()
+        let b: Map<String, Value> = super::fio_logs::fio_plat_bins(h)
             .into_iter()
             .map(|(v, c)| (v.to_string(), json!(c)))
             .collect();
