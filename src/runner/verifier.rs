@@ -142,21 +142,19 @@ impl Ctx<'_> {
     /// (`refill_buffers`, `scramble_buffers`) and its verify header.
     #[inline]
     pub fn before_write(&mut self, tag: u32, io: IoUnit, buf: &mut [u8]) {
-        if self.contents.is_none() && self.verifier.is_none() {
-            return;
+        if let Some(c) = &mut self.contents {
+            c.before_write(&mut buf[..io.len as usize], io.offset);
         }
-        self.fill_write(tag, io, buf);
+        if self.verifier.is_some() {
+            self.verify_header(tag, io, buf);
+        }
     }
 
     #[cold]
-    fn fill_write(&mut self, tag: u32, io: IoUnit, buf: &mut [u8]) {
+    fn verify_header(&mut self, tag: u32, io: IoUnit, buf: &mut [u8]) {
         let t = now_ns() - self.t_start;
-        let buf = &mut buf[..io.len as usize];
-        if let Some(c) = &mut self.contents {
-            c.before_write(buf, io.offset, t);
-        }
         if let Some(v) = &mut self.verifier {
-            v.before_write(tag, io, buf, t);
+            v.before_write(tag, io, &mut buf[..io.len as usize], t);
         }
     }
 
