@@ -122,15 +122,15 @@ fn every_engine_writes_land_in_the_file() {
     let d = scratch();
     for (i, (engine, extra)) in engines().into_iter().enumerate() {
         let f = d.path().join(format!("w{i}"));
-        // Lay out with random non-zero bytes, then overwrite every block once:
-        // iolab's write buffers are zero, so the file must end all zeros.
+        // Lay out with random non-zero bytes, then overwrite every block once
+        // with zero buffers (fio's zero_buffers): the file must end all zeros.
         lay_out(&f, "1M");
         let before = std::fs::read(&f).unwrap();
         assert!(before.iter().filter(|&&b| b == 0).count() < before.len() / 100);
         let moves_data = def(engine).moves_data;
         // Without data, the file's end state depends on the order: sequential.
         let rw = if moves_data { "randwrite" } else { "write" };
-        let opts = format!("--size=1M --rw={rw} --bs=4k");
+        let opts = format!("--size=1M --rw={rw} --bs=4k --zero_buffers=1");
         let v = run_engine(&f, engine, extra, &opts);
         let j = &v["jobs"][0];
         let what = format!("{engine} {extra:?}");

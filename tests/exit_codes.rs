@@ -33,6 +33,10 @@ fn run_exit_codes() {
         code::FAILED,
         "Resource temporarily unavailable",
     );
+    // 1: a block that does not verify (a laid-out file has no headers).
+    let verify = ["--rw=write", "--verify=crc32c", "--verify_only=1"];
+    let bad = [&["run", "--name=v", &fa, "--size=1M"][..], &verify].concat();
+    exits(&db, &bad, code::FAILED, "verify: bad magic header");
     exits(
         &db,
         &["run", "--name=x", &fa, "--bs=9q"],

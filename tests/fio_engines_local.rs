@@ -111,7 +111,7 @@ fn posixaio_keeps_iodepth_in_flight() {
 #[test]
 fn posixaio_clones_write_their_own_files() {
     let d = scratch();
-    let opts = "--ioengine=posixaio --iodepth=8 --numjobs=4 --size=1M --bs=4k --rw=randwrite";
+    let opts = "--ioengine=posixaio --iodepth=8 --numjobs=4 --size=1M --bs=4k --rw=randwrite --zero_buffers=1";
     let paths: Vec<_> = (0..4).map(|c| d.path().join(format!("p.{c}.0"))).collect();
     for p in &paths {
         lay_out(p, "1M");

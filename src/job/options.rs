@@ -42,7 +42,8 @@ pub struct OptDef {
     pub help: &'static str,
 }
 
-const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
+/// A fio option's row with no aliases.
+pub(crate) const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
     OptDef {
         name,
         aliases: &[],
@@ -363,8 +364,6 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "rate_iops",
     "rate_min",
     "thinktime",
-    "verify",
-    "do_verify",
     "startdelay",
     "ramp_time",
     "clocksource",
@@ -374,9 +373,6 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "exitall",
     "disable_lat",
     "gtod_reduce",
-    "refill_buffers",
-    "scramble_buffers",
-    "buffer_compress_percentage",
     "opendir",
     "lockfile",
     "mem",

@@ -120,6 +120,10 @@ pub struct JobSpec {
     /// How its threads are scheduled (`nice`, `prio`, `cpus_allowed`, ...).
     #[serde(default)]
     pub process: super::groups::process::Process,
+    /// Data verification and what written buffers hold (`verify`,
+    /// `verify_*`, `buffer_pattern`, `refill_buffers`, ...).
+    #[serde(default)]
+    pub verify: super::groups::verify::Verify,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -234,6 +238,7 @@ impl JobSpec {
             files: Default::default(),
             report: Default::default(),
             process: Default::default(),
+            verify: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,
@@ -287,9 +292,9 @@ impl JobSpec {
         }
     }
 
-    /// True when the job writes.
+    /// True when the job writes (`verify_only` writes nothing).
     pub fn writes(&self) -> bool {
-        self.mix != Mix::Read
+        self.mix != Mix::Read && !self.verify.only
     }
 
     /// True when the job changes its files: it writes, or its engine's

@@ -274,7 +274,8 @@ impl Json {
         let mut doc = json!({
             "jobname": job.name,
             "groupid": 0,
-            "error": i32::from(!t.errors.is_empty()),
+            // fio's EILSEQ (84) for a block that did not verify.
+            "error": if t.verify.failures.is_empty() { i32::from(!t.errors.is_empty()) } else { 84 },
             "eta": 0,
             "elapsed": t.runtime_ns.div_ceil(1_000_000_000),
             "job options": opts,
@@ -327,6 +328,11 @@ impl Json {
                 "repetitions": reps,
                 "first_run_effect": e.first_run,
                 "errors": t.errors,
+                "verify": {
+                    "method": job.verify.method.name(),
+                    "verified_blocks": t.verify.verified,
+                    "failures": t.verify.failures,
+                },
             },
         });
         // fio writes `desc` only for a job that has a description.

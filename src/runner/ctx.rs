@@ -4,9 +4,11 @@
 //! depth figures fio reports (`iodepth_level`, `iodepth_submit`,
 //! `iodepth_complete`).
 
+use super::buffer::Contents;
 use super::iolog::{IoLogEntry, IoLogWriter};
 use super::lookahead::Lookahead;
 use super::series::{DirRecorders, Ticker};
+use super::verifier::Verifier;
 use crate::metrics::Recorder;
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;
@@ -55,6 +57,11 @@ pub struct Ctx<'a> {
     pub errors: Vec<String>,
     /// Failed I/Os after the first (in flight when it failed).
     pub more_errors: u64,
+    /// What each write's buffer gets (`refill_buffers`, `scramble_buffers`),
+    /// when it changes per write.
+    pub contents: Option<Box<Contents>>,
+    /// Verification (`verify`), when the job verifies.
+    pub verifier: Option<Box<Verifier>>,
     /// I/Os queued at each depth bucket of fio's `iodepth_level`.
     pub depth_counts: [u64; 7],
     /// Submit calls by I/Os they sent, in fio's `iodepth_submit` buckets.
@@ -103,7 +110,7 @@ impl Ctx<'_> {
     /// file, and starts the next pass; false at the end of the plan.
     #[cold]
     pub fn next_pass(&mut self) -> bool {
-        if !self.look.next_pass(&self.fds, &mut self.advise) {
+        if !self.verify_written() || !self.look.next_pass(&self.fds, &mut self.advise) {
             return false;
         }
         for &fd in &self.fds {

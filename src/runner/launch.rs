@@ -47,6 +47,16 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
     } else {
         1
     };
+    let mut bufs: Vec<AlignedBuf> = (0..depth)
+        .map(|_| AlignedBuf::new(job.bs_max as usize))
+        .collect();
+    if job.writes() {
+        // fio fills its write buffers once (random by default).
+        let mut fill =
+            crate::runner::buffer::Contents::of_job(job, crate::plan::clone_seed(job, clone));
+        bufs.iter_mut().for_each(|b| fill.fill(b.as_mut_slice()));
+    }
+    let (contents, verifier) = super::verifier::for_clone(job, clone, depth, job.queued());
     Ok(Worker {
         engine: crate::engine::find(&job.engine).map_or("?", |e| e.name),
         cfg: job.engine_config(),
@@ -63,9 +73,7 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
         fsync_data_only: job.files.fdatasync > 0,
         end_fsync: job.files.end_fsync || job.files.fsync_on_close,
         runtime: job.runtime_us.map(Duration::from_micros),
-        bufs: (0..depth)
-            .map(|_| AlignedBuf::new(job.bs_max as usize))
-            .collect(),
+        bufs,
         batch_submit: job.iodepth_batch_submit.min(job.iodepth) as usize,
         complete_min: job.iodepth_batch_complete_min.min(job.iodepth) as usize,
         series_ms,
@@ -73,6 +81,8 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
             .then_some(job.logs.hist_msec),
         io_log,
         sched: job.process.sched(clone),
+        contents,
+        verifier,
     })
 }
 

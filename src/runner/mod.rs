@@ -24,6 +24,8 @@ pub mod result;
 pub mod series;
 pub mod stop;
 pub mod summary;
+pub mod verifier;
+pub mod verify;
 pub mod worker;
 
 pub use progress::{Progress, Quiet};

@@ -78,6 +78,9 @@ pub(super) fn run<E: Engine>(
             };
             let fd = cx.fds[io.file as usize];
             let buf = bufs[tag as usize].as_mut_slice();
+            if io.write {
+                cx.before_write(tag, io, buf);
+            }
             let mut res = engine.queue(tag, fd, io, buf);
             if res.as_ref().is_ok_and(|q| *q == Queued::Busy) && !unsubmitted.is_empty() {
                 // fio's FIO_Q_BUSY: send what is queued, then offer it again.
@@ -88,7 +91,7 @@ pub(super) fn run<E: Engine>(
                 }
                 let t_queue = now_ns();
                 (slots[tag as usize].t_queue, slots[tag as usize].t_submit) = (t_queue, t_queue);
-                res = engine.queue(tag, fd, io, bufs[tag as usize].as_mut_slice());
+                res = engine.queue(tag, fd, io, buf);
             }
             match res {
                 Ok(Queued::Pending) => unsubmitted.push(tag),
@@ -102,7 +105,7 @@ pub(super) fn run<E: Engine>(
                 Ok(Queued::Done(n)) => {
                     let now = now_ns();
                     free.push(tag);
-                    if !complete(cx, &slots[tag as usize], n as i64, now) {
+                    if !complete(cx, (tag, &slots[tag as usize]), n as i64, now, buf) {
                         filling = false;
                     }
                     continue;
@@ -152,7 +155,8 @@ pub(super) fn run<E: Engine>(
         for c in &done {
             in_flight -= 1;
             free.push(c.tag);
-            if !complete(cx, &slots[c.tag as usize], c.result, now) {
+            let (slot, buf) = (&slots[c.tag as usize], bufs[c.tag as usize].as_mut_slice());
+            if !complete(cx, (c.tag, slot), c.result, now, buf) {
                 filling = false;
             }
         }
@@ -197,8 +201,9 @@ fn submit<E: Engine>(
     sent == n
 }
 
-/// Records one completion; false if it failed (the run then drains).
-fn complete(cx: &mut Ctx, s: &Slot, result: i64, now: u64) -> bool {
+/// Records the completion of slot `tag` (its buffer `buf`); false if it
+/// failed or did not verify (the run then drains).
+fn complete(cx: &mut Ctx, (tag, s): (u32, &Slot), result: i64, now: u64, buf: &mut [u8]) -> bool {
     let io = s.io;
     if result != io.len as i64 {
         let r = if result < 0 {
@@ -218,5 +223,9 @@ fn complete(cx: &mut Ctx, s: &Slot, result: i64, now: u64) -> bool {
     if cx.io_log.is_some() {
         cx.log_io(io, now, lat, clat, slat);
     }
-    !io.write || cx.after_write(io.file)
+    if io.write {
+        cx.after_write(io.file) && cx.write_done(tag, io)
+    } else {
+        cx.read_done(io, buf)
+    }
 }

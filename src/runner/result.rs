@@ -71,6 +71,9 @@ pub struct Totals {
     pub cpu: CpuUsage,
     /// Errors that stopped a clone.
     pub errors: Vec<String>,
+    /// What `verify` checked and found.
+    #[serde(default)]
+    pub verify: super::verifier::VerifyTotals,
     /// IOPS, bandwidth and latency per interval (`log_avg_msec`, default 1 s).
     pub series: Vec<Interval>,
     /// Intervals of `log_hist_msec` when it differs from the series'.
@@ -133,6 +136,7 @@ impl Totals {
         }
         self.cpu.add(&c.cpu);
         self.errors.extend(c.errors.iter().cloned());
+        self.verify.add(&c.verify);
     }
 
     /// Read plus write bytes.

@@ -60,6 +60,10 @@ pub struct Worker {
     pub io_log: Option<IoLogWriter>,
     /// Nice value, I/O priority and CPUs the thread sets on itself.
     pub sched: crate::sys::thread::Sched,
+    /// What each write's buffer gets, when it changes per write.
+    pub contents: Option<Box<super::buffer::Contents>>,
+    /// Verification, when the job verifies.
+    pub verifier: Option<Box<super::verifier::Verifier>>,
 }
 
 /// Where every clone waits for the start; the launcher opens it once.
@@ -183,6 +187,8 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         io_log,
         writes,
         sched: _,
+        contents,
+        verifier,
     } = w;
     let recorder = |on: bool| {
         if on {
@@ -219,6 +225,8 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         depth_counts: [0; 7],
         submit_counts: [0; 7],
         complete_counts: [0; 7],
+        contents,
+        verifier,
     };
 
     let cpu0 = CpuUsage::thread_now();
@@ -232,7 +240,10 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         let fds = &cx.fds;
         cx.look.prime(fds, &mut cx.advise);
     }
-    let interrupted = if E::QUEUED {
+    let only = cx.verifier.as_ref().is_some_and(|v| v.only());
+    let interrupted = if only {
+        cx.verify_only(meet.stop)
+    } else if E::QUEUED {
         let batches = (batch_submit, complete_min);
         super::queued::run(&mut cx, &mut engine, &mut bufs, batches, meet.stop)
     } else {
@@ -240,6 +251,9 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     };
     if end_fsync && writes && !interrupted {
         cx.sync_all();
+    }
+    if !interrupted && cx.errors.is_empty() {
+        cx.verify_written();
     }
     let t_end = now_ns();
     cx.series.finish(t_end, &cx.recs);
@@ -268,6 +282,7 @@ fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
     t.series = std::mem::take(&mut cx.series.out);
     t.hist_series = cx.hist.map(|h| h.out);
     t.errors = cx.errors;
+    t.verify = cx.verifier.map(|v| v.out).unwrap_or_default();
     match cx.io_log.take().map(IoLogWriter::finish) {
         Some(Ok(log)) => t.io_logs.push(log),
         Some(Err(e)) => t.errors.push(format!("cannot keep the per-I/O log: {e}")),
@@ -350,6 +365,9 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
             return false;
         }
         let fd = cx.fds[io.file as usize];
+        if io.write {
+            cx.before_write(0, io, buf);
+        }
         let t0 = now_ns();
         let res = engine.queue(0, fd, io, buf);
         let t1 = now_ns();
@@ -370,7 +388,12 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
         let d = &mut cx.recs[io.write as usize];
         d.lat.record(t1 - t0);
         d.bytes += io.len as u64;
-        if io.write && !cx.after_write(io.file) {
+        let checked = if io.write {
+            cx.after_write(io.file) && cx.write_done(0, io)
+        } else {
+            cx.read_done(io, buf)
+        };
+        if !checked {
             return false;
         }
         if LOG {

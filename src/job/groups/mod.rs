@@ -10,8 +10,10 @@
 //! `tests/job.rs` (every row applies) read [`GROUPS`].
 
 pub mod files;
+pub mod pattern;
 pub mod process;
 pub mod report;
+pub mod verify;
 
 use super::error::JobProblem;
 use super::options::OptDef;
@@ -32,7 +34,7 @@ pub struct OptionGroup {
 }
 
 /// Every option group, in the order of `docs/fio-compat.md`.
-pub const GROUPS: &[OptionGroup] = &[files::GROUP, report::GROUP, process::GROUP];
+pub const GROUPS: &[OptionGroup] = &[files::GROUP, report::GROUP, process::GROUP, verify::GROUP];
 
 /// The group an option belongs to (`None` for the core options).
 pub fn owner(def: &OptDef) -> Option<&'static OptionGroup> {

@@ -1,0 +1,478 @@
+//! Data verification and the contents of written buffers: fio's `verify`
+//! (and `do_verify`, `verify_*`) and `buffer_pattern`, `zero_buffers`,
+//! `refill_buffers`, `scramble_buffers`, `buffer_compress_percentage`,
+//! `buffer_compress_chunk`, `dedupe_percentage`, `dedupe_mode`. What they
+//! do to the I/O is in `runner::verify` and `runner::buffer`.
+
+use super::OptionGroup;
+use super::pattern::FillPattern;
+use crate::job::apply::num as number;
+use crate::job::error::JobProblem;
+use crate::job::options::{Kind, OptDef, Range, opt};
+use crate::job::spec::{JobSpec, Mix};
+use crate::job::units::parse_bool;
+use serde::{Deserialize, Serialize};
+
+/// Bytes of fio 3.33's `struct verify_header`.
+pub const HEADER_LEN: usize = 40;
+
+/// A way of checking a block: fio's `verify` values, with fio 3.33's
+/// numbers for the header's `verify_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Method {
+    /// No verification.
+    #[default]
+    None,
+    /// The header alone (`meta`).
+    Meta,
+    /// MD5 of the data.
+    Md5,
+    /// fio's CRC-64 (polynomial 0x95AC9329AC4BC9B5 reflected, init 0).
+    Crc64,
+    /// fio's CRC-32 (polynomial 0x04C11DB7, init 0, not reflected).
+    Crc32,
+    /// CRC-32C (Castagnoli).
+    Crc32c,
+    /// `crc32c-intel`: CRC-32C, as fio (the name only asked for hardware).
+    Crc32cIntel,
+    /// CRC-16 (ARC).
+    Crc16,
+    /// CRC-7 (MMC).
+    Crc7,
+    /// fio's SHA-256 (as fio 3.33 computes and stores it).
+    Sha256,
+    /// fio's SHA-512 (as fio 3.33 stores it).
+    Sha512,
+    /// XXH32, seed 1.
+    Xxhash,
+    /// SHA-1 (fio stores its five words in host order).
+    Sha1,
+    /// No header: every byte is `verify_pattern` (`pattern`).
+    Pattern,
+    /// Pretend to verify (`null`).
+    Null,
+}
+
+impl Method {
+    /// The words of `verify=` and their methods.
+    pub const NAMES: &[(&str, Method)] = &[
+        ("0", Method::None),
+        ("meta", Method::Meta),
+        ("md5", Method::Md5),
+        ("crc64", Method::Crc64),
+        ("crc32", Method::Crc32),
+        ("crc32c", Method::Crc32c),
+        ("crc32c-intel", Method::Crc32cIntel),
+        ("crc16", Method::Crc16),
+        ("crc7", Method::Crc7),
+        ("sha256", Method::Sha256),
+        ("sha512", Method::Sha512),
+        ("xxhash", Method::Xxhash),
+        ("sha1", Method::Sha1),
+        ("pattern", Method::Pattern),
+        ("null", Method::Null),
+    ];
+
+    /// Bytes of the header before a block's data: fio's `struct
+    /// verify_header` (40 bytes in fio 3.33) and the checksum after it
+    /// (fio's `vhdr_*`); none for `pattern`.
+    pub fn header_size(self) -> usize {
+        let sum = match self {
+            Method::None | Method::Meta | Method::Null => 0,
+            Method::Pattern => return 0,
+            Method::Md5 => 16,
+            Method::Crc64 => 8,
+            Method::Crc32 | Method::Crc32c | Method::Crc32cIntel | Method::Xxhash => 4,
+            Method::Crc16 => 2,
+            Method::Crc7 => 1,
+            Method::Sha256 => 64,
+            Method::Sha512 => 128,
+            Method::Sha1 => 20,
+        };
+        HEADER_LEN + sum
+    }
+
+    /// fio 3.33's number for it in the header (`verify_type`).
+    pub fn fio_type(self) -> u16 {
+        match self {
+            Method::None => 0,
+            Method::Meta => 1,
+            Method::Md5 => 2,
+            Method::Crc64 => 3,
+            Method::Crc32 => 4,
+            Method::Crc32c => 5,
+            Method::Crc32cIntel => 6,
+            Method::Crc16 => 7,
+            Method::Crc7 => 8,
+            Method::Sha256 => 9,
+            Method::Sha512 => 10,
+            Method::Xxhash => 15,
+            Method::Sha1 => 16,
+            Method::Pattern => 18,
+            Method::Null => 19,
+        }
+    }
+
+    /// fio's name.
+    pub fn name(self) -> &'static str {
+        (Method::NAMES.iter().find(|(_, m)| *m == self)).map_or("0", |(n, _)| n)
+    }
+}
+
+/// fio's `dedupe_mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum DedupeMode {
+    /// A deduplicable buffer repeats the last unique one (fio's default).
+    #[default]
+    Repeat,
+}
+
+/// What written buffers hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Buffers {
+    /// `buffer_pattern`: every buffer holds this pattern, repeated.
+    pub pattern: Option<FillPattern>,
+    /// `zero_buffers`: every buffer holds zeros.
+    pub zero: bool,
+    /// `refill_buffers`: new random data for every write (`None`: not
+    /// given; fio turns it on for `verify` and compression).
+    pub refill: Option<bool>,
+    /// `scramble_buffers` (fio's default on): each write's buffer gets its
+    /// offset and the time in every 512-byte block, so no two writes are
+    /// the same (dedupe cannot fold them).
+    pub scramble: bool,
+    /// `buffer_compress_percentage`: this share of each chunk is zeros.
+    pub compress_percentage: u32,
+    /// `buffer_compress_chunk`: the chunk (0: the write).
+    pub compress_chunk: u64,
+    /// `dedupe_percentage`: this share of writes repeat an earlier buffer.
+    pub dedupe_percentage: u32,
+    /// `dedupe_mode`.
+    pub dedupe_mode: DedupeMode,
+}
+
+impl Default for Buffers {
+    fn default() -> Buffers {
+        Buffers {
+            pattern: None,
+            zero: false,
+            refill: None,
+            scramble: true,
+            compress_percentage: 0,
+            compress_chunk: 512,
+            dedupe_percentage: 0,
+            dedupe_mode: DedupeMode::Repeat,
+        }
+    }
+}
+
+/// The settings of this group in a job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Verify {
+    /// `verify`.
+    pub method: Method,
+    /// `do_verify`: read back and check what was written, after each pass.
+    pub do_verify: bool,
+    /// `verify_pattern`.
+    pub pattern: Option<FillPattern>,
+    /// `verify_interval`: a header every N bytes (`None`: each block).
+    pub interval: Option<u64>,
+    /// `verify_offset`: the header is swapped with the bytes this far in.
+    pub offset: u64,
+    /// `verify_fatal`: stop at the first bad header of a block.
+    pub fatal: bool,
+    /// `verify_backlog`: check the written blocks every N writes.
+    pub backlog: u64,
+    /// `verify_backlog_batch`: check this many of them each time (0: N).
+    pub backlog_batch: u64,
+    /// `verify_only`: do not write; read and check what the job would write.
+    pub only: bool,
+    /// `verify_dump`: write the block read and the one expected to files.
+    pub dump: bool,
+    /// `verify_state_save` (accepted; iolab keeps no state file).
+    pub state_save: bool,
+    /// `verify_state_load` (accepted; iolab keeps no state file).
+    pub state_load: bool,
+    /// The contents of written buffers.
+    pub buffers: Buffers,
+}
+
+impl Default for Verify {
+    fn default() -> Verify {
+        Verify {
+            method: Method::None,
+            do_verify: true,
+            pattern: None,
+            interval: None,
+            offset: 0,
+            fatal: false,
+            backlog: 0,
+            backlog_batch: 0,
+            only: false,
+            dump: false,
+            state_save: true,
+            state_load: false,
+            buffers: Buffers::default(),
+        }
+    }
+}
+
+impl Verify {
+    /// True when the job's blocks carry what is checked.
+    pub fn on(&self) -> bool {
+        !matches!(self.method, Method::None | Method::Null)
+    }
+}
+
+/// fio's names of `verify` (the sha3 ones are refused by name).
+const VERIFY_WORDS: &[&str] = &[
+    "0",
+    "meta",
+    "md5",
+    "crc64",
+    "crc32",
+    "crc32c",
+    "crc32c-intel",
+    "crc16",
+    "crc7",
+    "sha256",
+    "sha512",
+    "xxhash",
+    "sha1",
+    "pattern",
+    "null",
+    "sha3-224",
+    "sha3-256",
+    "sha3-384",
+    "sha3-512",
+];
+
+const UINT: Range = Range {
+    min: 0,
+    max: u32::MAX as u64,
+};
+
+/// This group's rows of the option table.
+pub const OPTIONS: &[OptDef] = &[
+    opt(
+        "verify",
+        Kind::Choice(VERIFY_WORDS),
+        "write a header and checksum in each block and check them on read",
+    ),
+    opt(
+        "do_verify",
+        Kind::Bool,
+        "read back and check what a write job wrote, after each pass (default 1)",
+    ),
+    opt(
+        "verify_pattern",
+        Kind::Str,
+        "data of verified blocks: 0xhex, decimal, \"string\", %o (offset)",
+    ),
+    opt(
+        "verify_interval",
+        Kind::Size(Range {
+            min: 80,
+            max: u32::MAX as u64,
+        }),
+        "a header every N bytes of a block (default: the block size)",
+    ),
+    opt(
+        "verify_offset",
+        Kind::Size(Range {
+            min: 40,
+            max: u32::MAX as u64,
+        }),
+        "swap the header with the bytes N bytes into the block",
+    ),
+    opt(
+        "verify_fatal",
+        Kind::Bool,
+        "stop checking a block at its first bad header",
+    ),
+    opt(
+        "verify_backlog",
+        Kind::Int(Range {
+            min: 0,
+            max: u64::MAX,
+        }),
+        "check the written blocks every N writes, during the run",
+    ),
+    opt(
+        "verify_backlog_batch",
+        Kind::Int(UINT),
+        "blocks checked each time verify_backlog is due (default N)",
+    ),
+    opt(
+        "verify_only",
+        Kind::Bool,
+        "write nothing: read and check the blocks the job would write",
+    ),
+    opt(
+        "verify_dump",
+        Kind::Bool,
+        "on a failure write FILE.OFFSET.received and .expected",
+    ),
+    opt(
+        "verify_state_save",
+        Kind::Bool,
+        "accepted: iolab keeps no verify state file",
+    ),
+    opt(
+        "verify_state_load",
+        Kind::Bool,
+        "accepted: iolab keeps no verify state file",
+    ),
+    opt(
+        "buffer_pattern",
+        Kind::Str,
+        "written buffers hold this pattern: 0xhex, decimal, \"string\"",
+    ),
+    opt("zero_buffers", Kind::Bool, "written buffers hold zeros"),
+    opt(
+        "refill_buffers",
+        Kind::Bool,
+        "new random data for every write",
+    ),
+    opt(
+        "scramble_buffers",
+        Kind::Bool,
+        "offset and time in every 512 bytes of each write (default 1)",
+    ),
+    opt(
+        "buffer_compress_percentage",
+        Kind::Int(Range { min: 0, max: 100 }),
+        "this share of each chunk of a write is zeros",
+    ),
+    opt(
+        "buffer_compress_chunk",
+        Kind::Size(UINT),
+        "the chunk of buffer_compress_percentage (default 512)",
+    ),
+    opt(
+        "dedupe_percentage",
+        Kind::Int(Range { min: 0, max: 100 }),
+        "this share of writes repeat the last unique buffer",
+    ),
+    opt(
+        "dedupe_mode",
+        Kind::Choice(&["repeat", "working_set"]),
+        "repeat (working_set is refused)",
+    ),
+];
+
+/// Applies one of [`OPTIONS`].
+fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
+    let c = &mut job.verify;
+    match def.name {
+        "verify" => {
+            c.method = Method::NAMES
+                .iter()
+                .find(|(n, _)| *n == v)
+                .map(|(_, m)| *m)
+                .ok_or_else(|| {
+                    JobProblem::Invalid(format!(
+                        "verify={v} is not supported by iolab yet (iolab has {})",
+                        Method::NAMES[1..]
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })?
+        }
+        "do_verify" => c.do_verify = parse_bool(v)?,
+        "verify_pattern" => c.pattern = Some(FillPattern::parse(def.name, v, true)?),
+        "verify_interval" => c.interval = Some(number(def, v)?),
+        "verify_offset" => c.offset = number(def, v)?,
+        "verify_fatal" => c.fatal = parse_bool(v)?,
+        "verify_backlog" => c.backlog = number(def, v)?,
+        "verify_backlog_batch" => c.backlog_batch = number(def, v)?,
+        "verify_only" => c.only = parse_bool(v)?,
+        "verify_dump" => c.dump = parse_bool(v)?,
+        "verify_state_save" => c.state_save = parse_bool(v)?,
+        "verify_state_load" => c.state_load = parse_bool(v)?,
+        "buffer_pattern" => {
+            // fio: a pattern turns scrambling and zeroing off.
+            c.buffers.pattern = Some(FillPattern::parse(def.name, v, false)?);
+            c.buffers.scramble = false;
+            c.buffers.zero = false;
+        }
+        "zero_buffers" => c.buffers.zero = parse_bool(v)?,
+        "refill_buffers" => c.buffers.refill = Some(parse_bool(v)?),
+        "scramble_buffers" => c.buffers.scramble = parse_bool(v)?,
+        "buffer_compress_percentage" => c.buffers.compress_percentage = number(def, v)?,
+        "buffer_compress_chunk" => c.buffers.compress_chunk = number(def, v)?,
+        "dedupe_percentage" => c.buffers.dedupe_percentage = number(def, v)?,
+        "dedupe_mode" => {
+            if v != "repeat" {
+                return Err(JobProblem::Invalid(format!(
+                    "dedupe_mode={v} is not supported by iolab yet (iolab has repeat)"
+                )));
+            }
+            c.buffers.dedupe_mode = DedupeMode::Repeat;
+        }
+        other => unreachable!("verify group and its table disagree on '{other}'"),
+    }
+    Ok(())
+}
+
+/// The rules between this group's options.
+fn validate(job: &JobSpec) -> Result<(), JobProblem> {
+    let c = &job.verify;
+    let bad = |why: String| Err(JobProblem::Invalid(why));
+    if !c.on() {
+        return Ok(());
+    }
+    if job.mix == Mix::Mixed {
+        return bad(format!(
+            "verify with rw={} (reads and writes in one job) is not supported by iolab yet; \
+             write in one job and read with verify in the next (stonewall)",
+            job.rw_name()
+        ));
+    }
+    if job.time_based {
+        return bad("verify with time_based is not supported by iolab yet".into());
+    }
+    if c.method == Method::Pattern && c.pattern.is_none() {
+        return bad("verify=pattern needs verify_pattern".into());
+    }
+    let interval = c.interval.unwrap_or(job.bs_min).min(job.bs_min);
+    if !job.bs_min.is_multiple_of(interval) || !job.bs_max.is_multiple_of(interval) {
+        return bad(format!(
+            "verify_interval ({interval}) must divide bs ({}-{})",
+            job.bs_min, job.bs_max
+        ));
+    }
+    let need = c.method.header_size() as u64 + c.offset;
+    if need >= interval {
+        return bad(format!(
+            "verify={} needs blocks larger than {need} bytes (its header{}); bs or \
+             verify_interval is {interval}",
+            c.method.name(),
+            if c.offset > 0 {
+                " at verify_offset"
+            } else {
+                ""
+            }
+        ));
+    }
+    if c.method == Method::Sha512 && interval - need < 128 {
+        return bad(format!(
+            "verify=sha512 needs 128 bytes of data after its header: bs or verify_interval \
+             of at least {} (fio's sha512 reads memory it never set below that)",
+            need + 128
+        ));
+    }
+    Ok(())
+}
+
+/// The group.
+pub const GROUP: OptionGroup = OptionGroup {
+    name: "Verification and buffer contents",
+    options: OPTIONS,
+    apply,
+    validate,
+};

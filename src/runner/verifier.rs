@@ -1,0 +1,326 @@
+//! A clone's verification while it runs, as fio does it: each write gets
+//! its header ([`super::verify::Layout`]) and is logged once complete;
+//! the log is read back and checked after each pass (`do_verify`), every
+//! `verify_backlog` writes, or, with `verify_only`, in place of the
+//! writes. A read job with `verify` checks each block it reads. Checks
+//! read with `pread` into a buffer of their own, timed into the read
+//! figures as fio counts its verify reads; the first bad block stops the
+//! clone (fio's `EILSEQ`), reported with file, offset, expected and found.
+
+use super::buffer::{AlignedBuf, Contents};
+use super::ctx::Ctx;
+use super::verify::{Layout, Mismatch, Stamp};
+use crate::job::JobSpec;
+use crate::metrics::clock::now_ns;
+use crate::plan::IoUnit;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// What a clone's checks found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyTotals {
+    /// Blocks read back (or read) and checked.
+    pub verified: u64,
+    /// Blocks that did not check (a clone stops at its first).
+    pub failures: Vec<Mismatch>,
+}
+
+impl VerifyTotals {
+    /// Adds another clone's or repetition's.
+    pub fn add(&mut self, o: &VerifyTotals) {
+        self.verified += o.verified;
+        self.failures.extend(o.failures.iter().cloned());
+    }
+}
+
+/// A completed write, to be read back.
+#[derive(Debug, Clone, Copy)]
+struct Written {
+    io: IoUnit,
+    numberio: u64,
+}
+
+/// One clone's verification state.
+pub struct Verifier {
+    layout: Layout,
+    /// The job writes: headers go out and the log is read back.
+    writes: bool,
+    do_verify: bool,
+    only: bool,
+    backlog: u64,
+    batch: usize,
+    dump: bool,
+    /// The engine splits slat/clat: the verify reads fill those too.
+    split: bool,
+    thread: u16,
+    issued: u64,
+    /// `numberio` of the write in each slot.
+    tags: Vec<u64>,
+    log: VecDeque<Written>,
+    since_backlog: u64,
+    seeds: Xoshiro256PlusPlus,
+    buf: AlignedBuf,
+    /// What the checks found.
+    pub out: VerifyTotals,
+}
+
+impl Verifier {
+    /// The verifier of clone `clone` of `job` with `depth` I/O slots, when
+    /// the job verifies.
+    pub fn of_job(job: &JobSpec, clone: u32, depth: usize, split: bool) -> Option<Verifier> {
+        let v = &job.verify;
+        Some(Verifier {
+            layout: Layout::of_job(job)?,
+            writes: job.mix == crate::job::Mix::Write,
+            do_verify: v.do_verify,
+            only: v.only,
+            backlog: v.backlog,
+            batch: if v.backlog_batch > 0 {
+                v.backlog_batch as usize
+            } else {
+                v.backlog as usize
+            },
+            dump: v.dump,
+            split,
+            thread: (clone + 1) as u16,
+            issued: 0,
+            tags: vec![0; depth],
+            log: VecDeque::new(),
+            since_backlog: 0,
+            seeds: Xoshiro256PlusPlus::seed_from_u64(crate::plan::clone_seed(job, clone)),
+            buf: AlignedBuf::new(job.bs_max as usize),
+            out: VerifyTotals::default(),
+        })
+    }
+
+    /// True with `verify_only`: the clone reads and checks, never writes.
+    pub fn only(&self) -> bool {
+        self.only
+    }
+
+    /// Lays out the write `io` in slot `tag`'s buffer.
+    pub fn before_write(&mut self, tag: u32, io: IoUnit, buf: &mut [u8], t_ns: u64) {
+        let stamp = Stamp {
+            seed: self.seeds.next_u64(),
+            numberio: self.issued,
+            thread: self.thread,
+            sec: (t_ns / 1_000_000_000) as u32,
+            nsec: (t_ns % 1_000_000_000) as u32,
+        };
+        self.tags[tag as usize] = self.issued;
+        self.issued += 1;
+        self.layout.fill(buf, &io, stamp);
+    }
+
+    /// Logs the completed write in slot `tag`; true when a backlog check
+    /// is due.
+    fn written(&mut self, tag: u32, io: IoUnit) -> bool {
+        // fio logs writes only with do_verify: no backlog checks without.
+        if !self.do_verify {
+            return false;
+        }
+        let numberio = self.tags[tag as usize];
+        self.log.push_back(Written { io, numberio });
+        self.since_backlog += 1;
+        self.backlog > 0 && self.since_backlog >= self.backlog
+    }
+
+    /// Writes fio's dump files of a bad block in the working directory:
+    /// `NAME.OFFSET.received` (what was read).
+    fn dump(&self, m: &Mismatch, data: &[u8]) -> std::io::Result<()> {
+        let name = std::path::Path::new(&m.file)
+            .file_name()
+            .map_or_else(|| "block".into(), |n| n.to_string_lossy().into_owned());
+        std::fs::write(format!("{name}.{}.received", m.offset), data)
+    }
+}
+
+impl Ctx<'_> {
+    /// Before the write `io` goes out of slot `tag`: its contents
+    /// (`refill_buffers`, `scramble_buffers`) and its verify header.
+    #[inline]
+    pub fn before_write(&mut self, tag: u32, io: IoUnit, buf: &mut [u8]) {
+        if let Some(c) = &mut self.contents {
+            c.before_write(&mut buf[..io.len as usize], io.offset);
+        }
+        if self.verifier.is_some() {
+            self.verify_header(tag, io, buf);
+        }
+    }
+
+    #[cold]
+    fn verify_header(&mut self, tag: u32, io: IoUnit, buf: &mut [u8]) {
+        let t = now_ns() - self.t_start;
+        if let Some(v) = &mut self.verifier {
+            v.before_write(tag, io, &mut buf[..io.len as usize], t);
+        }
+    }
+
+    /// After the write `io` of slot `tag` completed: logged for reading
+    /// back, checked with the backlog when due; false when a check failed.
+    #[inline]
+    pub fn write_done(&mut self, tag: u32, io: IoUnit) -> bool {
+        let Some(v) = &mut self.verifier else {
+            return true;
+        };
+        if !v.written(tag, io) {
+            return true;
+        }
+        v.since_backlog = 0;
+        let n = v.batch;
+        self.read_back(n)
+    }
+
+    /// After the read `io` into `buf` completed: checked when the job
+    /// verifies its reads; false when it did not check.
+    #[inline]
+    pub fn read_done(&mut self, io: IoUnit, buf: &mut [u8]) -> bool {
+        match &self.verifier {
+            Some(v) if !v.writes => self.check_read(io, buf),
+            _ => true,
+        }
+    }
+
+    #[cold]
+    fn check_read(&mut self, io: IoUnit, buf: &mut [u8]) -> bool {
+        let path = self.paths[io.file as usize].display().to_string();
+        let Some(v) = &mut self.verifier else {
+            return true;
+        };
+        v.out.verified += 1;
+        match v.layout.check(&path, buf, &io, None) {
+            Ok(()) => true,
+            Err(m) => {
+                self.verify_failed(*m, &buf[..io.len as usize]);
+                false
+            }
+        }
+    }
+
+    /// At the end of a pass or of the run: reads back and checks every
+    /// write not yet checked (`do_verify`), after syncing them and dropping
+    /// them from the page cache as fio does; false when one did not check.
+    #[cold]
+    pub fn verify_written(&mut self) -> bool {
+        let Some(v) = &self.verifier else {
+            return true;
+        };
+        if !v.writes || !(v.do_verify || v.only) || v.log.is_empty() {
+            return true;
+        }
+        for &fd in &self.fds {
+            // SAFETY: syncing a descriptor; no memory is passed.
+            unsafe { libc::fsync(fd) };
+            crate::sys::pagecache::drop_cached(fd);
+        }
+        self.read_back(usize::MAX)
+    }
+
+    /// `verify_only`: the writes the job would issue, read back and
+    /// checked pass by pass instead; true if `stop` ended it.
+    #[cold]
+    pub fn verify_only(&mut self, stop: &super::stop::StopFlag) -> bool {
+        let mut io = IoUnit::default();
+        loop {
+            if stop.is_set() {
+                return true;
+            }
+            if self.look.next_into(&self.fds, &mut self.advise, &mut io) {
+                if let Some(v) = &mut self.verifier
+                    && io.write
+                {
+                    v.log.push_back(Written { io, numberio: 0 });
+                }
+                continue;
+            }
+            if !self.verify_written() || !self.next_pass() {
+                return false;
+            }
+        }
+    }
+
+    /// Reads back and checks up to `n` logged writes, oldest first.
+    fn read_back(&mut self, n: usize) -> bool {
+        let Some(mut v) = self.verifier.take() else {
+            return true;
+        };
+        let mut ok = true;
+        for _ in 0..n {
+            let Some(w) = v.log.pop_front() else { break };
+            let io = IoUnit {
+                write: false,
+                ..w.io
+            };
+            let buf = &mut v.buf.as_mut_slice()[..io.len as usize];
+            let t0 = now_ns();
+            // SAFETY: `buf` is valid for `io.len` bytes and borrowed
+            // mutably for the call; a bad descriptor only fails the call.
+            let got = unsafe {
+                libc::pread(
+                    self.fds[io.file as usize],
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    io.offset as libc::off_t,
+                )
+            };
+            let d = now_ns() - t0;
+            if got != io.len as isize {
+                let r = if got < 0 {
+                    Err(std::io::Error::last_os_error())
+                } else {
+                    Ok(got as usize)
+                };
+                self.io_error(io, r);
+                ok = false;
+                break;
+            }
+            let rec = &mut self.recs[0];
+            rec.lat.record(d);
+            if v.split {
+                rec.clat.record(d);
+                rec.slat.record(0);
+            }
+            rec.bytes += io.len as u64;
+            v.out.verified += 1;
+            let path = self.paths[io.file as usize].display().to_string();
+            if let Err(m) = v.layout.check(&path, buf, &io, Some(w.numberio)) {
+                let data = buf.to_vec();
+                self.verifier = Some(v);
+                self.verify_failed(*m, &data);
+                return false;
+            }
+        }
+        self.verifier = Some(v);
+        ok
+    }
+
+    #[cold]
+    fn verify_failed(&mut self, m: Mismatch, data: &[u8]) {
+        if let Some(v) = &mut self.verifier {
+            if v.dump
+                && let Err(e) = v.dump(&m, data)
+            {
+                self.errors.push(format!("verify_dump: cannot write: {e}"));
+            }
+            self.errors.push(m.to_string());
+            v.out.failures.push(m);
+        }
+    }
+}
+
+/// The contents and verifier of clone `clone` of `job`, for its loop.
+pub fn for_clone(
+    job: &JobSpec,
+    clone: u32,
+    depth: usize,
+    split: bool,
+) -> (Option<Box<Contents>>, Option<Box<Verifier>>) {
+    let contents = Contents::of_job(job, crate::plan::clone_seed(job, clone));
+    let per_write = job.writes() && contents.per_write() && !job.verify.on();
+    (
+        per_write.then(|| Box::new(contents)),
+        Verifier::of_job(job, clone, depth, split).map(Box::new),
+    )
+}

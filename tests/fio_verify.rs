@@ -1,0 +1,303 @@
+//! fio's data verification and buffer contents under fio and iolab: the
+//! same write+verify job passes under both (psync and io_uring); a block
+//! corrupted on purpose fails under both at the same offset with the same
+//! message; files written by one tool verify under the other (every
+//! checksum); and the bytes written with `buffer_pattern`, `zero_buffers`
+//! and `buffer_compress_percentage` are fio's.
+
+mod common;
+use common::*;
+use iolab::job::groups::verify::Method;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const SIZE: &str = "--size=256k";
+const BLOCKS: u64 = 64;
+
+/// `iolab run --no-store` or `fio` with `args` on `file`, JSON output:
+/// (exit code, JSON, stderr).
+fn run(tool: &str, file: &Path, args: &[&str]) -> (i32, Value, String) {
+    let mut cmd = if tool == "fio" {
+        Command::new("fio")
+    } else {
+        let mut c = bin();
+        c.args(["run", "--no-store", "--allow-overwrite"]);
+        c
+    };
+    cmd.args([
+        "--name=v",
+        &format!("--filename={}", s(file)),
+        SIZE,
+        "--bs=4k",
+    ])
+    .args(args)
+    .arg("--output-format=json");
+    let out = cmd.output().unwrap();
+    let text = out.stdout;
+    let start = text.iter().position(|&b| b == b'{').unwrap_or(0);
+    let json = serde_json::from_slice(&text[start..]).unwrap_or(Value::Null);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or(-1), json, err)
+}
+
+fn job(v: &Value) -> &Value {
+    &v["jobs"][0]
+}
+
+/// Flips the byte at `at` of `file`.
+fn flip(file: &Path, at: u64) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(file)
+        .unwrap();
+    let mut b = [0u8];
+    f.read_exact_at(&mut b, at).unwrap();
+    f.write_all_at(&[!b[0]], at).unwrap();
+}
+
+/// A write job with verify passes under both tools, and both read every
+/// block back (counted as reads).
+#[test]
+fn write_and_verify_passes_under_both() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    for engine in [
+        &["--ioengine=psync"][..],
+        &["--ioengine=io_uring", "--iodepth=8"],
+    ] {
+        for tool in ["fio", "iolab"] {
+            let f = d.path().join(format!("{tool}.dat"));
+            let _ = std::fs::remove_file(&f);
+            let mut args = vec!["--rw=randwrite", "--verify=crc32c"];
+            args.extend_from_slice(engine);
+            let (code, v, err) = run(tool, &f, &args);
+            assert_eq!(code, 0, "{tool} {engine:?}: {err}");
+            let j = job(&v);
+            assert_eq!(j["error"], 0, "{tool}");
+            assert_eq!(j["write"]["io_bytes"], BLOCKS * 4096, "{tool} {engine:?}");
+            assert_eq!(
+                j["read"]["io_bytes"],
+                BLOCKS * 4096,
+                "{tool} {engine:?} reads back"
+            );
+            if tool == "iolab" {
+                assert_eq!(j["iolab"]["verify"]["verified_blocks"], BLOCKS);
+                assert!(err.is_empty(), "{err}");
+            }
+        }
+    }
+}
+
+/// Corrupting one byte (data, then header) of a verified file: both
+/// tools' `verify_only` fail (exit 1, JSON error 84) and name the same
+/// offset and the same expected and found values.
+#[test]
+fn corrupted_block_fails_in_both_at_the_same_offset() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    let f = d.path().join("c.dat");
+    let (code, _, err) = run("iolab", &f, &["--rw=write", "--verify=md5"]);
+    assert_eq!(code, 0, "{err}");
+    // Block 5: a data byte, then (once rewritten) a byte of its magic.
+    for (at, want) in [
+        (5 * 4096 + 300, "md5: verify failed"),
+        (5 * 4096, "bad magic header"),
+    ] {
+        let (code, _, err) = run("iolab", &f, &["--rw=write", "--verify=md5"]);
+        assert_eq!(code, 0, "{err}");
+        flip(&f, at);
+        let only = ["--rw=write", "--verify=md5", "--verify_only=1"];
+        let (fio_code, fio_json, fio_err) = run("fio", &f, &only);
+        let (code, v, err) = run("iolab", &f, &only);
+        assert_eq!((fio_code, code), (1, 1), "fio: {fio_err}\niolab: {err}");
+        assert_eq!(job(&fio_json)["error"], 84);
+        assert_eq!(job(&v)["error"], 84);
+        let where_ = "offset 20480, length 4096";
+        for e in [&fio_err, &err] {
+            assert!(e.contains(want) && e.contains(where_), "{e}");
+        }
+        // The same expected and found values in both messages.
+        let values = |e: &str| -> Vec<String> {
+            e.lines()
+                .filter(|l| l.contains("CRC:") || l.contains("bad magic"))
+                .map(|l| l.trim().trim_start_matches("iolab: error: ").to_string())
+                .map(|l| l.split(" at file").next().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(values(&fio_err), values(&err));
+        let fail = &job(&v)["iolab"]["verify"]["failures"][0];
+        assert_eq!(fail["offset"], 20480);
+        assert_ne!(fail["expected"], fail["found"]);
+    }
+}
+
+/// Every checksum: a file fio wrote verifies under iolab's `verify_only`
+/// and a file iolab wrote under fio's; a corrupted one gets fio's verdict.
+#[test]
+fn files_verify_across_the_tools() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    // Every method of iolab's list but those without a header or checks.
+    let methods = (Method::NAMES.iter()).filter(|(n, _)| !["0", "pattern", "null"].contains(n));
+    for &(m, _) in methods {
+        let verify = format!("--verify={m}");
+        let write = ["--rw=randwrite", &verify, "--do_verify=0"];
+        let only = ["--rw=randwrite", &verify, "--verify_only=1"];
+        for (writer, checker) in [("fio", "iolab"), ("iolab", "fio")] {
+            let f = d.path().join(format!("{m}.{writer}"));
+            let (code, _, err) = run(writer, &f, &write);
+            assert_eq!(code, 0, "{writer} writes {m}: {err}");
+            let (code, _, err) = run(checker, &f, &only);
+            assert_eq!(code, 0, "{checker} checks {writer}'s {m}: {err}");
+        }
+        let f = d.path().join(format!("{m}.fio"));
+        flip(&f, 7 * 4096 + 2000);
+        // The same verdict as fio's: `meta` checks no data, and fio 3.33's
+        // sha512 keeps only the first and last bytes of the data.
+        let (fio_code, _, _) = run("fio", &f, &only);
+        let (code, _, err) = run("iolab", &f, &only);
+        assert_eq!(code, fio_code, "{m}: {err}");
+        let caught = if m == "meta" || m == "sha512" { 0 } else { 1 };
+        assert_eq!(code, caught, "{m}: {err}");
+    }
+}
+
+/// `verify_pattern` (with `%o`) under `meta` and `pattern`, and
+/// `verify_interval`/`verify_offset`: written by one tool, checked by the
+/// other.
+#[test]
+fn patterns_and_intervals_verify_across_the_tools() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    let cases: [&[&str]; 4] = [
+        &["--verify=meta", "--verify_pattern=0xdeadbeef"],
+        &["--verify=pattern", "--verify_pattern=%o\"abc\""],
+        &["--verify=crc32c", "--verify_interval=512"],
+        &["--verify=sha1", "--verify_offset=100"],
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        for (writer, checker) in [("fio", "iolab"), ("iolab", "fio")] {
+            let f = d.path().join(format!("{i}.{writer}"));
+            let mut w = vec!["--rw=write", "--do_verify=0"];
+            w.extend_from_slice(case);
+            let (code, _, err) = run(writer, &f, &w);
+            assert_eq!(code, 0, "{writer} {case:?}: {err}");
+            let mut c = vec!["--rw=write", "--verify_only=1"];
+            c.extend_from_slice(case);
+            let (code, _, err) = run(checker, &f, &c);
+            assert_eq!(code, 0, "{checker} checks {writer}'s {case:?}: {err}");
+        }
+        // A byte past every header, inside the data.
+        let f = d.path().join(format!("{i}.fio"));
+        flip(&f, 3 * 4096 + 400);
+        let mut c = vec!["--rw=write", "--verify_only=1"];
+        c.extend_from_slice(case);
+        let (code, _, err) = run("iolab", &f, &c);
+        assert_eq!(code, 1, "{case:?} caught: {err}");
+        assert!(err.contains("offset 12"), "{err}");
+    }
+}
+
+/// `verify_backlog` checks during the run as many blocks as fio does, and
+/// nothing without `do_verify` (fio logs no writes then); a read job with
+/// verify checks each block it reads.
+#[test]
+fn backlog_and_read_jobs_verify_as_fio() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    for extra in [&["--do_verify=1"][..], &["--do_verify=0"]] {
+        let mut args = vec!["--rw=write", "--verify=crc32c", "--verify_backlog=4"];
+        args.extend_from_slice(extra);
+        let reads = |tool: &str| {
+            let f = d.path().join(format!("b.{tool}"));
+            let _ = std::fs::remove_file(&f);
+            let (code, v, err) = run(tool, &f, &args);
+            assert_eq!(code, 0, "{err}");
+            job(&v)["read"]["total_ios"].as_u64().unwrap()
+        };
+        assert_eq!(reads("fio"), reads("iolab"), "{extra:?}");
+    }
+    let f = d.path().join("r.dat");
+    let (code, _, err) = run(
+        "fio",
+        &f,
+        &["--rw=write", "--verify=xxhash", "--do_verify=0"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let read = ["--rw=randread", "--verify=xxhash"];
+    let (code, v, err) = run("iolab", &f, &read);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(job(&v)["iolab"]["verify"]["verified_blocks"], BLOCKS);
+    flip(&f, 9 * 4096 + 1000);
+    let (fio_code, _, _) = run("fio", &f, &read);
+    let (code, v, err) = run("iolab", &f, &read);
+    assert_eq!((fio_code, code), (1, 1), "{err}");
+    assert_eq!(
+        job(&v)["iolab"]["verify"]["failures"][0]["offset"],
+        9 * 4096
+    );
+}
+
+/// The bytes of a file written with `buffer_pattern` or `zero_buffers` are
+/// fio's (`cmp`); with `buffer_compress_percentage=50` the second half of
+/// every 512 bytes is zeros in both; by default no two blocks are equal
+/// (fio's random buffers, scrambled per write).
+#[test]
+fn buffer_contents_are_fios() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    let bytes = |tool: &str, args: &[&str]| {
+        let f = d.path().join(format!("buf.{tool}"));
+        let _ = std::fs::remove_file(&f);
+        let mut a = vec!["--rw=write"];
+        a.extend_from_slice(args);
+        let (code, _, err) = run(tool, &f, &a);
+        assert_eq!(code, 0, "{tool} {args:?}: {err}");
+        std::fs::read(&f).unwrap()
+    };
+    for args in [
+        &["--buffer_pattern=0xdeadbeef"][..],
+        &["--buffer_pattern=\"abcdefg\""],
+        &["--buffer_pattern=-12"],
+        &["--zero_buffers=1"],
+        &["--buffer_compress_percentage=100"],
+    ] {
+        assert!(bytes("fio", args) == bytes("iolab", args), "{args:?}");
+    }
+    for tool in ["fio", "iolab"] {
+        let b = bytes(tool, &["--buffer_compress_percentage=50"]);
+        for chunk in b.chunks(512) {
+            assert!(chunk[256..].iter().all(|&x| x == 0), "{tool}");
+            assert!(chunk[..256].iter().any(|&x| x != 0), "{tool}");
+        }
+        let b = bytes(tool, &[]);
+        let mut blocks: Vec<&[u8]> = b.chunks(4096).collect();
+        blocks.sort();
+        blocks.dedup();
+        assert_eq!(blocks.len() as u64, BLOCKS, "{tool}: every block differs");
+    }
+}
+
+/// Options iolab cannot do are refused by name.
+#[test]
+fn refusals_name_the_option() {
+    let d = scratch();
+    let f = d.path().join("x.dat");
+    for (args, want) in [
+        (
+            &["--verify=sha3-256"][..],
+            "verify=sha3-256 is not supported by iolab yet",
+        ),
+        (&["--verify=crc32c", "--rw=randrw"], "verify with rw=randrw"),
+        (&["--verify=pattern"], "verify=pattern needs verify_pattern"),
+        (&["--dedupe_mode=working_set"], "dedupe_mode=working_set"),
+        (&["--verify_pattern='f'"], "patterns read from files"),
+    ] {
+        let (code, _, err) = run("iolab", &f, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
