@@ -1,6 +1,7 @@
 //! Tests of the planner: sequences, loops, passes, bounds.
 
 use super::*;
+use crate::plan::Region;
 
 fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams {
     PlanParams {
@@ -17,6 +18,7 @@ fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams
         number_ios: None,
         seed: 1,
         tables: true,
+        access: crate::plan::access::AccessPlan::plain(bs.0, bs.1),
         pass_breaks: false,
     }
 }
