@@ -167,11 +167,11 @@ impl JobSpec {
                     }
                 }
             }
-            "size" => match share_of_file(v)? {
+            "size" => match share_of_file(key, v)? {
                 Some(p) => (self.size, self.access.size_percent) = (None, Some(p)),
                 None => (self.size, self.access.size_percent) = (Some(num(def, v)?), None),
             },
-            "offset" => match share_of_file(v)? {
+            "offset" => match share_of_file(key, v)? {
                 Some(p) => (self.offset, self.access.offset_percent) = (0, Some(p)),
                 None => (self.offset, self.access.offset_percent) = (num(def, v)?, None),
             },
@@ -190,7 +190,7 @@ impl JobSpec {
             }
             "rwmixread" => self.rwmixread = num(def, v)?,
             "bs" if v.contains(',') => {
-                let sizes = per_direction(v, |t| def.kind.number(t).map(|s| (s, s)))?;
+                let sizes = per_direction(key, v, |t| def.kind.number(t).map(|s| (s, s)))?;
                 if !*bsrange {
                     self.access.set_sizes(sizes, (self.bs_min, self.bs_max));
                 }
@@ -203,7 +203,7 @@ impl JobSpec {
                 }
             }
             "blocksize_range" if v.contains(',') => {
-                let ranges = per_direction(v, |t| def.kind.number_pair(t))?;
+                let ranges = per_direction(key, v, |t| def.kind.number_pair(t))?;
                 self.access.set_sizes(ranges, (self.bs_min, self.bs_max));
                 *bsrange = true;
             }

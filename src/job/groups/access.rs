@@ -211,8 +211,18 @@ pub const OPTIONS: &[OptDef] = &[
     ),
 ];
 
-/// Applies one of [`OPTIONS`].
+/// Applies one of [`OPTIONS`]; a rule its value breaks is reported with the
+/// option's name.
 fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
+    apply_value(job, def, v).map_err(|p| match p {
+        JobProblem::Invalid(m) if !m.starts_with(def.name) => {
+            JobProblem::Invalid(format!("{}: {m}", def.name))
+        }
+        p => p,
+    })
+}
+
+fn apply_value(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
     let a = &mut job.access;
     match def.name {
         "rwmixwrite" => job.rwmixread = 100 - number::<u32>(def, v)?,
@@ -222,7 +232,7 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "allrandrepeat" => a.allrandrepeat = parse_bool(v)?,
         "random_generator" => a.random_generator = v.to_string(),
         "percentage_random" => {
-            let p = per_direction(v, |t| {
+            let p = per_direction(def.name, v, |t| {
                 Kind::Int(Range { min: 0, max: 100 })
                     .number(t)
                     .map(|n| n as u32)
@@ -231,7 +241,7 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         }
         "bssplit" => a.bssplit = split(v)?,
         "blockalign" => {
-            let p = per_direction(v, |t| match parse_size(t)? {
+            let p = per_direction(def.name, v, |t| match parse_size(t)? {
                 0 => Err(ValueError::OutOfRange {
                     text: t.to_string(),
                     range: "1-2^64-1 bytes".into(),
@@ -279,12 +289,7 @@ pub fn finish(job: &mut JobSpec) {
     job.bs_min = a.sizes[0].0.min(a.sizes[1].0);
     job.bs_max = a.sizes[0].1.max(a.sizes[1].1);
     let [size, range, skip] = a.zone_values;
-    let strided = match a.zonemode.as_deref() {
-        Some("strided") => true,
-        Some(_) => false,
-        None => size > 0,
-    };
-    a.zones = strided.then_some(Zones {
+    a.zones = (a.zonemode.as_deref() == Some("strided")).then_some(Zones {
         size,
         range: if range == 0 { size } else { range },
         skip,
@@ -295,6 +300,12 @@ pub fn finish(job: &mut JobSpec) {
 fn validate(job: &JobSpec) -> Result<(), JobProblem> {
     let a = &job.access;
     let bad = |why: String| Err(JobProblem::Invalid(why));
+    if a.zones.is_none() && a.zone_values[0] > 0 {
+        return bad(
+            "zonesize needs zonemode=strided (fio: zonemode=none and zonesize are not compatible)"
+                .into(),
+        );
+    }
     if let Some(z) = a.zones {
         if z.size == 0 {
             return bad("zonemode=strided needs zonesize (bytes done in each zone)".into());

@@ -58,14 +58,14 @@ pub struct Zones {
 
 /// `N%` (a share of the file, 1-100, as fio's `size=50%`), or `None` for a
 /// plain value.
-pub fn share_of_file(v: &str) -> Result<Option<u32>, JobProblem> {
+pub fn share_of_file(what: &str, v: &str) -> Result<Option<u32>, JobProblem> {
     let Some(n) = v.trim().strip_suffix('%') else {
         return Ok(None);
     };
     match parse_int(n) {
         Ok(p @ 1..=100) => Ok(Some(p as u32)),
         _ => Err(JobProblem::Invalid(format!(
-            "'{v}' is not a percentage of the file (1% to 100%)"
+            "{what}: '{v}' is not a percentage of the file (1% to 100%)"
         ))),
     }
 }
@@ -106,13 +106,14 @@ fn invalid(msg: String) -> JobProblem {
 /// part (`,8k`) leaves that direction as it was. A trim part is read and
 /// dropped (iolab has no trim direction).
 pub fn per_direction<T: Copy>(
+    what: &str,
     v: &str,
     one: impl Fn(&str) -> Result<T, ValueError>,
 ) -> Result<[Option<T>; 2], JobProblem> {
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
     if parts.len() > 3 {
         return Err(invalid(format!(
-            "'{v}' has {} parts; fio's form is read,write,trim",
+            "{what}: '{v}' has {} parts; fio's form is read,write,trim",
             parts.len()
         )));
     }
