@@ -13,6 +13,9 @@ use std::process::Command;
 /// One I/O: (write, offset, length).
 type Io = (bool, u64, u64);
 
+/// A job's arguments and what its directory needs first.
+type Case<'a> = (&'a [&'a str], fn(&Path));
+
 /// The I/Os fio issued for `args` in `dir`, in order (its `write_iolog`).
 fn fio_ios(dir: &Path, args: &[&str]) -> Vec<Io> {
     let log = dir.join("fio.iolog");
@@ -106,7 +109,7 @@ fn mib_file(dir: &Path) {
 fn sequential_forms_give_fios_offsets() {
     skip_unless_installed!("fio");
     skip_unless_installed!("strace");
-    let cases: &[(&[&str], fn(&Path))] = &[
+    let cases: &[Case] = &[
         (&["--rw=read:-8k", "--size=64k"], nothing),
         (&["--rw=write:4k", "--size=64k"], nothing),
         (&["--rw=read:-8k", "--size=64k", "--offset=16k"], nothing),

@@ -181,6 +181,9 @@ impl FileState {
             span
         } / ba;
         let b = match &a.dist {
+            // The draw's high half where it spans the blocks: one draw per
+            // I/O, as the fast path takes it.
+            DistPlan::Uniform if lastb <= 1 << 32 => below32(r, lastb),
             DistPlan::Uniform => rng.below(lastb),
             DistPlan::Skewed(_) => self.skew.as_ref().map_or(0, |s| s.next(rng)),
             DistPlan::Zoned { abs, index } => match index[d].get(rng.below(100) as usize) {

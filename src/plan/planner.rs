@@ -21,6 +21,8 @@ pub struct Planner {
     batch_len: usize,
     /// Use [`Planner::refill_one_random_read`] where it applies.
     fast: bool,
+    /// Use [`Planner::refill_uniform_reads`] where it applies.
+    fast_nomap: bool,
     /// A pass ended and the next waits for [`Planner::next_pass`].
     pass_pending: bool,
     /// I/Os until the next random offset (`rw=randread:N`).
@@ -60,16 +62,21 @@ impl Planner {
             batch_pos: 0,
             batch_len: 0,
             fast: false,
+            fast_nomap: false,
             pass_pending: false,
             seq_left: 1,
             bytes: 0,
         };
-        pl.fast = pl.files.len() == 1
+        let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
             && pl.p.mix == Mix::Read
             && pl.p.number_ios.is_none()
-            && pl.p.access.uniform_reads(pl.p.bs_min, pl.p.bs_max)
-            && pl.p.access.map;
+            && pl.p.access.uniform_reads(pl.p.bs_min, pl.p.bs_max);
+        pl.fast = one_random_read && pl.p.access.map;
+        pl.fast_nomap = one_random_read
+            && !pl.p.access.map
+            && pl.p.bs_min == pl.p.bs_max
+            && pl.p.regions[0].len / pl.p.bs_min <= 1 << 32;
         pl.start_loop();
         pl
     }
@@ -206,6 +213,8 @@ impl Planner {
         }
         if self.fast {
             self.refill_one_random_read();
+        } else if self.fast_nomap {
+            self.refill_uniform_reads();
         }
         while self.batch_len < BATCH {
             match self.generate() {
@@ -286,6 +295,42 @@ impl Planner {
         if !finished {
             prefetch_next_swaps(table, p, &mut self.rng);
         }
+    }
+
+    /// Random reads of one size without the map (`norandommap`): a draw,
+    /// a multiply, an I/O, as a bare `random() % blocks` loop. The same
+    /// draws as [`Self::generate`], so the same sequence; it stops at the
+    /// end of a loop and leaves the rollover to the general path.
+    fn refill_uniform_reads(&mut self) {
+        let bs = self.p.bs_min;
+        let f = &mut self.files[0];
+        if f.finished {
+            return;
+        }
+        let (start, blocks, target) = (f.region.start, f.region.len / bs, f.target);
+        let mut done = f.done;
+        let mut n = self.batch_len;
+        let mut finished = false;
+        while n < BATCH {
+            let r = self.rng.next_u64();
+            let len = bs.min(target - done);
+            self.batch[n % BATCH] = IoUnit {
+                file: 0,
+                offset: start + below32((r >> 32) as u32, blocks) * bs,
+                len: len as u32,
+                write: false,
+            };
+            n += 1;
+            done += len;
+            if done >= target {
+                finished = true;
+                break;
+            }
+        }
+        f.done = done;
+        f.finished = finished;
+        self.issued += (n - self.batch_len) as u64;
+        self.batch_len = n;
     }
 
     #[inline(always)]
