@@ -294,7 +294,9 @@ fn sizes_per_direction_and_bssplit_as_fio() {
         share(&ours),
         share(&fio)
     );
-    // Only the split's sizes (but a last I/O cut short at the end of size).
+    // Only the split's sizes, as fio (a size that does not fit before the
+    // end of the region gives way to one that does); a last I/O may be cut
+    // short at the end of size.
     let other = ours.iter().filter(|io| ![4096, 16384].contains(&io.2));
     assert!(other.count() <= 1);
 }

@@ -28,6 +28,25 @@ enum Model {
     Normal { stddev: u64 },
 }
 
+/// Terms of zeta summed one by one; the rest by Euler-Maclaurin.
+const ZETA_EXACT: u64 = 10_000;
+
+/// fio's `zetan`: the sum of `i^-theta` for i in 1..=n. The first terms
+/// one by one, the tail (up to fio's 10M terms) by Euler-Maclaurin, exact
+/// to about 1e-12 and 1,000 times faster for large files (a plan must not
+/// take 0.2 s to start). `theta` is not 1 (the job refuses it).
+fn zeta(n: u64, theta: f64) -> f64 {
+    let f = |x: f64| x.powf(-theta);
+    let head: f64 = (1..=n.min(ZETA_EXACT)).map(|i| f(i as f64)).sum();
+    if n <= ZETA_EXACT {
+        return head;
+    }
+    let (a, b) = ((ZETA_EXACT + 1) as f64, n as f64);
+    let integral = (b.powf(1.0 - theta) - a.powf(1.0 - theta)) / (1.0 - theta);
+    let df = |x: f64| -theta * x.powf(-theta - 1.0);
+    head + integral + (f(a) + f(b)) / 2.0 + (df(b) - df(a)) / 12.0
+}
+
 /// A uniform draw in [0, 1] from 32 bits, as fio's `__rand / FRAND32_MAX`.
 fn unit(rng: &mut Draws) -> f64 {
     (rng.next_u64() as u32) as f64 / u32::MAX as f64
@@ -45,9 +64,7 @@ impl Skew {
         };
         let (model, rand_off) = match *d {
             Distribution::Zipf { theta, center } => {
-                let zetan = (0..nranges.min(ZIPF_MAX_GEN))
-                    .map(|i| (1.0 / (i + 1) as f64).powf(theta))
-                    .sum();
+                let zetan = zeta(nranges.min(ZIPF_MAX_GEN), theta);
                 let zeta2 = 1.0 + 0.5f64.powf(theta);
                 (
                     Model::Zipf {
@@ -143,6 +160,20 @@ mod tests {
         }
         hits.sort_unstable_by(|a, b| b.cmp(a));
         hits[..100].iter().sum::<u32>() as f64 / 100_000.0
+    }
+
+    #[test]
+    fn zeta_tail_matches_the_sum() {
+        for theta in [0.5, 1.2, 2.0] {
+            for n in [10_000u64, 10_001, 123_456, 1_000_000] {
+                let sum: f64 = (1..=n).map(|i| (i as f64).powf(-theta)).sum();
+                let got = zeta(n, theta);
+                assert!(
+                    (got - sum).abs() / sum < 1e-9,
+                    "theta {theta} n {n}: {got} vs {sum}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -202,8 +202,15 @@ impl FileState {
 /// The size of an I/O of a direction whose sizes are `(lo, hi)` with
 /// `split` (fio's `bssplit`, by share) or else uniform in the range, made a
 /// multiple of `lo` as fio does unless `unaligned`; `r` is a fresh draw.
+/// A split size takes only sizes that fit the `room` left, as fio's walk.
 #[inline]
-pub(super) fn pick_len((lo, hi): (u64, u64), split: &[(u64, u32)], unaligned: bool, r: u32) -> u64 {
+pub(super) fn pick_len(
+    (lo, hi): (u64, u64),
+    split: &[(u64, u32)],
+    unaligned: bool,
+    r: u32,
+    room: u64,
+) -> u64 {
     if lo == hi {
         return lo;
     }
@@ -216,9 +223,14 @@ pub(super) fn pick_len((lo, hi): (u64, u64), split: &[(u64, u32)], unaligned: bo
         for &(bs, p) in split.iter().filter(|s| s.1 > 0) {
             len = bs;
             perc += p;
-            if r / perc <= u32::MAX / 100 {
+            if r / perc <= u32::MAX / 100 && bs <= room {
                 break;
             }
+        }
+        if len > room {
+            // fio draws again until a size fits: the largest that does.
+            let fits = split.iter().map(|s| s.0).filter(|&bs| bs <= room).max();
+            len = fits.unwrap_or(lo);
         }
         len
     };

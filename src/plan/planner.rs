@@ -398,7 +398,7 @@ impl Planner {
                 continue;
             };
             let sizes = if a.bs_is_seq_rand { random } else { write } as usize;
-            let want = pick_len(a.sizes[sizes], &a.split[sizes], a.unaligned, r as u32);
+            let want = pick_len(a.sizes[sizes], &a.split[sizes], a.unaligned, r as u32, room);
             let len = want.min(room).min(f.target - f.done);
             let offset = f.base() + rel;
             f.last[d] = offset + len;
