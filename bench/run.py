@@ -12,6 +12,9 @@ Workloads (issue 3):
      iolab vs fio with the identical command line
   e  the null engine (no I/O): iolab's own ceiling in ops/s, beside fio's
 
+Workloads (issue 15):
+  f  (a) with norandommap: offsets with repeats, the work the C loop "C" does
+
 For (a) and (b) there are two C loops: "C" draws offsets rnd() % blocks with repeats
 (seed 000's way; a re-read block is often still in the CPU caches) and "C no-rep"
 (randread.c DEAL=1) deals each block once per loop, the workload fio and iolab run.
@@ -24,7 +27,7 @@ alternating rounds of (a), (b) and (e): iolab/baseline, measured side by side, i
 the before/after ratio of a change.
 
 usage: bench/run.py [--rounds N] [--cold-rounds N] [--dir DIR] [--cold-size BYTES]
-                    [--cold-ios N] [--uring-rounds N] [--uring-secs S] [--only a,b,c,d,e]
+                    [--cold-ios N] [--uring-rounds N] [--uring-secs S] [--only a,b,c,d,e,f]
                     [--baseline BIN]
 """
 import argparse
@@ -90,7 +93,7 @@ def main():
     ap.add_argument("--cold-ios", type=int, default=20000)
     ap.add_argument("--uring-rounds", type=int, default=3)
     ap.add_argument("--uring-secs", type=int, default=3)
-    ap.add_argument("--only", default="a,b,c,d,e")
+    ap.add_argument("--only", default="a,b,c,d,e,f")
     ap.add_argument("--cpu", default="1", help="CPU to pin every tool to (taskset); 'none' to not pin")
     ap.add_argument("--baseline", help="an earlier iolab binary to run beside this one in (a), (b), (e)")
     a = ap.parse_args()
@@ -107,13 +110,16 @@ def main():
     cached = [
         ("a", "4 KiB random reads, page-cached", os.path.join(a.dir, "a.dat"), 64 << 20, 4096, 4096, 16),
         ("b", "seed 002: 50-300 B random reads, 3.5 MB", os.path.join(a.dir, "b.dat"), 3500000, 50, 300, 100),
+        # norandommap: offsets drawn with repeats, the C loop's own work (issue 15).
+        ("f", "(a) with norandommap", os.path.join(a.dir, "a.dat"), 64 << 20, 4096, 4096, 16,
+         ["--norandommap"]),
     ]
-    for key, title, path, size, bmin, bmax, loops in cached:
+    for key, title, path, size, bmin, bmax, loops, *extra in cached:
         if key not in only:
             continue
         bs = f"--bs={bmin}" if bmin == bmax else f"--bsrange={bmin}-{bmax}"
         job = [f"--name={key}", f"--filename={path}", f"--size={size}", "--rw=randread", bs,
-               f"--loops={loops}", "--ioengine=psync", "--invalidate=0"]
+               f"--loops={loops}", "--ioengine=psync", "--invalidate=0"] + (extra[0] if extra else [])
         iolab_iops(iolab, job + ["--cache=warm"])  # lay out and warm
         res = {"iolab": [], "fio": [], "C": [], "Cdeal": [], "base": []}
         runs = {

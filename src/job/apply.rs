@@ -3,6 +3,7 @@
 
 use super::cmdline::CommandLine;
 use super::error::{JobError, JobProblem, ValueError};
+use super::groups::access_values::{per_direction, rw_step, share_of_file};
 use super::ini::{self, Entry, Section};
 use super::options::{self, Kind, OptDef};
 use super::spec::{CachePolicy, FadviseHint, JobSpec, Mix, Pattern};
@@ -27,11 +28,16 @@ impl JobSpec {
                 // `direct=` is neither the bare flag nor a boolean.
                 return Err(at(ValueError::NotBool(raw).into()));
             }
+            // fio's `rw=read:-8k`, `rw=randread:8`: the word before ':'.
+            let word = match def.name {
+                "rw" => raw.split_once(':').map_or(raw.as_str(), |(w, _)| w),
+                _ => raw.as_str(),
+            };
             if let Kind::Choice(list) = def.kind
-                && !list.contains(&raw.as_str())
+                && !list.contains(&word)
             {
                 return Err(at(JobProblem::NotOneOf {
-                    value: raw,
+                    value: word.to_string(),
                     choices: list.to_vec(),
                 }));
             }
@@ -50,6 +56,7 @@ impl JobSpec {
             };
         }
         job.name_bare_logs();
+        super::groups::access::finish(&mut job);
         job.validate()?;
         Ok(job)
     }
@@ -160,10 +167,17 @@ impl JobSpec {
                     }
                 }
             }
-            "size" => self.size = Some(num(def, v)?),
-            "offset" => self.offset = num(def, v)?,
+            "size" => match share_of_file(key, v)? {
+                Some(p) => (self.size, self.access.size_percent) = (None, Some(p)),
+                None => (self.size, self.access.size_percent) = (Some(num(def, v)?), None),
+            },
+            "offset" => match share_of_file(key, v)? {
+                Some(p) => (self.offset, self.access.offset_percent) = (0, Some(p)),
+                None => (self.offset, self.access.offset_percent) = (num(def, v)?, None),
+            },
             "rw" => {
-                (self.pattern, self.mix) = match v {
+                let (word, step) = v.split_once(':').unwrap_or((v, ""));
+                (self.pattern, self.mix) = match word {
                     "read" => (Pattern::Sequential, Mix::Read),
                     "write" => (Pattern::Sequential, Mix::Write),
                     "rw" | "readwrite" => (Pattern::Sequential, Mix::Mixed),
@@ -171,27 +185,31 @@ impl JobSpec {
                     "randwrite" => (Pattern::Random, Mix::Write),
                     "randrw" => (Pattern::Random, Mix::Mixed),
                     other => return Err(not_one_of(key, other)),
-                }
+                };
+                (self.access.seq_add, self.access.seq_nr) = rw_step(self.pattern, step)?;
             }
             "rwmixread" => self.rwmixread = num(def, v)?,
-            "bs" => {
-                if v.contains(',') {
-                    return Err(JobProblem::Invalid(format!(
-                        "per-direction block sizes ('{v}') are not supported; give one size"
-                    )));
+            "bs" if v.contains(',') => {
+                let sizes = per_direction(key, v, |t| def.kind.number(t).map(|s| (s, s)))?;
+                if !*bsrange {
+                    self.access.set_sizes(sizes, (self.bs_min, self.bs_max));
                 }
+            }
+            "bs" => {
                 let bs = num(def, v)?;
                 if !*bsrange {
                     (self.bs_min, self.bs_max) = (bs, bs);
+                    self.access.bs_dir = None;
                 }
             }
+            "blocksize_range" if v.contains(',') => {
+                let ranges = per_direction(key, v, |t| def.kind.number_pair(t))?;
+                self.access.set_sizes(ranges, (self.bs_min, self.bs_max));
+                *bsrange = true;
+            }
             "blocksize_range" => {
-                if v.contains(',') {
-                    return Err(JobProblem::Invalid(format!(
-                        "per-direction ranges ('{v}') are not supported; give one range"
-                    )));
-                }
                 (self.bs_min, self.bs_max) = def.kind.number_pair(v)?;
+                self.access.bs_dir = None;
                 *bsrange = true;
             }
             "loops" => self.loops = num(def, v)?,

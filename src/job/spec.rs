@@ -124,6 +124,10 @@ pub struct JobSpec {
     /// `verify_*`, `buffer_pattern`, `refill_buffers`, ...).
     #[serde(default)]
     pub verify: super::groups::verify::Verify,
+    /// Where the I/Os go and how large they are, beyond the core options
+    /// (`bssplit`, `norandommap`, `random_distribution`, zones, ...).
+    #[serde(default)]
+    pub access: super::groups::access::Access,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -239,6 +243,7 @@ impl JobSpec {
             report: Default::default(),
             process: Default::default(),
             verify: Default::default(),
+            access: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,

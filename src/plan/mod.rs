@@ -1,6 +1,9 @@
 //! Offset and size generation: what each clone will do, in order.
 
+pub mod access;
+pub mod dist;
 pub mod draws;
+mod offsets;
 pub mod permutation;
 pub mod planner;
 pub mod shuffle;

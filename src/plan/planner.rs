@@ -2,19 +2,10 @@
 //! direction, reproducible from the seed. Pure computation, no I/O.
 
 use super::draws::Draws;
+use super::offsets::{FileState, pick_len};
 use super::shuffle::{Order, below32};
-use super::unit::{IoUnit, PlanParams, Region};
+use super::unit::{IoUnit, PlanParams};
 use crate::job::{Mix, Pattern};
-
-#[derive(Debug, Clone)]
-struct FileState {
-    region: Region,
-    target: u64,
-    done: u64,
-    order: Option<Order>,
-    seq_pos: [u64; 2],
-    finished: bool,
-}
 
 /// Generates the I/Os of one clone in order.
 #[derive(Debug, Clone)]
@@ -30,32 +21,29 @@ pub struct Planner {
     batch_len: usize,
     /// Use [`Planner::refill_one_random_read`] where it applies.
     fast: bool,
+    /// Use [`Planner::refill_uniform_reads`] where it applies.
+    fast_nomap: bool,
     /// A pass ended and the next waits for [`Planner::next_pass`].
     pass_pending: bool,
+    /// I/Os until the next random offset (`rw=randread:N`).
+    seq_left: u64,
+    /// Bytes planned in all (for `io_size`).
+    bytes: u64,
 }
 
 impl Planner {
     /// A planner positioned before the first I/O.
     pub fn new(p: PlanParams) -> Planner {
         let rng = Draws::new(p.seed);
-        let files = p
-            .regions
-            .iter()
+        let fixed = p.bs_min == p.bs_max;
+        let files = (p.regions.iter())
             .map(|&region| {
-                let fixed = p.bs_min == p.bs_max;
                 let target = if fixed {
                     region.len / p.bs_min * p.bs_min
                 } else {
                     region.len
                 };
-                FileState {
-                    region,
-                    target,
-                    done: 0,
-                    order: None,
-                    seq_pos: [0, 0],
-                    finished: target == 0,
-                }
+                FileState::new(region, target)
             })
             .collect();
         let mut pl = Planner {
@@ -74,46 +62,55 @@ impl Planner {
             batch_pos: 0,
             batch_len: 0,
             fast: false,
+            fast_nomap: false,
             pass_pending: false,
+            seq_left: 1,
+            bytes: 0,
         };
-        pl.fast = pl.files.len() == 1
+        let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
             && pl.p.mix == Mix::Read
-            && pl.p.number_ios.is_none();
+            && pl.p.number_ios.is_none()
+            && pl.p.access.uniform_reads(pl.p.bs_min, pl.p.bs_max);
+        pl.fast = one_random_read && pl.p.access.map;
+        pl.fast_nomap = one_random_read
+            && !pl.p.access.map
+            && pl.p.bs_min == pl.p.bs_max
+            && pl.p.regions[0].len / pl.p.bs_min <= 1 << 32;
         pl.start_loop();
         pl
     }
 
     fn start_loop(&mut self) {
-        for i in 0..self.files.len() {
+        let random = self.p.pattern == Pattern::Random;
+        for f in &mut self.files {
             let key = self.rng.next_u64();
-            let f = &mut self.files[i];
-            f.done = 0;
-            f.seq_pos = [0, 0];
-            f.finished = f.target == 0;
-            if self.p.pattern == Pattern::Random && !f.finished {
-                match &mut f.order {
-                    Some(o) => o.restart(key),
-                    None => {
-                        let slots = (f.region.len / self.p.bs_min).max(1);
-                        f.order = Some(Order::new(slots, key, self.p.tables));
-                    }
-                }
-            }
+            f.restart(
+                &self.p.access,
+                self.p.bs_min,
+                (random, key, self.p.tables),
+                &mut self.rng,
+            );
         }
     }
 
-    fn pick_len(&self, r: u32) -> u64 {
-        let (lo, hi) = (self.p.bs_min, self.p.bs_max);
-        if lo == hi {
-            return lo;
+    /// Whether this I/O of a random job goes to a random offset: every
+    /// `seq_nr`th I/O (fio's `rw=randread:N`), then `percentage_random`.
+    #[inline]
+    fn random_now(&mut self, d: usize) -> bool {
+        if self.p.pattern != Pattern::Random {
+            return false;
         }
-        let mut len = lo + below32(r, hi - lo + 1);
-        if lo.is_power_of_two() {
-            // fio aligns range sizes down to the minimum when it is a power of two.
-            len &= !(lo - 1);
+        let a = &self.p.access;
+        if a.seq_nr > 1 {
+            self.seq_left -= 1;
+            if self.seq_left > 0 {
+                return false;
+            }
+            self.seq_left = a.seq_nr;
         }
-        len
+        let perc = a.perc_rand[d];
+        perc >= 100 || (self.rng.below(100) as u32) < perc
     }
 
     fn pick_write(&mut self) -> bool {
@@ -216,6 +213,8 @@ impl Planner {
         }
         if self.fast {
             self.refill_one_random_read();
+        } else if self.fast_nomap {
+            self.refill_uniform_reads();
         }
         while self.batch_len < BATCH {
             match self.generate() {
@@ -298,9 +297,47 @@ impl Planner {
         }
     }
 
+    /// Random reads of one size without the map (`norandommap`): a draw,
+    /// a multiply, an I/O, as a bare `random() % blocks` loop. The same
+    /// draws as [`Self::generate`], so the same sequence; it stops at the
+    /// end of a loop and leaves the rollover to the general path.
+    fn refill_uniform_reads(&mut self) {
+        let bs = self.p.bs_min;
+        let f = &mut self.files[0];
+        if f.finished {
+            return;
+        }
+        let (start, blocks, target) = (f.region.start, f.region.len / bs, f.target);
+        let mut done = f.done;
+        let mut n = self.batch_len;
+        let mut finished = false;
+        while n < BATCH {
+            let r = self.rng.next_u64();
+            let len = bs.min(target - done);
+            self.batch[n % BATCH] = IoUnit {
+                file: 0,
+                offset: start + below32((r >> 32) as u32, blocks) * bs,
+                len: len as u32,
+                write: false,
+            };
+            n += 1;
+            done += len;
+            if done >= target {
+                finished = true;
+                break;
+            }
+        }
+        f.done = done;
+        f.finished = finished;
+        self.issued += (n - self.batch_len) as u64;
+        self.batch_len = n;
+    }
+
     #[inline(always)]
     fn generate(&mut self) -> Option<IoUnit> {
-        if self.p.number_ios.is_some_and(|n| self.issued >= n) {
+        if self.p.number_ios.is_some_and(|n| self.issued >= n)
+            || (self.p.access.bytes_limit).is_some_and(|l| self.bytes >= l)
+        {
             return None;
         }
         let nfiles = self.files.len();
@@ -333,41 +370,48 @@ impl Planner {
                 self.next_file = if i + 1 == nfiles { 0 } else { i + 1 };
             }
             let write = self.pick_write();
+            let d = write as usize;
+            if let Some(z) = self.p.access.zones
+                && self.files[i].enter_zone(z, d)
+                && self.p.access.map
+            {
+                let key = self.rng.next_u64();
+                (self.files[i]).new_order(&self.p.access, self.p.bs_min, key, self.p.tables);
+            }
             // One draw per I/O: the low half picks the size, the high half the slot.
             let r = self.rng.next_u64();
-            let want = self.pick_len(r as u32);
-            let bs_min = self.p.bs_min;
-            let pattern = self.p.pattern;
-            let f = &mut self.files[i];
-            let rel = match pattern {
-                Pattern::Random => {
-                    let order = f.order.as_mut().expect("random file state has an order");
-                    let Some(slot) = order.next((r >> 32) as u32) else {
-                        f.finished = true;
-                        continue;
-                    };
-                    slot * bs_min
-                }
-                Pattern::Sequential => {
-                    let d = write as usize;
-                    if f.seq_pos[d] >= f.region.len {
-                        f.seq_pos[d] = 0;
-                    }
-                    f.seq_pos[d]
-                }
+            let random = self.random_now(d);
+            let (a, f) = (&self.p.access, &mut self.files[i]);
+            let rel = if random {
+                f.random_offset(a, d, self.p.bs_min, (r >> 32) as u32, &mut self.rng)
+            } else {
+                f.seq_offset(d, a.seq_add)
             };
-            let len = want.min(f.region.len - rel).min(f.target - f.done);
-            if pattern == Pattern::Sequential {
-                f.seq_pos[write as usize] = rel + len;
-            }
+            let Some(rel) = rel else {
+                f.finished = true;
+                continue;
+            };
+            // fio: an offset past the region ends the file's loop.
+            let room = (f.region.len - f.zone).checked_sub(rel).filter(|n| *n > 0);
+            let Some(room) = room else {
+                f.finished = true;
+                continue;
+            };
+            let sizes = if a.bs_is_seq_rand { random } else { write } as usize;
+            let want = pick_len(a.sizes[sizes], &a.split[sizes], a.unaligned, r as u32, room);
+            let len = want.min(room).min(f.target - f.done);
+            let offset = f.base() + rel;
+            f.last[d] = offset + len;
+            f.zone_bytes += len;
             f.done += len;
             if f.done >= f.target {
                 f.finished = true;
             }
             self.issued += 1;
+            self.bytes += len;
             return Some(IoUnit {
                 file: i as u16,
-                offset: f.region.start + rel,
+                offset,
                 len: len as u32,
                 write,
             });

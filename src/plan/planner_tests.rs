@@ -1,6 +1,7 @@
 //! Tests of the planner: sequences, loops, passes, bounds.
 
 use super::*;
+use crate::plan::Region;
 
 fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams {
     PlanParams {
@@ -17,6 +18,7 @@ fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams
         number_ios: None,
         seed: 1,
         tables: true,
+        access: crate::plan::access::AccessPlan::plain(bs.0, bs.1),
         pass_breaks: false,
     }
 }
@@ -115,4 +117,21 @@ fn number_ios_and_mix() {
     let ios: Vec<_> = Planner::new(p).collect();
     let reads = ios.iter().filter(|i| !i.write).count() as f64 / ios.len() as f64;
     assert!((0.66..0.74).contains(&reads), "{reads}");
+}
+
+#[test]
+fn norandommap_fast_path_makes_the_same_sequence() {
+    for (size, bs) in [(64 * 4096, 4096), (64 * 4096 + 100, 4096), (1 << 20, 512)] {
+        let mut p = params(Pattern::Random, size, (bs, bs), 3);
+        p.access.map = false;
+        let fast = Planner::new(p.clone());
+        assert!(fast.fast_nomap && !fast.fast);
+        let mut slow = Planner::new(p);
+        slow.fast_nomap = false;
+        let (a, b): (Vec<_>, Vec<_>) = (fast.collect(), slow.collect());
+        assert_eq!(a.len() as u64, 3 * (size / bs));
+        assert_eq!(a, b, "size {size} bs {bs}");
+        let distinct: std::collections::BTreeSet<u64> = a.iter().map(|io| io.offset).collect();
+        assert!(distinct.len() < a.len(), "offsets repeat without the map");
+    }
 }

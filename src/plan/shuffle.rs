@@ -58,6 +58,19 @@ impl Order {
         }
     }
 
+    /// The number of slots it orders.
+    pub fn len(&self) -> u64 {
+        match self {
+            Order::Table { slots, .. } => slots.len() as u64,
+            Order::Keyed { perm, .. } => perm.len(),
+        }
+    }
+
+    /// Never true: an order has a slot at least.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
     /// Starts a new loop (a fresh order).
     pub fn restart(&mut self, key: u64) {
         match self {

@@ -46,6 +46,9 @@ pub struct PlanParams {
     /// [`super::shuffle`]); when false they are keyed permutations, O(1)
     /// memory.
     pub tables: bool,
+    /// The access options: sizes per direction, alignment, distributions,
+    /// zones, ... (see [`super::access`]).
+    pub access: super::access::AccessPlan,
     /// Pause at the end of every pass over the regions (each loop, each
     /// `time_based` pass), so the runner can drop the files' cached pages
     /// before the next one, as fio does (see [`super::Planner::next_pass`]).
@@ -78,6 +81,7 @@ impl PlanParams {
     /// what the runner hands each clone's planner. `tables`: see
     /// [`tables_fit`].
     pub fn of_clone(job: &JobSpec, regions: Vec<Region>, clone: u32, tables: bool) -> PlanParams {
+        let access = super::access::AccessPlan::of_job(job);
         PlanParams {
             regions,
             pattern: job.pattern,
@@ -85,10 +89,19 @@ impl PlanParams {
             rwmixread: job.rwmixread,
             bs_min: job.bs_min,
             bs_max: job.bs_max,
-            loops: (!job.time_based).then_some(job.loops),
-            number_ios: job.number_ios,
+            // With io_size the passes go on until its bytes are done.
+            loops: (!job.time_based && access.bytes_limit.is_none()).then_some(job.loops),
+            // fio counts number_ios over all loops: N per loop.
+            number_ios: (job.number_ios).map(|n| {
+                if job.time_based {
+                    n
+                } else {
+                    n.saturating_mul(job.loops)
+                }
+            }),
             seed: clone_seed(job, clone),
             tables,
+            access,
             // fio invalidates a file's cache each time it starts over on it
             // (`invalidate`, not with O_DIRECT): iolab's `cache=cold`.
             pass_breaks: job.cache == CachePolicy::Cold && !job.direct,
@@ -98,7 +111,7 @@ impl PlanParams {
 
 /// Seed of clone `clone` of `job`: fixed by `randseed` unless `randrepeat=0`.
 pub fn clone_seed(job: &JobSpec, clone: u32) -> u64 {
-    let base = if job.randrepeat {
+    let base = if job.randrepeat || job.access.allrandrepeat {
         job.randseed
     } else {
         std::time::SystemTime::now()

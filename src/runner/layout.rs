@@ -6,7 +6,7 @@ use super::prepare::{self, Need, Prepared};
 use super::stop::StopFlag;
 use crate::error::{Error, Result};
 use crate::job::{JobError, JobSpec};
-use crate::plan::Region;
+use crate::plan::{Region, access};
 use crate::sys::fs::FileId;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -104,7 +104,7 @@ pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Resu
                 });
                 let len = match job.files.filesize {
                     Some(range) => Some(file_size(job, c, i, range)),
-                    None => per_file.map(|pf| job.offset + pf),
+                    None => per_file.map(|pf| access::region_start(job, c, 0) + pf),
                 };
                 if let Some(len) = len {
                     n.len = Some(n.len.unwrap_or(0).max(len));
@@ -155,17 +155,16 @@ fn clone_files(
     for p in paths {
         let (fsize, id) = (files[&p].size, files[&p].id);
         let bad = |why: String| -> Error { JobError::invalid(&job.name, why).into() };
-        if job.offset >= fsize {
+        let start = access::region_start(job, c, fsize);
+        if start >= fsize {
             return Err(bad(format!(
-                "offset {} is beyond the end of {} ({fsize} bytes)",
-                job.offset,
+                "offset {start} is beyond the end of {} ({fsize} bytes)",
                 p.display()
             )));
         }
         // `size` split over the files, within each (fio: with `filesize`,
         // `size` bounds the I/O but the files keep their own sizes).
-        let avail = fsize - job.offset;
-        let len = per_file.map_or(avail, |pf| pf.min(avail));
+        let len = access::region_len(job, start, fsize, per_file);
         if job.bs_min > len {
             return Err(bad(format!(
                 "bs ({}) is larger than the region of {} ({len} bytes)",
@@ -176,10 +175,7 @@ fn clone_files(
         out.push(CloneFile {
             path: p,
             id,
-            region: Region {
-                start: job.offset,
-                len,
-            },
+            region: Region { start, len },
         });
     }
     Ok(out)

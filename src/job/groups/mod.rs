@@ -9,6 +9,8 @@
 //! `docs/fio-compat.md`. Lookup, `--help` texts, the docs test and
 //! `tests/job.rs` (every row applies) read [`GROUPS`].
 
+pub mod access;
+pub(crate) mod access_values;
 pub mod files;
 pub mod pattern;
 pub mod process;
@@ -34,7 +36,13 @@ pub struct OptionGroup {
 }
 
 /// Every option group, in the order of `docs/fio-compat.md`.
-pub const GROUPS: &[OptionGroup] = &[files::GROUP, report::GROUP, process::GROUP, verify::GROUP];
+pub const GROUPS: &[OptionGroup] = &[
+    files::GROUP,
+    report::GROUP,
+    process::GROUP,
+    verify::GROUP,
+    access::GROUP,
+];
 
 /// The group an option belongs to (`None` for the core options).
 pub fn owner(def: &OptDef) -> Option<&'static OptionGroup> {
