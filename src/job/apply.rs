@@ -334,14 +334,18 @@ pub fn build_jobs(
     let mut seen = Vec::new();
     for file in &cl.files {
         let mut sections = ini::parse_file(file, vars)?;
-        seen.extend(sections.iter().map(|s| s.name.clone()));
-        sections.retain(|s| s.name == "global" || cl.runs_section(&s.name));
+        if !cl.sections.is_empty() {
+            seen.extend(sections.iter().map(|s| s.name.clone()));
+            sections.retain(|s| s.name == "global" || cl.runs_section(&s.name));
+        }
         jobs_of_sections(sections, globals.clone(), &mut jobs, max_jobs)?;
         if !jobs.is_empty() {
             globals = last_of_each(globals);
         }
     }
-    seen.extend(cl.jobs.iter().map(|s| s.name.clone()));
+    if !cl.sections.is_empty() {
+        seen.extend(cl.jobs.iter().map(|s| s.name.clone()));
+    }
     if let Some(name) = cl.sections.iter().find(|n| !seen.contains(n)) {
         seen.retain(|s| s != "global");
         return Err(JobError::plain(JobProblem::UnknownSection {
