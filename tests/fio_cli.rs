@@ -1,7 +1,8 @@
 //! fio's global command-line flags on `iolab run`, each against fio where
 //! fio has the behaviour: a quiet stderr, `--output-format` lists, terse
 //! v3 (`--minimal`), `--section`, `--parse-only`, `--readonly`,
-//! `--showcmd`, `--cmdhelp`, `--enghelp` and the accepted ETA/debug flags.
+//! `--showcmd` and the accepted ETA/debug flags (`--cmdhelp` and `--enghelp`:
+//! tests/fio_cli_help.rs).
 
 mod common;
 use common::*;
@@ -292,6 +293,10 @@ fn readonly_refuses_every_write_and_changes_nothing() {
         ("--rw=read --unlink=1", "option 'unlink'"),
         ("--rw=read --fsync=1", "option 'fsync=1'"),
         ("--rw=read --end_fsync=1", "option 'end_fsync'"),
+        (
+            "--rw=read --ioengine=filedelete",
+            "option 'ioengine=filedelete'",
+        ),
         ("--rw=read --size=512k", "extend the file"),
     ] {
         let mut args = vec!["--readonly", "--name=ro", &file, "--size=256k"];
@@ -300,7 +305,7 @@ fn readonly_refuses_every_write_and_changes_nothing() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code::REFUSED), "{opts}: {err}");
         assert_one_line(&err, &["job 'ro'", option, "--readonly"]);
-        if !opts.contains("sync") && !opts.contains("unlink") {
+        if !opts.contains("sync") && !opts.contains("unlink") && !opts.contains("delete") {
             // fio refuses the same jobs (it would unlink and sync).
             let out = fio(d.path(), &args);
             assert!(!out.status.success(), "fio ran {opts}");
@@ -357,48 +362,6 @@ fn showcmd_prints_the_job_file_as_fio_does() {
         assert!(want.starts_with("fio --size=1M --time_based"), "{want}");
         assert_eq!(quiet_ok("iolab", &iolab_run(d.path(), &args)), want);
     }
-}
-
-#[test]
-fn cmdhelp_and_enghelp_come_from_the_tables() {
-    let help = |flag: &str| stdout_text(bin().args(["run", flag]));
-    let all = help("--cmdhelp");
-    for o in iolab::job::options::all() {
-        assert!(
-            all.lines()
-                .any(|l| l.starts_with(o.name) && l.contains(o.help)),
-            "{}",
-            o.name
-        );
-    }
-    let bs = help("--cmdhelp=blocksize");
-    assert!(bs.contains("                  bs: "), "{bs}");
-    assert!(bs.contains("alias: blocksize"), "{bs}");
-    assert!(bs.contains("range: 1-4294967295 bytes"), "{bs}");
-    assert!(help("--cmdhelp=blocksiz").starts_with(" - showing closest match"));
-    let (code, err) = fail(bin().args(["run", "--cmdhelp=verify"]));
-    assert_eq!(code, code::USAGE);
-    assert!(err.contains("not supported by iolab yet"), "{err}");
-
-    let engines = help("--enghelp");
-    for e in iolab::engine::ENGINES {
-        assert!(engines.contains(&format!("\t{}\n", e.name)), "{engines}");
-    }
-    let uring = help("--enghelp=io_uring");
-    let def = iolab::registry::find(iolab::engine::ENGINES, "io_uring").unwrap();
-    for o in def.item.options {
-        assert!(uring.lines().any(|l| l.starts_with(o)), "{o}: {uring}");
-    }
-    assert!(help("--enghelp=io_uring,hipri").contains("hipri: "));
-    let (code, err) = fail(bin().args(["run", "--enghelp=nosuch"]));
-    assert_eq!(code, code::USAGE);
-    assert!(err.contains("unknown ioengine 'nosuch'"), "{err}");
-    let (code, err) = fail(bin().args(["run", "--enghelp=psync,hipri"]));
-    assert_eq!(code, code::USAGE);
-    assert!(
-        err.contains("ioengine psync has no option 'hipri'"),
-        "{err}"
-    );
 }
 
 #[test]

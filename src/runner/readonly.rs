@@ -1,6 +1,7 @@
 //! fio's `--readonly`: a safety net that refuses, before anything is
-//! opened, every job that would change a file: a direction that writes, a
-//! file to lay out or extend, `unlink`, and the syncs (`fsync`,
+//! opened, every job that would change a file: a direction that writes, an
+//! engine that changes files even to read (`filedelete`, `ftruncate`,
+//! `falloc`), a file to lay out or extend, `unlink`, and the syncs (`fsync`,
 //! `fdatasync`, `end_fsync`, `fsync_on_close`).
 
 use super::layout;
@@ -47,6 +48,8 @@ fn writing_option(job: &JobSpec) -> Option<String> {
     let f = &job.files;
     [
         (job.writes(), format!("rw={}", job.rw_name())),
+        // Engines whose reads change the file (falloc, ftruncate, filedelete).
+        (job.changes_files(), format!("ioengine={}", job.engine)),
         (job.unlink, "unlink".into()),
         (job.fsync > 0, format!("fsync={}", job.fsync)),
         (f.fdatasync > 0, format!("fdatasync={}", f.fdatasync)),
