@@ -277,7 +277,7 @@ fn defect_12_interrupted_runs_are_marked_in_history() {
         "{err}"
     );
     assert!(err.contains("stored as run 1"), "{err}");
-    let short = job("short", &f, "--size=8M --rw=read --number_ios=16");
+    let short = job("short", &f, "--size=8M --rw=read --number_ios=16 --verbose");
     let stored = run_into(&db, &[&short[..], std::slice::from_ref(&dbarg)].concat());
     assert!(stored.contains("stored as run 2"), "{stored}");
 

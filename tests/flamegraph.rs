@@ -10,7 +10,7 @@ fn flamegraph_shows_the_read_path() {
     let (d, f) = scratch_file();
     let svg = d.path().join("out.svg");
     let out = bin()
-        .args(["run", "--flamegraph", s(&svg)])
+        .args(["run", "--verbose", "--flamegraph", s(&svg)])
         .args(job(
             "c",
             &f,
@@ -24,7 +24,10 @@ fn flamegraph_shows_the_read_path() {
         return;
     }
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("flamegraph"), "{err}");
+    assert!(
+        err.contains("flamegraph ("),
+        "--verbose says where it went: {err}"
+    );
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(
         text.starts_with("<?xml") || text.contains("<svg"),

@@ -16,7 +16,11 @@ const SMALL: &str = "--size=1M --rw=randread --bs=4k --number_ios=200";
 fn small_run(db: &Path, file: &Path, label: &str, extra: &str) {
     let err = run_into(
         db,
-        &job("st", file, &format!("{SMALL} --label {label} {extra}")),
+        &job(
+            "st",
+            file,
+            &format!("{SMALL} --label {label} --verbose {extra}"),
+        ),
     );
     assert!(err.contains("stored as run"), "{err}");
 }

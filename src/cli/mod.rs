@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod compare;
 pub mod db;
+pub mod fio_flags;
 pub mod history;
 pub mod import;
 pub mod lab;
@@ -90,6 +91,9 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
     }
 }
 
+/// Tells whether an argument is one of a subcommand's own flags.
+type IsFlag = fn(&str) -> bool;
+
 /// Splits `iolab run ...` and `iolab sweep ...` into what clap parses
 /// (iolab's own options) and the job's fio options, keeping order.
 pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
@@ -99,10 +103,13 @@ pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
     if !argv[1..i].iter().all(|a| a.starts_with('-')) {
         return (argv.to_vec(), Vec::new());
     }
-    let (valued, flags) = if argv[i] == "run" {
-        (run::OWN_VALUED, run::OWN_FLAGS)
+    let (valued, flags): (IsFlag, IsFlag) = if argv[i] == "run" {
+        (run::valued, run::flag)
     } else {
-        (sweep::OWN_VALUED, sweep::OWN_FLAGS)
+        (
+            |f| sweep::OWN_VALUED.contains(&f),
+            |f| sweep::OWN_FLAGS.contains(&f),
+        )
     };
     let mut own = argv[..=i].to_vec();
     let mut job = Vec::new();
@@ -110,9 +117,9 @@ pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
     while k < argv.len() {
         let a = &argv[k];
         let key = a.split_once('=').map_or(a.as_str(), |(k, _)| k);
-        if flags.contains(&a.as_str()) {
+        if flags(a) {
             own.push(a.clone());
-        } else if valued.contains(&key) {
+        } else if valued(key) {
             own.push(a.clone());
             if !a.contains('=')
                 && let Some(v) = argv.get(k + 1)
@@ -163,7 +170,9 @@ impl Command {
     /// The command's output was asked for as JSON (json or json+).
     pub fn wants_json(&self) -> bool {
         let format = match self {
-            Command::Run(a) => &a.output_format,
+            Command::Run(a) => {
+                return !a.fio.minimal && a.output_format.split(',').any(|f| f.starts_with("json"));
+            }
             Command::Sweep(a) => &a.format,
             Command::Compare(a) => &a.format,
             Command::Tree(a) => &a.common.output_format,

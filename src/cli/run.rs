@@ -1,6 +1,6 @@
 //! `iolab run`: fio's command line and job files, iolab's output.
 
-use super::{Stderr, db, write_out};
+use super::{Stderr, db, fio_flags, write_out};
 use iolab::profile::Profiler;
 use iolab::render::{self, fio_logs};
 use iolab::runner::{self, Observer, Progress, RunOptions};
@@ -26,13 +26,29 @@ Examples:
   iolab run --name=s --filename=/tmp/f --size=3500000B --bsrange=50-300 \\
             --rw=randread --loops=100 --repeat=5 --cache=keep
 
+fio's global flags:
+  iolab run job.fio --output-format=terse,json+   terse line, then json+ (fio's order)
+  iolab run job.fio --minimal                     one terse (v3) line per job
+  iolab run job.fio --append-terse --terse-version=3   the terse line, then the text
+  iolab run job.fio --section=reads --section=writes   only these jobs ([global] applies)
+  iolab run job.fio --parse-only                  check the jobs, run nothing
+  iolab run job.fio --readonly                    refuse any job that would write
+  iolab run job.fio --showcmd                     the job file as one command line
+  iolab run --cmdhelp=bs                          help for a job option (--cmdhelp: all)
+  iolab run --enghelp=io_uring,hipri              engines, an engine's options, one option
+  iolab run job.fio --eta=never --eta-newline=5 --eta-interval=1s --status-interval=10 \\
+            --debug=io --alloc-size=32768         accepted as fio's; iolab prints no ETA,
+                                                  no periodic status, no debug log
+  iolab run job.fio --verbose                     also say on stderr what was stored, written
+
 Exit codes: see `iolab --help`; an interrupted run prints its partial results.";
 
 /// The help's last part: the examples, and the engines from the registry.
 fn after_help() -> String {
     let engines = iolab::registry::names(iolab::engine::ENGINES).join(", ");
+    let formats = iolab::registry::names(iolab::render::FORMATS).join(", ");
     format!(
-        "{AFTER_HELP}\n\nEngines (--ioengine=NAME): {engines}; `iolab list engines` says what each needs."
+        "{AFTER_HELP}\n\nEngines (--ioengine=NAME): {engines}; `iolab list engines` says what each needs.\nOutput formats (--output-format=F[,F...]): {formats}; `iolab list formats`."
     )
 }
 
@@ -40,8 +56,11 @@ fn after_help() -> String {
 #[derive(Debug, clap::Args)]
 #[command(after_help = after_help())]
 pub struct RunArgs {
-    /// Output format (`iolab list formats`).
-    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    /// Output format, or several as a comma list (`json,normal`,
+    /// `terse,json+`): each is printed, in fio's order (terse, json, normal,
+    /// then iolab's own). Given twice, the last one wins, as fio.
+    #[arg(long, default_value = "normal", value_parser = fio_flags::output_formats,
+          value_name = "FORMAT[,FORMAT...]", overrides_with_all = ["output_format", "minimal"])]
     pub output_format: String,
     /// Write the output to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
@@ -59,6 +78,13 @@ pub struct RunArgs {
     /// Sample the timed part of the run with perf and write an SVG flamegraph to FILE.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
+    /// Say on stderr what was stored and written, and the warnings (a
+    /// successful run prints nothing on stderr without it).
+    #[arg(long)]
+    pub verbose: bool,
+    /// fio's global flags.
+    #[command(flatten)]
+    pub fio: fio_flags::FioFlags,
     /// Where the results go.
     #[command(flatten)]
     pub store: db::StoreOpts,
@@ -67,7 +93,9 @@ pub struct RunArgs {
     pub jobs: Vec<String>,
 }
 
-/// iolab's own flags of `run` (those clap parses); everything else is a job option.
+/// iolab's own flags of `run` (those clap parses) that take a value;
+/// everything else is a job option. fio's global flags are in
+/// [`fio_flags::VALUED`] and [`fio_flags::FLAGS`].
 pub const OWN_VALUED: &[&str] = &[
     "--output-format",
     "--output",
@@ -81,13 +109,42 @@ pub const OWN_FLAGS: &[&str] = &[
     "--allow-overwrite",
     "--drop-caches",
     "--no-store",
+    "--verbose",
     "--help",
     "-h",
 ];
 
+/// Every flag of `run` that takes a value (iolab's and fio's).
+pub fn valued(flag: &str) -> bool {
+    OWN_VALUED.contains(&flag) || fio_flags::VALUED.contains(&flag)
+}
+
+/// Every flag of `run` that may stand alone (iolab's and fio's).
+pub fn flag(arg: &str) -> bool {
+    OWN_FLAGS.contains(&arg) || fio_flags::FLAGS.contains(&arg)
+}
+
 /// Runs `iolab run`.
 pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
-    let jobs = job::jobs_from_args_max(job_args, args.max_jobs)?;
+    let fio = &args.fio;
+    if let Some(what) = &fio.cmdhelp {
+        return write_out(&fio_flags::cmdhelp(what)?, None);
+    }
+    if let Some(what) = &fio.enghelp {
+        return write_out(&fio_flags::enghelp(what)?, None);
+    }
+    if fio.showcmd {
+        let files = job::cmdline::parse(job_args)?.files;
+        return write_out(&fio_flags::showcmd(&files, &fio.section)?, None);
+    }
+    let formats = fio_flags::formats(&args.output_format, fio)?;
+    let jobs = job::jobs_from_args_in(job_args, args.max_jobs, &fio.section)?;
+    if fio.readonly {
+        runner::readonly::check(&jobs)?;
+    }
+    if fio.parse_only {
+        return Ok(());
+    }
     for (opt, out) in [
         ("--output", &args.output),
         ("--flamegraph", &args.flamegraph),
@@ -107,10 +164,23 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         wanted: args.flamegraph.is_some(),
     };
     let result = runner::run_observed(jobs, &opts, &stop, &mut flame)?;
+    // Without --verbose, diagnostics of a run that worked stay off stderr
+    // (fio's test harness fails a run whose stderr is not empty): the
+    // warnings are in the output itself. An interrupted run (exit 130)
+    // still says where its partial results went.
+    let loud = args.verbose || result.interrupted;
+    let say = |what: &str| {
+        if loud {
+            Stderr.step(what);
+        }
+    };
     for w in &result.warnings {
-        Stderr.warning(w);
+        say(&format!("warning: {w}"));
     }
-    let text = render::run(&result, &args.output_format)?;
+    let text = formats
+        .iter()
+        .map(|f| render::run(&result, f))
+        .collect::<Result<String>>()?;
     write_out(&text, args.output.as_deref())?;
     let command = format!("iolab run {}", job_args.join(" "));
     // A run that cannot be stored still shows its results and writes its
@@ -118,16 +188,16 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     let mut not_stored = None;
     if let Some(st) = &mut store {
         match st.insert_run(&result, &command, args.store.label(), None) {
-            Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
+            Ok(id) => say(&format!("stored as run {id} in {}", st.path().display())),
             Err(e) => not_stored = Some(e),
         }
     }
     if let (Some(p), Some(svg)) = (flame.profiler.take(), &args.flamegraph) {
         let n = p.finish(svg, &command)?;
-        eprintln!(
-            "iolab: flamegraph ({n} distinct stacks) written to {}",
+        say(&format!(
+            "flamegraph ({n} distinct stacks) written to {}",
             svg.display()
-        );
+        ));
     }
     for log in fio_logs::logs(&result) {
         iolab::sys::fs::write_atomic_with(&log.path, |tmp| {
@@ -135,7 +205,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
             log.write_to(&mut w)?;
             std::io::Write::flush(&mut w)
         })?;
-        eprintln!("iolab: wrote {}", log.path.display());
+        say(&format!("wrote {}", log.path.display()));
     }
     if result.interrupted {
         eprintln!("iolab: the results above cover only the part that ran");

@@ -349,14 +349,29 @@ pub fn build_jobs(
 ) -> Result<Vec<JobSpec>, JobError> {
     let mut jobs = Vec::new();
     let mut globals = cl.globals.clone();
+    let mut seen = Vec::new();
     for file in &cl.files {
-        let sections = ini::parse_file(file, vars)?;
+        let mut sections = ini::parse_file(file, vars)?;
+        if !cl.sections.is_empty() {
+            seen.extend(sections.iter().map(|s| s.name.clone()));
+            sections.retain(|s| s.name == "global" || cl.runs_section(&s.name));
+        }
         jobs_of_sections(sections, globals.clone(), &mut jobs, max_jobs)?;
         if !jobs.is_empty() {
             globals = last_of_each(globals);
         }
     }
-    for (i, s) in cl.jobs.iter().enumerate() {
+    if !cl.sections.is_empty() {
+        seen.extend(cl.jobs.iter().map(|s| s.name.clone()));
+    }
+    if let Some(name) = cl.sections.iter().find(|n| !seen.contains(n)) {
+        seen.retain(|s| s != "global");
+        return Err(JobError::plain(JobProblem::UnknownSection {
+            name: name.clone(),
+            have: seen.join(", "),
+        }));
+    }
+    for (i, s) in (cl.jobs.iter().filter(|s| cl.runs_section(&s.name))).enumerate() {
         let mut entries = globals.clone();
         entries.extend(s.entries.iter().cloned());
         let mut job = JobSpec::from_entries(&s.name, &entries)?;

@@ -16,6 +16,16 @@ pub struct CommandLine {
     pub jobs: Vec<Section>,
     /// Job files named on the command line.
     pub files: Vec<PathBuf>,
+    /// Only the job sections (and `--name` jobs) of these names run, as
+    /// fio's `--section`; `[global]` sections still apply. Empty: all.
+    pub sections: Vec<String>,
+}
+
+impl CommandLine {
+    /// True when the job section `name` is to run (fio's `skip_this_section`).
+    pub fn runs_section(&self, name: &str) -> bool {
+        self.sections.is_empty() || self.sections.iter().any(|s| s == name)
+    }
 }
 
 /// Splits `args` (the arguments that are not iolab's own flags).

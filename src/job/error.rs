@@ -224,6 +224,15 @@ pub enum JobProblem {
         /// The error in the included file.
         inner: Box<JobError>,
     },
+    /// `iolab run --section=NAME` names a section that no job file (nor
+    /// `--name`) has.
+    #[error("--section={name}: no job section [{name}] in the jobs given; they have: {have}")]
+    UnknownSection {
+        /// The section asked for.
+        name: String,
+        /// The job sections there are, comma-separated.
+        have: String,
+    },
     /// Neither a job file nor `--name` was given.
     #[error(
         "no job given: pass a job file or start one with --name=NAME (e.g. iolab run --name=t --filename=F --size=64M --rw=randread)"

@@ -38,7 +38,19 @@ pub fn jobs_from_args(args: &[String]) -> Result<Vec<JobSpec>, JobError> {
 
 /// [`jobs_from_args`] with at most `max_jobs` clones in all (`--max-jobs`).
 pub fn jobs_from_args_max(args: &[String], max_jobs: u32) -> Result<Vec<JobSpec>, JobError> {
-    let cl = cmdline::parse(args)?;
+    jobs_from_args_in(args, max_jobs, &[])
+}
+
+/// [`jobs_from_args_max`] with only the job sections named in `sections`
+/// (all when empty), as fio's `--section`: `[global]` sections still
+/// apply; a name no job has is an error.
+pub fn jobs_from_args_in(
+    args: &[String],
+    max_jobs: u32,
+    sections: &[String],
+) -> Result<Vec<JobSpec>, JobError> {
+    let mut cl = cmdline::parse(args)?;
+    cl.sections = sections.to_vec();
     build_jobs(&cl, &ini::Vars::new(), max_jobs)
 }
 

@@ -17,6 +17,7 @@ pub mod run_charts;
 pub mod stored;
 pub mod sweep;
 pub mod table;
+pub mod terse;
 pub mod tree;
 
 use crate::analysis::compare::Comparison;
@@ -91,6 +92,13 @@ pub static FORMATS: &[Entry<dyn Exporter>] = &[
         "",
         "json with every histogram's bins, as fio's json+",
         &json::JSON_PLUS,
+    ),
+    entry(
+        "terse",
+        &["minimal"],
+        "",
+        "fio's terse line (version 3) per job: `;`-separated, fio's field order",
+        &terse::Terse,
     ),
     entry(
         "csv",

@@ -47,6 +47,9 @@ pub fn text(r: &RunResult) -> String {
     for e in r.entries() {
         entry(&mut out, r, &e);
     }
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
     if r.interrupted {
         out.push_str("\nINTERRUPTED: the figures above cover only the part that ran.\n");
     }

@@ -85,9 +85,9 @@ impl Layout {
     }
 }
 
-/// Lays out every job's files (checking the safety rules) and works out
-/// every clone's regions.
-pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Result<Layout> {
+/// What every file of the jobs must offer them: its length, whether it is
+/// written, whether it may be created; one entry per file.
+pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
     let mut needs: BTreeMap<PathBuf, Need> = BTreeMap::new();
     for job in jobs {
         for c in 0..job.numjobs {
@@ -114,7 +114,13 @@ pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Resu
             }
         }
     }
-    let needs: Vec<Need> = needs.into_values().collect();
+    needs.into_values().collect()
+}
+
+/// Lays out every job's files (checking the safety rules) and works out
+/// every clone's regions.
+pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Result<Layout> {
+    let needs = needs(jobs);
     let prepared = prepare::prepare_all(&needs, allow_overwrite, stop)?;
     let files: BTreeMap<PathBuf, &Prepared> =
         prepared.iter().map(|p| (p.path.clone(), p)).collect();

@@ -20,6 +20,7 @@ pub mod open;
 pub mod prepare;
 pub mod progress;
 mod queued;
+pub mod readonly;
 pub mod result;
 pub mod series;
 pub mod stop;

@@ -189,7 +189,7 @@ pub fn run_text(args: &[impl AsRef<OsStr>]) -> String {
 }
 
 /// Runs `iolab run ARGS` storing into `db`, asserts success, returns stderr
-/// (where "stored as run N" is said).
+/// (where "stored as run N" is said with `--verbose`).
 pub fn run_into(db: &Path, args: &[impl AsRef<OsStr>]) -> String {
     succeed_text(with_db(db).arg("run").args(args)).1
 }
