@@ -3,9 +3,12 @@
 //! for what fio lacks. `json+` adds the histogram `bins` like fio's json+.
 
 use super::Exporter;
+pub use super::json_dir::percentile_key;
+use super::json_dir::{
+    BATCH_KEYS, dir_obj, lat_obj, latency_dists, percentiles, percents, rep_dir,
+};
 use crate::analysis::compare::Comparison;
 use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
-use crate::job::groups::report::Report;
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
@@ -89,109 +92,6 @@ pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
         );
     }
     Ok(v)
-}
-
-/// fio's percentile key: `99.000000`.
-pub fn percentile_key(p: f64) -> String {
-    format!("{p:.6}")
-}
-
-fn lat_obj(h: &LatencyHistogram, percentiles: Option<&[f64]>, bins: bool) -> Value {
-    let mut m = Map::new();
-    m.insert("min".into(), json!(h.min()));
-    m.insert("max".into(), json!(h.max()));
-    m.insert("mean".into(), json!(h.mean()));
-    m.insert("stddev".into(), json!(h.stddev()));
-    m.insert("N".into(), json!(h.count()));
-    if let Some(list) = percentiles.filter(|_| h.count() > 0) {
-        let p: Map<String, Value> = (list.iter())
-            .map(|&p| (percentile_key(p), json!(h.percentile(p))))
-            .collect();
-        m.insert("percentile".into(), Value::Object(p));
-    }
-    if bins && h.count() > 0 {
-        let b: Map<String, Value> = super::fio_logs::fio_plat_bins(h)
-            .into_iter()
-            .map(|(v, c)| (v.to_string(), json!(c)))
-            .collect();
-        m.insert("bins".into(), Value::Object(b));
-    }
-    Value::Object(m)
-}
-
-/// The percentiles a job's report shows (fio's `percentile_list`).
-fn percentiles(rep: &Report) -> &[f64] {
-    rep.percentile_list.as_deref().unwrap_or(&FIO_PERCENTILES)
-}
-
-fn dir_obj(t: &Totals, s: &OpStats, bins: bool, rep: &Report) -> Value {
-    let list = |on: bool| on.then_some(percentiles(rep));
-    let bw = t.bw_bytes(s);
-    let iops = t.iops(s);
-    let runtime_ms = if s.ios() > 0 {
-        t.runtime_ns / 1_000_000
-    } else {
-        0
-    };
-    let zero = json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0});
-    json!({
-        "io_bytes": s.bytes,
-        "io_kbytes": s.bytes / 1024,
-        "bw_bytes": bw as u64,
-        "bw": (bw / 1024.0) as u64,
-        "iops": iops,
-        "runtime": runtime_ms,
-        "total_ios": s.ios(),
-        "short_ios": 0,
-        "drop_ios": 0,
-        "slat_ns": if s.slat.count() > 0 { lat_obj(&s.slat, list(rep.slat_percentiles), false) } else { zero },
-        "clat_ns": lat_obj(s.clat_or_lat(), list(rep.clat_percentiles), bins),
-        "lat_ns": lat_obj(&s.lat, list(rep.lat_percentiles), false),
-        "bw_min": (bw / 1024.0) as u64,
-        "bw_max": (bw / 1024.0) as u64,
-        "bw_agg": if s.ios() > 0 { 100.0 } else { 0.0 },
-        "bw_mean": bw / 1024.0,
-        "bw_dev": 0.0,
-        "bw_samples": u64::from(s.ios() > 0),
-        "iops_min": iops as u64,
-        "iops_max": iops as u64,
-        "iops_mean": iops,
-        "iops_stddev": 0.0,
-        "iops_samples": u64::from(s.ios() > 0),
-    })
-}
-
-/// fio's latency distribution maps (`latency_ns`, `latency_us`,
-/// `latency_ms`): percent of I/Os with latency up to each bound.
-fn latency_dists(t: &Totals) -> (Value, Value, Value) {
-    let mut all = t.read.clat_or_lat().clone();
-    all.merge(t.write.clat_or_lat());
-    let bins = all.bins();
-    let total = all.count().max(1) as f64;
-    let edges = [2u64, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
-    let bucket = |lo: u64, hi: u64| -> f64 {
-        let c: u64 = bins
-            .iter()
-            .filter(|(v, _)| *v > lo && *v <= hi)
-            .map(|b| b.1)
-            .sum();
-        100.0 * c as f64 / total
-    };
-    let mk = |scale: u64, extra: bool| {
-        let mut m = Map::new();
-        let mut prev = if scale == 1 { 0 } else { scale };
-        for &e in &edges {
-            let hi = e * scale;
-            m.insert(e.to_string(), json!(bucket(prev, hi)));
-            prev = hi;
-        }
-        if extra {
-            m.insert("2000".into(), json!(bucket(prev, 2000 * scale)));
-            m.insert(">=2000".into(), json!(bucket(2000 * scale, u64::MAX)));
-        }
-        Value::Object(m)
-    };
-    (mk(1, false), mk(1000, false), mk(1_000_000, true))
 }
 
 fn cache_list<'a>(l: impl Iterator<Item = &'a FileCache>) -> Value {
@@ -341,31 +241,6 @@ impl Json {
         }
         doc
     }
-}
-
-fn rep_dir(t: &Totals, s: &OpStats) -> Value {
-    json!({
-        "total_ios": s.ios(),
-        "io_bytes": s.bytes,
-        "iops": t.iops(s),
-        "bw_bytes": t.bw_bytes(s),
-        "clat_mean_ns": s.lat.mean(),
-        "clat_p50_ns": s.lat.percentile(50.0),
-        "clat_p99_ns": s.lat.percentile(99.0),
-    })
-}
-
-/// fio's keys of `iodepth_submit` and `iodepth_complete` (batch sizes).
-const BATCH_KEYS: [&str; 7] = ["0", "4", "8", "16", "32", "64", ">=64"];
-
-/// fio's depth distributions: each bucket's share of the counts, in percent.
-fn percents(counts: &[u64; 7], keys: &[&str]) -> Value {
-    let total = counts.iter().sum::<u64>().max(1) as f64;
-    keys.iter()
-        .zip(counts)
-        .map(|(k, &c)| (k.to_string(), json!(100.0 * c as f64 / total)))
-        .collect::<Map<_, _>>()
-        .into()
 }
 
 /// The counters of the repetitions job `j` took part in, added up.

@@ -9,6 +9,7 @@ pub mod csv;
 pub mod fio_logs;
 pub mod html;
 pub mod json;
+mod json_dir;
 pub mod log2;
 pub mod markdown;
 pub mod normal;
