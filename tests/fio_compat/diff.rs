@@ -4,8 +4,10 @@
 //! Shared by tests/fio_compat.rs and tests/fio_examples.rs (`#[path]`).
 //!
 //! A job file may say what to compare in a header comment line
-//! `# compare: jobs ios bytes total files percentiles` (default
-//! `jobs ios bytes files`); `time_based` jobs never compare counts.
+//! `# compare: jobs ios bytes total files syncs percentiles` (default
+//! `jobs ios bytes files`); `time_based` jobs never compare counts. A line
+//! `# differs: TEXT` records a known difference (TEXT is part of it), so
+//! the case fails when that difference goes away, until the line goes too.
 
 use crate::common::scratch;
 use serde_json::Value;
@@ -30,6 +32,8 @@ pub enum Check {
     Total,
     /// The files left in the directory: names, and sizes except logs.
     Files,
+    /// `sync.total_ios` (fsync, fdatasync), summed over the jobs.
+    Syncs,
     /// p50 and p90 of completion latency, within [`within_tolerance`].
     Percentiles,
 }
@@ -42,6 +46,7 @@ impl Check {
             "bytes" => Check::Bytes,
             "total" => Check::Total,
             "files" => Check::Files,
+            "syncs" => Check::Syncs,
             "percentiles" => Check::Percentiles,
             _ => return None,
         })
@@ -67,6 +72,31 @@ pub fn checks(text: &str) -> Vec<Check> {
         v.retain(|c| !matches!(c, Check::Ios | Check::Bytes | Check::Total));
     }
     v
+}
+
+/// The known differences a job file records (its `# differs:` lines).
+pub fn known_differences(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            l.trim_start_matches(['#', ';', ' '])
+                .strip_prefix("differs:")
+        })
+        .map(|d| d.trim().to_string())
+        .collect()
+}
+
+/// `diffs` set against the `known` ones: each difference not known, and
+/// each known one that no longer happens (empty: as recorded).
+pub fn unexpected(diffs: &[String], known: &[String]) -> Vec<String> {
+    let new = diffs
+        .iter()
+        .filter(|d| !known.iter().any(|k| d.contains(k.as_str())))
+        .cloned();
+    let gone = known
+        .iter()
+        .filter(|k| !diffs.iter().any(|d| d.contains(k.as_str())))
+        .map(|k| format!("no longer differs (remove its '# differs:' line): {k}"));
+    new.chain(gone).collect()
 }
 
 /// How one tool's run of a job file ended.
@@ -293,6 +323,16 @@ pub fn differences(fio: &Outcome, iolab: &Outcome, checks: &[Check]) -> Vec<Stri
                 let (a, b) = (strip(&fio.files), strip(&iolab.files));
                 if a != b {
                     diffs.push(format!("files: fio {a:?}, iolab {b:?}"));
+                }
+            }
+            Check::Syncs => {
+                let syncs = |v: &Value| -> u64 {
+                    let jobs = v["jobs"].as_array().unwrap().iter();
+                    jobs.map(|j| j["sync"]["total_ios"].as_u64().unwrap_or(0))
+                        .sum()
+                };
+                if syncs(f) != syncs(i) {
+                    diffs.push(format!("syncs: fio {}, iolab {}", syncs(f), syncs(i)));
                 }
             }
             Check::Percentiles => diffs.extend(percentile_differences(f, i)),
