@@ -12,8 +12,6 @@ mod diff;
 
 use diff::Tool;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Worker threads running cases side by side.
 const THREADS: usize = 4;
@@ -54,26 +52,14 @@ fn every_case_runs_the_same_under_fio_and_iolab() {
     skip_unless_installed!("fio");
     let cases = cases();
     assert!(cases.len() >= 10, "cases in tests/fio_compat/: {cases:?}");
-    let next = AtomicUsize::new(0);
-    let failed = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..THREADS {
-            s.spawn(|| {
-                while let Some(job) = cases.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let diffs = compare(job);
-                    if !diffs.is_empty() {
-                        let name = job.file_name().unwrap().to_string_lossy();
-                        failed
-                            .lock()
-                            .unwrap()
-                            .push(format!("{name}: {}", diffs.join("; ")));
-                    }
-                }
-            });
-        }
-    });
-    let mut failed = failed.into_inner().unwrap();
-    failed.sort();
+    let failed: Vec<String> = diff::in_parallel(&cases, THREADS, |job| {
+        let diffs = compare(job);
+        let name = job.file_name().unwrap().to_string_lossy();
+        (!diffs.is_empty()).then(|| format!("{name}: {}", diffs.join("; ")))
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     println!(
         "{} of {} cases agree with fio",
         cases.len() - failed.len(),

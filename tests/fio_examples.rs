@@ -12,8 +12,6 @@ mod diff;
 
 use diff::{Outcome, Tool};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What iolab does with an example.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,28 +288,14 @@ fn matches(expected: Status, got: Status, detail: &str) -> bool {
 #[test]
 fn fio_examples_run_as_recorded() {
     skip_unless_installed!("fio");
-    let next = AtomicUsize::new(0);
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..THREADS {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(name, expected)) = EXAMPLES.get(i) else {
-                        break;
-                    };
-                    let job = example_dir().join(format!("{name}.fio"));
-                    let text = std::fs::read_to_string(&job).unwrap();
-                    let fio = diff::run(Tool::Fio, &job);
-                    let iolab = diff::run(Tool::Iolab, &job);
-                    let (got, detail) = status_of(name, &fio, &iolab, &text);
-                    results.lock().unwrap().push((name, expected, got, detail));
-                }
-            });
-        }
+    let results = diff::in_parallel(EXAMPLES, THREADS, |&(name, expected)| {
+        let job = example_dir().join(format!("{name}.fio"));
+        let text = std::fs::read_to_string(&job).unwrap();
+        let fio = diff::run(Tool::Fio, &job);
+        let iolab = diff::run(Tool::Iolab, &job);
+        let (got, detail) = status_of(name, &fio, &iolab, &text);
+        (name, expected, got, detail)
     });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|r| r.0);
     let runs = results.iter().filter(|r| r.2 == Runs).count();
     println!("{runs} of {} fio examples run", results.len());
     let wrong: Vec<String> = results

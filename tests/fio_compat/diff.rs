@@ -8,6 +8,8 @@
 //! `jobs ios bytes files`); `time_based` jobs never compare counts. A line
 //! `# differs: TEXT` records a known difference (TEXT is part of it), so
 //! the case fails when that difference goes away, until the line goes too.
+// Each test file that includes this module uses only part of it.
+#![allow(dead_code)]
 
 use crate::common::scratch;
 use serde_json::Value;
@@ -243,6 +245,33 @@ fn list_files(dir: &Path, prefix: &str, out: &mut Vec<(String, u64)>) {
             out.push((name, meta.len()));
         }
     }
+}
+
+/// Runs `f` on each of `items` on `threads` threads; the results in the
+/// order of `items`.
+pub fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    done.lock().unwrap().push((i, r));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap();
+    done.sort_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
 }
 
 /// The directions of fio's JSON.
