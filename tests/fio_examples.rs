@@ -38,24 +38,24 @@ const EXAMPLES: &[(&str, Status)] = &[
         Refused("fio option 'verify' is not supported"),
     ),
     ("butterfly", Refused("fio option 'flow' is not supported")),
-    ("cmdprio-bssplit", Refused("unknown option 'log_prio'")),
-    ("cmdprio-percentage", Refused("unknown option 'log_prio'")),
+    (
+        "cmdprio-bssplit",
+        Refused("fio option 'bssplit' is not supported"),
+    ),
+    (
+        "cmdprio-percentage",
+        Refused("unknown option 'cmdprio_percentage'"),
+    ),
     ("dedupe-global", Refused("unknown option 'dedupe_mode'")),
     ("disk-zone-profile", Refused("unknown option 'zonemode'")),
     ("exitwhat", Refused("fio option 'exitall' is not supported")),
-    ("falloc", Refused("ioengine 'falloc' is not supported")),
+    ("falloc", Refused("fio option 'bssplit' is not supported")),
     (
         "filecreate-ioengine",
         Refused("ioengine 'filecreate' is not supported"),
     ),
-    (
-        "filedelete-ioengine",
-        Refused("ioengine 'filedelete' is not supported"),
-    ),
-    (
-        "filestat-ioengine",
-        Refused("ioengine 'filestat' is not supported"),
-    ),
+    ("filedelete-ioengine", Runs),
+    ("filestat-ioengine", Runs),
     (
         "fio-rand-RW",
         Refused("fio option 'rwmixwrite' is not supported"),
@@ -81,7 +81,7 @@ const EXAMPLES: &[(&str, Status)] = &[
     ("fsx", Refused("fio option 'norandommap' is not supported")),
     (
         "ftruncate",
-        Refused("ioengine 'ftruncate' is not supported"),
+        Refused("fio option 'norandommap' is not supported"),
     ),
     (
         "iometer-file-access-server",
@@ -105,9 +105,12 @@ const EXAMPLES: &[(&str, Status)] = &[
         Differs("stderr: iolab: wrote fioa-steady-state_bw.1.log"),
     ),
     ("ssd-test", Runs),
-    ("steadystate", Refused("unknown option 'threads'")),
+    ("steadystate", Refused("unknown option 'ss'")),
     ("tiobench-example", Runs),
-    ("waitfor", Refused("unknown option 'threads'")),
+    (
+        "waitfor",
+        Refused("fio option 'new_group' is not supported"),
+    ),
     ("zipf", Refused("fio option 'norandommap' is not supported")),
 ];
 
