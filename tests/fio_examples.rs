@@ -1,0 +1,370 @@
+//! fio's own example job files (fio's `examples/`, those for Linux
+//! local-file engines), copied into tests/fio_examples/ with only paths,
+//! sizes, file counts and times scaled down, each run under fio and under
+//! `iolab run`. The table below records what iolab does with each today; a
+//! change either way fails the test, so an example that starts running is
+//! promoted here (a ratchet), and one that stops running is a regression.
+//! docs/fio-compat.md lists the same statuses.
+
+mod common;
+#[path = "fio_compat/diff.rs"]
+mod diff;
+
+use diff::{Outcome, Tool};
+use std::path::{Path, PathBuf};
+
+/// What iolab does with an example.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// Runs, and agrees with fio on everything compared.
+    Runs,
+    /// Runs, but differs from fio: a part of the first difference.
+    Differs(&'static str),
+    /// Refused (or failed): a part of iolab's first stderr line.
+    Refused(&'static str),
+}
+use Status::*;
+
+/// Every example copied into tests/fio_examples/, with iolab's status.
+const EXAMPLES: &[(&str, Status)] = &[
+    (
+        "1mbs_clients",
+        Refused("fio option 'rate' is not supported"),
+    ),
+    ("aio-read", Runs),
+    ("backwards-read", Refused("'read:-8k' is not one of")),
+    (
+        "basic-verify",
+        Refused("fio option 'verify' is not supported"),
+    ),
+    ("butterfly", Refused("fio option 'flow' is not supported")),
+    (
+        "cmdprio-bssplit",
+        Refused("fio option 'bssplit' is not supported"),
+    ),
+    (
+        "cmdprio-percentage",
+        Refused("unknown option 'cmdprio_percentage'"),
+    ),
+    ("dedupe-global", Refused("unknown option 'dedupe_mode'")),
+    ("disk-zone-profile", Refused("unknown option 'zonemode'")),
+    ("exitwhat", Refused("fio option 'exitall' is not supported")),
+    ("falloc", Refused("fio option 'bssplit' is not supported")),
+    (
+        "filecreate-ioengine",
+        Refused("ioengine 'filecreate' is not supported"),
+    ),
+    ("filedelete-ioengine", Runs),
+    ("filestat-ioengine", Runs),
+    (
+        "fio-rand-RW",
+        Refused("fio option 'rwmixwrite' is not supported"),
+    ),
+    (
+        "fio-rand-read",
+        Differs("stderr: iolab: warning: job 'file1': ioengine=libaio without direct=1"),
+    ),
+    (
+        "fio-rand-write",
+        Differs("stderr: iolab: warning: job 'file1': ioengine=libaio without direct=1"),
+    ),
+    (
+        "fio-seq-RW",
+        Refused("fio option 'rwmixwrite' is not supported"),
+    ),
+    ("fio-seq-read", Runs),
+    (
+        "fio-seq-write",
+        Differs("stderr: iolab: warning: job 'file1': ioengine=libaio without direct=1"),
+    ),
+    ("flow", Refused("fio option 'norandommap' is not supported")),
+    ("fsx", Refused("fio option 'norandommap' is not supported")),
+    (
+        "ftruncate",
+        Refused("fio option 'norandommap' is not supported"),
+    ),
+    (
+        "iometer-file-access-server",
+        Refused("fio option 'bssplit' is not supported"),
+    ),
+    (
+        "jesd219",
+        Refused("fio option 'norandommap' is not supported"),
+    ),
+    (
+        "latency-profile",
+        Refused("fio option 'random_generator' is not supported"),
+    ),
+    ("null", Refused("fio option 'gtod_reduce' is not supported")),
+    (
+        "rand-zones",
+        Refused("fio option 'norandommap' is not supported"),
+    ),
+    (
+        "ssd-steadystate",
+        Differs("stderr: iolab: wrote fioa-steady-state_bw.1.log"),
+    ),
+    ("ssd-test", Runs),
+    ("steadystate", Refused("unknown option 'ss'")),
+    ("tiobench-example", Runs),
+    (
+        "waitfor",
+        Refused("fio option 'new_group' is not supported"),
+    ),
+    ("zipf", Refused("fio option 'norandommap' is not supported")),
+];
+
+/// fio's examples not copied, and why (with EXAMPLES: all 107 of fio's).
+const EXCLUDED: &[(&str, &str)] = &[
+    (
+        "atomic-verify",
+        "needs a fio newer than 3.33 (verify_write_sequence) and RWF_ATOMIC hardware",
+    ),
+    (
+        "cpp_null",
+        "cpp_null is an engine built from fio's source tree, not in fio's packages",
+    ),
+    ("cpuio", "burns CPU, no I/O"),
+    (
+        "cross-stripe-verify",
+        "written for a ~3.7 TB NVMe drive; on a scaled file its 30 jobs overlap and fio 3.33's own verify fails (bad header numberio)",
+    ),
+    ("dev-dax", "device DAX hardware"),
+    ("dfs", "DAOS file system (network)"),
+    (
+        "dircreate-ioengine",
+        "engine dircreate is newer than fio 3.33 (the fio CI installs)",
+    ),
+    (
+        "dirdelete-ioengine",
+        "engine dirdelete is newer than fio 3.33",
+    ),
+    ("dirstat-ioengine", "engine dirstat is newer than fio 3.33"),
+    (
+        "e4defrag",
+        "EXT4_IOC_MOVE_EXT: needs ext4 under the test directory",
+    ),
+    (
+        "e4defrag2",
+        "EXT4_IOC_MOVE_EXT: needs ext4 under the test directory",
+    ),
+    (
+        "enospc-pressure",
+        "rw=randtrim on a regular file: fio 3.33 fails (BLKDISCARD, ENOTTY); needs a block device",
+    ),
+    (
+        "example_latency_steadystate",
+        "steadystate=lat is newer than fio 3.33",
+    ),
+    ("exec", "runs programs, no I/O"),
+    (
+        "fixed-rate-submission",
+        "io_submit_mode=offload: fio 3.33 hangs (job stuck, then a double free)",
+    ),
+    ("gfapi", "GlusterFS (network)"),
+    ("gpudirect-rdmaio-client", "RDMA and GPU"),
+    ("gpudirect-rdmaio-server", "RDMA and GPU"),
+    ("http-s3", "HTTP object store (network)"),
+    ("http-s3-crypto", "HTTP object store (network)"),
+    ("http-s3-storage-class", "HTTP object store (network)"),
+    ("http-swift", "HTTP object store (network)"),
+    ("http-webdav", "HTTP object store (network)"),
+    ("ime", "DDN IME (special hardware)"),
+    ("libblkio-io_uring", "libblkio, not in fio's packages"),
+    ("libblkio-virtio-blk-vfio-pci", "libblkio and a VFIO device"),
+    ("libcufile-cufile", "GPU (CUDA cuFile)"),
+    ("libcufile-posix", "GPU (CUDA cuFile)"),
+    ("libhdfs", "HDFS (network)"),
+    (
+        "libhipfile-hipfile",
+        "GPU (ROCm hipFile), newer than fio 3.33",
+    ),
+    (
+        "libhipfile-posix",
+        "GPU (ROCm hipFile), newer than fio 3.33",
+    ),
+    ("libiscsi", "iSCSI (network)"),
+    ("libpmem", "persistent memory"),
+    ("libzbc-rand-write", "zoned block device (libzbc)"),
+    ("libzbc-seq-read", "zoned block device (libzbc)"),
+    ("mtd", "MTD flash device"),
+    ("nbd", "NBD (network)"),
+    ("netio", "network engine"),
+    ("netio_multicast", "network engine"),
+    ("netio_vsock", "network engine"),
+    ("netio_vsock_receiver", "network engine"),
+    ("netio_vsock_sender", "network engine"),
+    ("nfs", "NFS client engine (network)"),
+    (
+        "numa",
+        "needs two NUMA nodes (numa_mem_policy=interleave:0-1)",
+    ),
+    ("page_fault", "engine page_fault is newer than fio 3.33"),
+    (
+        "poisson-rate-submission",
+        "io_submit_mode=offload: fio 3.33 hangs (job stuck, then a double free)",
+    ),
+    ("rados", "Ceph RADOS (network)"),
+    ("rbd", "Ceph RBD (network)"),
+    ("rdmaio-client", "RDMA"),
+    ("rdmaio-server", "RDMA"),
+    (
+        "sequence-distribution",
+        "random_distribution=sequence is newer than fio 3.33",
+    ),
+    ("sg_verify", "SCSI generic device"),
+    ("sg_verify-fail", "SCSI generic device"),
+    ("sg_write_same_ndob", "SCSI generic device"),
+    ("sprandom", "sprandom is newer than fio 3.33"),
+    (
+        "surface-scan",
+        "fill_device=1 writes until the whole file system is full",
+    ),
+    ("uring-cmd-bsg", "io_uring passthrough to a SCSI bsg device"),
+    ("uring-cmd-fdp", "io_uring passthrough to an NVMe device"),
+    ("uring-cmd-ng", "io_uring passthrough to an NVMe device"),
+    ("uring-cmd-pi-ext", "io_uring passthrough to an NVMe device"),
+    ("uring-cmd-pi-sb", "io_uring passthrough to an NVMe device"),
+    (
+        "uring-cmd-trim-multi-range",
+        "io_uring passthrough to an NVMe device",
+    ),
+    (
+        "uring-cmd-write-mode",
+        "io_uring passthrough to an NVMe device",
+    ),
+    (
+        "uring-cmd-zoned",
+        "io_uring passthrough to a zoned NVMe device",
+    ),
+    (
+        "uring-cmd-zoned-append",
+        "io_uring passthrough to a zoned NVMe device",
+    ),
+    ("xnvme-compare", "xNVMe, not in fio's packages"),
+    ("xnvme-fdp", "xNVMe, not in fio's packages"),
+    ("xnvme-pi", "xNVMe, not in fio's packages"),
+    ("xnvme-zoned", "xNVMe, not in fio's packages"),
+    ("zbd-rand-write", "zoned block device"),
+    ("zbd-rand-write-trim-gc", "zoned block device"),
+    ("zbd-rand-write-zone-reset-gc", "zoned block device"),
+    ("zbd-seq-read", "zoned block device"),
+];
+
+/// The number of job files in fio's examples/ (fio f5344384f7c7).
+const FIO_EXAMPLES: usize = 107;
+
+/// Worker threads running examples side by side.
+const THREADS: usize = 4;
+
+fn example_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fio_examples")
+}
+
+/// iolab's status on one example, from both tools' runs.
+fn status_of(name: &str, fio: &Outcome, iolab: &Outcome, text: &str) -> (Status, String) {
+    assert!(
+        fio.ok(),
+        "fio itself fails {name}.fio ({}): fix the scaling or exclude it",
+        fio.first_error()
+    );
+    if !iolab.ok() {
+        return (Refused(""), iolab.first_error());
+    }
+    let diffs = diff::differences(fio, iolab, &diff::checks(text));
+    if diffs.is_empty() {
+        (Runs, String::new())
+    } else {
+        (Differs(""), diffs.join("; "))
+    }
+}
+
+/// True when the measured status is the expected one.
+fn matches(expected: Status, got: Status, detail: &str) -> bool {
+    match (expected, got) {
+        (Runs, Runs) => true,
+        (Refused(want), Refused(_)) | (Differs(want), Differs(_)) => detail.contains(want),
+        _ => false,
+    }
+}
+
+#[test]
+fn fio_examples_run_as_recorded() {
+    skip_unless_installed!("fio");
+    let results = diff::in_parallel(EXAMPLES, THREADS, |&(name, expected)| {
+        let job = example_dir().join(format!("{name}.fio"));
+        let text = std::fs::read_to_string(&job).unwrap();
+        let fio = diff::run(Tool::Fio, &job);
+        let iolab = diff::run(Tool::Iolab, &job);
+        let (got, detail) = status_of(name, &fio, &iolab, &text);
+        (name, expected, got, detail)
+    });
+    let runs = results.iter().filter(|r| r.2 == Runs).count();
+    println!("{runs} of {} fio examples run", results.len());
+    let wrong: Vec<String> = results
+        .iter()
+        .filter(|(_, e, g, d)| !matches(*e, *g, d))
+        .map(|(n, e, g, d)| format!("{n}: recorded {e:?}, now {g:?}: {d}"))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} examples changed status (promote a newly running one in EXAMPLES and \
+         docs/fio-compat.md):\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn every_fio_example_is_copied_or_excluded_once() {
+    let mut copied: Vec<String> = std::fs::read_dir(example_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter_map(|f| f.strip_suffix(".fio").map(String::from))
+        .collect();
+    copied.sort();
+    let mut listed: Vec<String> = EXAMPLES.iter().map(|e| e.0.to_string()).collect();
+    listed.sort();
+    assert_eq!(copied, listed, "tests/fio_examples/ and EXAMPLES");
+    let mut all: Vec<&str> = EXAMPLES
+        .iter()
+        .map(|e| e.0)
+        .chain(EXCLUDED.iter().map(|e| e.0))
+        .collect();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), FIO_EXAMPLES, "each of fio's examples once");
+}
+
+/// The list docs/fio-compat.md keeps under "fio's example job files".
+fn doc_list() -> String {
+    let mut lines: Vec<String> = EXAMPLES
+        .iter()
+        .map(|(n, st)| match st {
+            Runs => format!("- `{n}.fio`: runs"),
+            Differs(why) => format!("- `{n}.fio`: runs, differs from fio: {why}"),
+            Refused(why) => format!("- `{n}.fio`: refused: {why}"),
+        })
+        .collect();
+    lines.sort();
+    let runs = EXAMPLES.iter().filter(|e| e.1 == Runs).count();
+    lines.insert(0, format!("{runs} of {} run.\n", EXAMPLES.len()));
+    let mut excluded: Vec<String> = EXCLUDED
+        .iter()
+        .map(|(n, why)| format!("- `{n}.fio`: excluded: {why}"))
+        .collect();
+    excluded.sort();
+    lines.extend(excluded);
+    lines.join("\n")
+}
+
+#[test]
+fn doc_lists_the_examples_as_the_table() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/fio-compat.md"))
+        .unwrap();
+    let want = doc_list();
+    assert!(
+        doc.contains(&want),
+        "docs/fio-compat.md, section \"fio's example job files\", should list:\n{want}"
+    );
+}
