@@ -53,7 +53,7 @@ const SCRIPTS: &[Script] = &[
         args: &["-a", "{art}"],
         quick: None,
         fio_passes: 13,
-        iolab_passes: 0,
+        iolab_passes: 13,
     },
     Script {
         file: "jsonplus2csv_test.py",
@@ -85,7 +85,7 @@ const SCRIPTS: &[Script] = &[
         args: &["-a", "{art}"],
         quick: Some(&["-o", "1", "2"]),
         fio_passes: 2,
-        iolab_passes: 0,
+        iolab_passes: 2,
     },
     Script {
         file: "steadystate_tests.py",
