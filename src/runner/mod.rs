@@ -103,6 +103,7 @@ pub fn run_observed(
         interrupted,
         warnings,
         started_unix,
+        pid: std::process::id(),
     })
 }
 
