@@ -128,6 +128,10 @@ pub struct JobSpec {
     /// (`bssplit`, `norandommap`, `random_distribution`, zones, ...).
     #[serde(default)]
     pub access: super::groups::access::Access,
+    /// When it starts and what ends it (`startdelay`, `wait_for`,
+    /// `new_group`, `exitall`, `exit_what`, `steadystate`, ...).
+    #[serde(default)]
+    pub lifecycle: super::groups::lifecycle::Lifecycle,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -244,6 +248,7 @@ impl JobSpec {
             process: Default::default(),
             verify: Default::default(),
             access: Default::default(),
+            lifecycle: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,

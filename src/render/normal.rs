@@ -68,7 +68,7 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
         out,
         "{}: (jobs={}): rw={}, bs={}, ioengine={}, prefetch={}, cache={}, repeat={}",
         job.name,
-        e.clones.len(),
+        e.members.len(),
         job.rw_name(),
         bs,
         job.engine,
@@ -98,6 +98,9 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
     );
     for err in &t.errors {
         let _ = writeln!(out, "  error        : {err}");
+    }
+    if let Some(ss) = &e.steady {
+        out.push_str(&super::steady::line(ss));
     }
     let mut c = CounterDelta::default();
     for rep in r.repetitions.iter().take(job.repeat as usize) {
