@@ -42,7 +42,7 @@ const EXAMPLES: &[(&str, Status)] = &[
     ),
     ("dedupe-global", Refused("dedupe_mode=working_set is not supported by iolab yet (iolab")),
     ("disk-zone-profile", Refused("unknown option 'log_offset' (did you mean 'offset'?)")),
-    ("exitwhat", Refused("fio option 'exitall' is not supported")),
+    ("exitwhat", Refused("fio option 'thinktime' is not supported")),
     ("falloc", Refused("option 'rw': 'randtrim' is not one of read, write, randread,")),
     (
         "filecreate-ioengine",
@@ -64,14 +64,11 @@ const EXAMPLES: &[(&str, Status)] = &[
     ("latency-profile", Refused("unknown option 'latency_target' (see docs/fio-compat.md for")),
     ("null", Refused("fio option 'gtod_reduce' is not supported")),
     ("rand-zones", Runs),
-    ("ssd-steadystate", Differs("fioa-steady-state_bw.2.log")),
+    ("ssd-steadystate", Runs),
     ("ssd-test", Runs),
-    ("steadystate", Refused("unknown option 'ss'")),
+    ("steadystate", Runs),
     ("tiobench-example", Runs),
-    (
-        "waitfor",
-        Refused("fio option 'new_group' is not supported"),
-    ),
+    ("waitfor", Runs),
     ("zipf", Differs("files: fio [], iolab [(\"job.0.0\"")),
 ];
 

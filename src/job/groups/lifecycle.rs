@@ -270,9 +270,22 @@ fn validate(job: &JobSpec) -> Result<(), JobProblem> {
 }
 
 /// The rules between jobs, as fio's: a `wait_for` names one job defined
-/// before the waiter (no forward reference, no two jobs of that name).
+/// before the waiter (no forward reference, no two jobs of that name);
+/// the jobs of one reporting group have the same steady-state options.
 pub fn check_jobs(jobs: &[JobSpec]) -> Result<(), JobError> {
+    let groups = groupids(jobs);
     for (i, job) in jobs.iter().enumerate() {
+        let first = groups.iter().position(|g| *g == groups[i]).unwrap_or(i);
+        if jobs[first].lifecycle.steady != job.lifecycle.steady {
+            return Err(JobError::invalid(
+                &job.name,
+                format!(
+                    "steady-state options (ss, ss_dur, ss_ramp) differ from those of job '{}' \
+                     in the same reporting group (fio rejects this; begin a new_group)",
+                    jobs[first].name
+                ),
+            ));
+        }
         let Some(w) = &job.lifecycle.wait_for else {
             continue;
         };
