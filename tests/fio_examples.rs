@@ -42,7 +42,10 @@ const EXAMPLES: &[(&str, Status)] = &[
     ),
     ("dedupe-global", Refused("dedupe_mode=working_set is not supported by iolab yet (iolab")),
     ("disk-zone-profile", Refused("unknown option 'log_offset' (did you mean 'offset'?)")),
-    ("exitwhat", Refused("fio option 'thinktime' is not supported")),
+    (
+        "exitwhat",
+        Refused("fio option 'thinktime' is not supported"),
+    ),
     ("falloc", Refused("option 'rw': 'randtrim' is not one of read, write, randread,")),
     (
         "filecreate-ioengine",

@@ -281,3 +281,52 @@ fn exit_what_ends_the_running_jobs_or_all_as_fio() {
         assert!(entry(v, "fast1")["read"]["runtime"].as_u64().unwrap() < 2000);
     }
 }
+
+#[test]
+fn normal_output_has_fios_run_status_groups() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    let args = [
+        "--size=64k",
+        "--name=w",
+        "--rw=write",
+        "--name=r",
+        "--new_group",
+        "--rw=read",
+        "--name=rw",
+        "--stonewall",
+        "--rw=randrw",
+    ];
+    // The group headers and the direction of each line under them.
+    let groups = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| {
+                l.starts_with("Run status group")
+                    || l.starts_with("   READ:")
+                    || l.starts_with("  WRITE:")
+            })
+            .map(|l| l.split(':').next().unwrap().trim().to_string())
+            .collect()
+    };
+    let mut texts = Vec::new();
+    for tool in ["fio", "iolab"] {
+        let dir = d.path().join(tool);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut cmd = if tool == "fio" {
+            std::process::Command::new("fio")
+        } else {
+            let mut c = bin();
+            c.args(["run", "--no-store"]);
+            c
+        };
+        let out = cmd
+            .arg(format!("--directory={}", dir.display()))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{tool}: {out:?}");
+        texts.push(groups(&String::from_utf8_lossy(&out.stdout)));
+    }
+    assert_eq!(texts[0], texts[1]);
+    assert_eq!(texts[1].len(), 7, "{:?}", texts[1]);
+}

@@ -7,6 +7,7 @@ pub mod chart;
 pub mod compare;
 pub mod csv;
 pub mod fio_logs;
+pub mod groups;
 pub mod html;
 pub mod json;
 mod json_dir;

@@ -44,8 +44,16 @@ impl Exporter for Normal {
 /// The run as text.
 pub fn text(r: &RunResult) -> String {
     let mut out = String::new();
-    for e in r.entries() {
-        entry(&mut out, r, &e);
+    let entries = r.entries();
+    for (i, e) in entries.iter().enumerate() {
+        entry(&mut out, r, e);
+        // After a reporting group's last entry, its "Run status group" block.
+        if entries.get(i + 1).is_none_or(|n| n.groupid != e.groupid) {
+            let group: Vec<&ReportEntry> = (entries.iter())
+                .filter(|x| x.groupid == e.groupid)
+                .collect();
+            out.push_str(&super::groups::run_status(e.groupid, &group));
+        }
     }
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {w}");
