@@ -272,3 +272,57 @@ impl Checker {
         self.clones.into_iter().map(|c| c.out).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(bw: bool, slope: bool, pct: bool, limit: f64, dur: u64) -> SteadyOut {
+        SteadyOut::new(&Steady {
+            bw,
+            slope,
+            pct,
+            limit,
+            dur_s: dur,
+            ramp_us: 0,
+        })
+    }
+
+    #[test]
+    fn slope_is_the_least_squares_slope_of_the_window_in_order() {
+        let mut s = window(false, true, false, 20.0, 4);
+        // 500, 100, 110, 120: slope -113, steeper than the limit of 20.
+        for y in [500, 100, 110, 120] {
+            assert!(!s.add(y, 0));
+        }
+        assert!((s.slope - -113.0).abs() < 1e-9, "{}", s.slope);
+        // The ring wraps: 100, 110, 120, 130 has slope 10, under the limit.
+        assert!(s.add(130, 0));
+        assert!((s.slope - 10.0).abs() < 1e-9, "{}", s.slope);
+        // The checker marks it attained; the JSON lists the window oldest first.
+        s.attained = true;
+        let (_, iops) = s.in_order();
+        assert_eq!(iops, [100, 110, 120, 130]);
+    }
+
+    #[test]
+    fn deviation_is_the_largest_distance_from_the_mean_in_percent() {
+        let mut s = window(true, false, true, 10.0, 3);
+        assert!(!s.add(0, 100) && !s.add(0, 100));
+        // 100, 100, 130: mean 110, largest deviation 20 (18.2%): not steady.
+        assert!(!s.add(0, 130));
+        assert!((s.criterion - 2000.0 / 110.0).abs() < 1e-9);
+        // 100, 130, 120: mean 116.67, deviation 16.67 (14.3%); then 130, 120, 125.
+        assert!(!s.add(0, 120));
+        assert!(s.add(0, 125));
+        assert!(s.criterion < 10.0);
+        assert_eq!(s.bw_mean(), 125);
+    }
+
+    #[test]
+    fn a_one_sample_slope_is_not_a_number_and_holds_as_in_fio() {
+        let mut s = window(true, true, true, 1.0, 1);
+        assert!(s.add(7, 4096));
+        assert!(s.criterion.is_nan());
+    }
+}
