@@ -51,7 +51,10 @@ const EXAMPLES: &[(&str, Status)] = &[
         "disk-zone-profile",
         Refused("unknown option 'log_offset' (did you mean 'offset'?)"),
     ),
-    ("exitwhat", Refused("fio option 'exitall' is not supported")),
+    (
+        "exitwhat",
+        Refused("fio option 'thinktime' is not supported"),
+    ),
     (
         "falloc",
         Refused("option 'rw': 'randtrim' is not one of read, write, randread,"),
@@ -82,14 +85,11 @@ const EXAMPLES: &[(&str, Status)] = &[
     ),
     ("null", Refused("fio option 'gtod_reduce' is not supported")),
     ("rand-zones", Runs),
-    ("ssd-steadystate", Differs("fioa-steady-state_bw.2.log")),
+    ("ssd-steadystate", Runs),
     ("ssd-test", Runs),
-    ("steadystate", Refused("unknown option 'ss'")),
+    ("steadystate", Runs),
     ("tiobench-example", Runs),
-    (
-        "waitfor",
-        Refused("fio option 'new_group' is not supported"),
-    ),
+    ("waitfor", Runs),
     ("zipf", Differs("files: fio [], iolab [(\"job.0.0\"")),
 ];
 

@@ -93,7 +93,7 @@ const SCRIPTS: &[Script] = &[
         args: &[],
         quick: Some(&[]),
         fio_passes: 6,
-        iolab_passes: 0,
+        iolab_passes: 6,
     },
 ];
 

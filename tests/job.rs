@@ -238,9 +238,9 @@ fn job_file_errors_carry_file_and_line() {
     refused_at("bad3.fio", "bs=4k\n[j]\n", 1, "before any [section]");
     refused_at(
         "bad4.fio",
-        "[j]\nsize=1M\nnew_group\n",
+        "[j]\nsize=1M\nlockmem=1m\n",
         3,
-        "fio option 'new_group' is not supported",
+        "fio option 'lockmem' is not supported",
     );
     refused_at(
         "bad5.fio",

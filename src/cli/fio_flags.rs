@@ -204,6 +204,15 @@ const DEBUG: &[&str] = &[
     "all",
 ];
 
+/// True when `--debug` names `category` (or `all`).
+pub fn debugs(fio: &FioFlags, category: &str) -> bool {
+    fio.debug.as_deref().is_some_and(|d| {
+        d.split(',')
+            .map(|c| c.split_once(':').map_or(c, |(c, _)| c))
+            .any(|c| c == category || c == "all")
+    })
+}
+
 fn debug(v: &str) -> std::result::Result<String, String> {
     for c in v.split(',') {
         // fio's `io:JOBNAME` limits a category to one job.

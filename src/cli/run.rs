@@ -138,7 +138,19 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         return write_out(&fio_flags::showcmd(&files, &fio.section)?, None);
     }
     let formats = fio_flags::formats(&args.output_format, fio)?;
-    let jobs = job::jobs_from_args_in(job_args, args.max_jobs, &fio.section)?;
+    if fio_flags::debugs(fio, "parse") {
+        // fio's debug log goes to stdout: `parse    PID text`.
+        let pid = std::process::id();
+        let lines: String = (job::parse_debug(job_args)?.iter())
+            .map(|l| format!("parse    {pid:<5} {l}\n"))
+            .collect();
+        write_out(&lines, None)?;
+    }
+    let jobs = match job::jobs_from_args_in(job_args, args.max_jobs, &fio.section) {
+        // fio parses global options alone without complaint.
+        Err(e) if fio.parse_only && matches!(*e.problem, job::JobProblem::NoJob) => return Ok(()),
+        jobs => jobs?,
+    };
     if fio.readonly {
         runner::readonly::check(&jobs)?;
     }

@@ -386,6 +386,7 @@ pub fn build_jobs(
         return Err(JobError::plain(JobProblem::NoJob));
     }
     super::check_clones(&jobs, max_jobs)?;
+    super::groups::lifecycle::check_jobs(&jobs)?;
     Ok(jobs)
 }
 

@@ -54,6 +54,24 @@ pub fn jobs_from_args_in(
     build_jobs(&cl, &ini::Vars::new(), max_jobs)
 }
 
+/// The lines fio's `--debug=parse` prints for the options of a command
+/// line and the job files it names (those iolab prints: the steady-state
+/// thresholds), in the order written.
+pub fn parse_debug(args: &[String]) -> Result<Vec<String>, JobError> {
+    let cl = cmdline::parse(args)?;
+    let mut entries: Vec<ini::Entry> = cl.globals.clone();
+    for file in &cl.files {
+        for s in ini::parse_file(file, &ini::Vars::new())? {
+            entries.extend(s.entries);
+        }
+    }
+    entries.extend(cl.jobs.iter().flat_map(|s| s.entries.iter().cloned()));
+    let pairs = entries
+        .iter()
+        .map(|e| (e.key.as_str(), e.value.as_deref().unwrap_or("")));
+    Ok(groups::lifecycle::parse_debug(pairs))
+}
+
 /// [`jobs_from_args`] with variables that job files' `${VAR}` see ahead of
 /// the environment (a sweep point).
 pub fn jobs_from_args_with(args: &[String], vars: &ini::Vars) -> Result<Vec<JobSpec>, JobError> {

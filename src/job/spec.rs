@@ -131,6 +131,10 @@ pub struct JobSpec {
     /// Where its I/O buffers live (`iomem`, `iomem_align`).
     #[serde(default)]
     pub memory: super::groups::memory::Memory,
+    /// When it starts and what ends it (`startdelay`, `wait_for`,
+    /// `new_group`, `exitall`, `exit_what`, `steadystate`, ...).
+    #[serde(default)]
+    pub lifecycle: super::groups::lifecycle::Lifecycle,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -248,6 +252,7 @@ impl JobSpec {
             verify: Default::default(),
             access: Default::default(),
             memory: Default::default(),
+            lifecycle: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,

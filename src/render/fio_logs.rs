@@ -96,8 +96,13 @@ impl LogFile<'_> {
 /// The log files a run asked for; nothing is written here.
 pub fn logs(r: &RunResult) -> Vec<LogFile<'_>> {
     let mut out = Vec::new();
+    // fio numbers a log by the clone's thread number, counted over every
+    // job of the run (a second job's first clone writes `_bw.2.log`).
+    let mut threads_before = 0;
     for (j, job) in r.jobs.iter().enumerate() {
         let l = &job.logs;
+        let first = threads_before;
+        threads_before += job.numjobs;
         if l.bw.is_none() && l.lat.is_none() && l.iops.is_none() && l.hist.is_none() {
             continue;
         }
@@ -109,7 +114,7 @@ pub fn logs(r: &RunResult) -> Vec<LogFile<'_>> {
                 }
             }
             let totals = Rc::new(t);
-            let n = c + 1;
+            let n = first + c + 1;
             let mut add = |prefix: &str, kind: &str, what: What| {
                 out.push(LogFile {
                     path: PathBuf::from(format!("{prefix}_{kind}.{n}.log")),

@@ -135,9 +135,11 @@ impl Json {
         } else {
             1000
         };
-        // As fio: the job's own options; those of [global] are given once.
-        let opts: Map<String, Value> = (job.options.iter())
-            .filter(|o| !job.global_options.contains(o))
+        // As fio: the job's own options (of the entry's last job, as fio's
+        // group report); those of [global] are given once.
+        let last = &r.jobs[e.members.last().map_or(e.job, |m| m.0)];
+        let opts: Map<String, Value> = (last.options.iter())
+            .filter(|o| !last.global_options.contains(o))
             .map(|(k, v)| (k.clone(), json!(v)))
             .collect();
         let (lns, lus, lms) = latency_dists(t);
@@ -178,7 +180,7 @@ impl Json {
             .collect();
         let mut doc = json!({
             "jobname": job.name,
-            "groupid": 0,
+            "groupid": e.groupid,
             // fio's EILSEQ (84) for a block that did not verify.
             "error": if t.verify.failures.is_empty() { i32::from(!t.errors.is_empty()) } else { 84 },
             "eta": 0,
@@ -243,6 +245,9 @@ impl Json {
         // fio writes `desc` only for a job that has a description.
         if let (Some(d), Some(o)) = (&job.description, doc.as_object_mut()) {
             o.insert("desc".into(), json!(d));
+        }
+        if let (Some(ss), Some(o)) = (&e.steady, doc.as_object_mut()) {
+            o.insert("steadystate".into(), super::steady::json(ss));
         }
         doc
     }

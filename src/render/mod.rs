@@ -16,6 +16,7 @@ pub mod markdown;
 pub mod normal;
 pub mod report;
 pub mod run_charts;
+pub mod steady;
 pub mod stored;
 pub mod sweep;
 pub mod table;

@@ -53,8 +53,9 @@ pub fn text(r: &RunResult) -> String {
     let time = doc["time"].as_str().unwrap_or("");
     let entries = r.entries();
     let mut out = String::new();
-    for job in &r.jobs {
-        job_line(&mut out, job);
+    let groups = crate::job::groups::lifecycle::groupids(&r.jobs);
+    for (job, g) in r.jobs.iter().zip(&groups) {
+        job_line(&mut out, job, *g);
     }
     let threads: u32 = r.jobs.iter().map(|j| j.numjobs).sum();
     let _ = writeln!(
@@ -64,7 +65,10 @@ pub fn text(r: &RunResult) -> String {
         if threads == 1 { "" } else { "s" }
     );
     for (e, job) in entries.iter().zip(&jobs) {
-        fio_text::job_block(&mut out, job, e.clones.len(), r.pid, time);
+        fio_text::job_block(&mut out, job, e.members.len(), r.pid, time);
+        if let Some(ss) = &e.steady {
+            out.push_str(&super::steady::line(ss));
+        }
         iolab_figures(&mut out, r, e);
     }
     fio_text::group_stats(&mut out, &jobs);
@@ -81,7 +85,7 @@ pub fn text(r: &RunResult) -> String {
 /// fio's line for a job before it starts: `NAME: (g=0): rw=randread,
 /// bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync,
 /// iodepth=1`.
-fn job_line(out: &mut String, job: &JobSpec) {
+fn job_line(out: &mut String, job: &JobSpec, groupid: u32) {
     let range = |(lo, hi): (u64, u64)| {
         let n = |v| fio_text::num2str(v, 4, 1, true, fio_text::Unit::Byte);
         format!("{}-{}", n(lo), n(hi))
@@ -89,7 +93,7 @@ fn job_line(out: &mut String, job: &JobSpec) {
     let [r, w] = job.access.sizes;
     let _ = writeln!(
         out,
-        "{}: (g=0): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",
+        "{}: (g={groupid}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",
         job.name,
         job.rw_name(),
         range(r),
@@ -121,6 +125,9 @@ fn iolab_figures(out: &mut String, r: &RunResult, e: &ReportEntry) {
     }
     for err in &t.errors {
         let _ = writeln!(out, "  error        : {err}");
+    }
+    if let Some(ss) = &e.steady {
+        out.push_str(&super::steady::line(ss));
     }
     let mut c = CounterDelta::default();
     for rep in r.repetitions.iter().take(job.repeat as usize) {

@@ -68,13 +68,29 @@ pub struct Ctx<'a> {
     pub submit_counts: [u64; 7],
     /// Reap calls by I/Os they returned, in fio's `iodepth_complete` buckets.
     pub complete_counts: [u64; 7],
+    /// The launcher's watch (`exitall`, steady state), when the run has one.
+    pub watch: Option<super::control::Watch>,
 }
 
 impl Ctx<'_> {
-    /// Handles `now >= next_event`: closes intervals; true when the
-    /// deadline has passed.
+    /// Handles `now >= next_event`: closes intervals, publishes progress
+    /// to the launcher's watch; true when the deadline has passed or the
+    /// launcher asked the clone to end.
     #[cold]
     pub fn event(&mut self, now: u64) -> bool {
+        let mut ended = false;
+        if let Some(w) = &mut self.watch
+            && now >= w.next_ns
+        {
+            let [r, wr] = &self.recs;
+            w.ctl.publish(super::control::Progress {
+                ios: r.lat.count() + wr.lat.count(),
+                bytes: r.bytes + wr.bytes,
+                t_ns: now,
+            });
+            w.next_ns = now + super::control::WATCH_NS;
+            ended = w.ctl.ended();
+        }
         if now >= self.series.next_ns {
             self.series.tick(now, &self.recs);
         }
@@ -86,8 +102,14 @@ impl Ctx<'_> {
         self.next_event = self
             .deadline
             .min(self.series.next_ns)
-            .min(self.hist.as_ref().map_or(u64::MAX, |h| h.next_ns));
-        now >= self.deadline
+            .min(self.hist.as_ref().map_or(u64::MAX, |h| h.next_ns))
+            .min(self.watch.as_ref().map_or(u64::MAX, |w| w.next_ns));
+        now >= self.deadline || ended
+    }
+
+    /// True when the launcher asked this clone to end (`exitall`, steady state).
+    pub fn ended(&self) -> bool {
+        self.watch.as_ref().is_some_and(|w| w.ctl.ended())
     }
 
     /// Records the per-I/O log entry.

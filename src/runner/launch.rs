@@ -1,28 +1,45 @@
-//! Step 4 of a repetition: every clone of the active jobs, started
-//! together. For each clone the launcher opens its files (step 3), starts
-//! its thread and waits until the clone has taken the files into a
-//! descriptor table of its own and built its engine; only then does it close
-//! its own copies and go on, so while the clones run each file is held by
-//! its clone alone. All clones then start at one barrier.
+//! Step 4 of a repetition: the clones of the active jobs, started and
+//! ended as fio's `run_threads` does. In job order, a clone starts once its
+//! `startdelay` has passed since the repetition began, unless a job with
+//! `stonewall` waits for the ones running or its `wait_for` job still
+//! runs; those that can start in one pass start together. For each clone
+//! the launcher opens its files (step 3), starts its thread and waits until
+//! the clone has taken the files into a descriptor table of its own and
+//! built its engine; only then does it close its own copies and go on, so
+//! while the clones run each file is held by its clone alone. When a clone
+//! ends, `exitall` (and `exitall_on_error`) end others as `exit_what`
+//! says; once a second the steady-state checker ([`super::steady`]) may end
+//! a clone or its group.
 
+use super::control::CloneCtl;
 use super::iolog::IoLogWriter;
 use super::layout::{CloneFile, Layout};
 use super::open::open_clone;
 use super::result::{CloneRun, Totals};
+use super::steady::Checker;
 use super::stop::StopFlag;
 use super::worker::{self, Clone, Gate, Meeting, NotReady, Worker};
 use crate::engine::EngineError;
 use crate::error::{Error, Result};
 use crate::job::JobSpec;
+use crate::job::groups::lifecycle::{self, ExitWhat};
+use crate::metrics::clock::now_ns;
 use crate::plan::{PlanParams, Planner, Region, tables_fit};
 use std::os::fd::{AsRawFd, RawFd};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
 /// What clone `clone` of `job` will do, before its engine and files;
 /// `tables`: its random orders may use tables ([`tables_fit`]).
-fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Result<Worker> {
+fn worker(
+    job: &JobSpec,
+    files: &[CloneFile],
+    clone: u32,
+    tables: bool,
+    watch: Option<Arc<CloneCtl>>,
+) -> Result<Worker> {
     let io_log = match job.logs.per_io_dir() {
         Some(dir) => Some(IoLogWriter::new(&dir).map_err(|e| {
             Error::io(
@@ -81,88 +98,332 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
         sched: job.process.sched(clone),
         contents,
         verifier,
+        watch,
     })
 }
 
-/// Runs every clone of the jobs in `active` side by side until they end.
+/// What the launcher tells the repetition about the jobs it runs.
+pub trait JobEvents {
+    /// The first clone of job `j` is about to start (its files' cache
+    /// state is set now, as fio sets it when the job starts).
+    fn starting(&mut self, j: usize);
+    /// Every clone of job `j`, which started, has ended or never will.
+    fn ended(&mut self, j: usize);
+}
+
+/// Where one clone is (fio's runstate, coarsely).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Not started yet.
+    Waiting,
+    /// Its thread runs.
+    Running,
+    /// Ended and joined.
+    Done,
+    /// Never started (ended by `exitall`, a failure or Ctrl-C first).
+    Skipped,
+}
+
+/// One clone to run.
+struct Td {
+    job: usize,
+    clone: u32,
+    /// `startdelay` of this clone (ns after the repetition began).
+    delay_ns: u64,
+    state: State,
+}
+
+/// The delay clone `clone` of `job` waits before it starts (ns): a range
+/// draws per clone, as fio's `rand_between` (here from the clone's seed).
+fn delay_ns(job: &JobSpec, clone: u32) -> u64 {
+    let (lo, hi) = job.lifecycle.startdelay_us;
+    let us = if hi > lo {
+        let r = crate::plan::clone_seed(job, clone).wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11;
+        lo + r % (hi - lo + 1)
+    } else {
+        lo
+    };
+    us.saturating_mul(1000)
+}
+
+/// True when clone `i` may not start yet because the job it waits for
+/// (`wait_for`) still has a clone not ended (fio's `waitee_running`).
+fn waitee_running(tds: &[Td], jobs: &[JobSpec], i: usize) -> bool {
+    let me = &jobs[tds[i].job];
+    let Some(w) = &me.lifecycle.wait_for else {
+        return false;
+    };
+    tds.iter().any(|t| {
+        let job = &jobs[t.job];
+        job.name != me.name && &job.name == w && matches!(t.state, State::Waiting | State::Running)
+    })
+}
+
+/// The clones that may start now, in order (fio's creation pass of
+/// `run_threads`); those asked to end before they started are skipped.
+fn startable(
+    tds: &mut [Td],
+    jobs: &[JobSpec],
+    ctls: &[Arc<CloneCtl>],
+    elapsed_ns: u64,
+) -> Vec<usize> {
+    let running = tds.iter().any(|t| t.state == State::Running);
+    let mut batch = Vec::new();
+    for i in 0..tds.len() {
+        if tds[i].state != State::Waiting {
+            continue;
+        }
+        if ctls[i].ended() {
+            tds[i].state = State::Skipped;
+            continue;
+        }
+        if tds[i].delay_ns > elapsed_ns {
+            continue;
+        }
+        // Only a job's first clone carries its stonewall, as in fio.
+        if tds[i].clone == 0 && jobs[tds[i].job].stonewall && (running || !batch.is_empty()) {
+            break;
+        }
+        if waitee_running(tds, jobs, i) {
+            continue;
+        }
+        batch.push(i);
+    }
+    batch
+}
+
+/// fio's `fio_terminate_threads`: asks the clones `what` names to end
+/// (`group`: those of reporting group `group`, started or not).
+fn terminate(tds: &[Td], ctls: &[Arc<CloneCtl>], groups: &[u32], group: u32, what: ExitWhat) {
+    for (t, ctl) in tds.iter().zip(ctls) {
+        let hit = match what {
+            ExitWhat::Group => groups[t.job] == group,
+            ExitWhat::Stonewall => t.state == State::Running,
+            ExitWhat::All => true,
+        };
+        if hit {
+            ctl.end();
+        }
+    }
+}
+
+/// The most the launcher sleeps while clones wait to start (it looks at
+/// Ctrl-C and the start delays this often).
+const LOOK_NS: u64 = 100_000_000;
+
+/// Runs the clones of the jobs in `active` until they end (see the module
+/// documentation); `events` hears of each job's start and end.
 pub fn run_clones(
     jobs: &[JobSpec],
     layout: &Layout,
     active: &[usize],
     stop: &StopFlag,
+    events: &mut dyn JobEvents,
 ) -> Result<Vec<CloneRun>> {
-    let start = Gate::default();
-    let abort = AtomicBool::new(false);
-    let mut failure: Option<Error> = None;
-    // One budget for the random-order tables of all the clones that run now.
+    let groups = lifecycle::groupids(jobs);
+    let mut tds: Vec<Td> = (active.iter())
+        .flat_map(|&j| (0..jobs[j].numjobs).map(move |c| (j, c)))
+        .map(|(job, clone)| Td {
+            job,
+            clone,
+            delay_ns: delay_ns(&jobs[job], clone),
+            state: State::Waiting,
+        })
+        .collect();
+    let ctls: Vec<Arc<CloneCtl>> = tds.iter().map(|_| Arc::default()).collect();
+    let gates: Vec<Gate> = tds.iter().map(|_| Gate::default()).collect();
+    let aborts: Vec<AtomicBool> = tds.iter().map(|_| AtomicBool::new(false)).collect();
+    let life = |j: &usize| &jobs[*j].lifecycle;
+    let watched =
+        (active.iter().map(life)).any(|l| l.exitall || l.exitall_on_error || l.steady.dur_s > 0);
+    let exitall = active.iter().map(life).any(|l| l.exitall);
+    let mut checker = Checker::new(
+        jobs,
+        &groups,
+        &tds.iter().map(|t| t.job).collect::<Vec<_>>(),
+    );
+    let mut left: Vec<u32> = jobs.iter().map(|j| j.numjobs).collect();
+    let mut started = vec![false; jobs.len()];
+    // One budget for the random-order tables of all the clones of the repetition.
     let regions: Vec<(&JobSpec, Vec<Region>)> = (active.iter())
         .flat_map(|&j| layout.clones[j].iter().map(move |files| (&jobs[j], files)))
         .map(|(job, files)| (job, files.iter().map(|f| f.region).collect()))
         .collect();
     let tables = tables_fit(regions.iter().map(|(job, r)| (*job, r.as_slice())));
-    let runs = std::thread::scope(|s| {
-        let mut handles = Vec::new();
-        for (j, c) in active
-            .iter()
-            .flat_map(|&j| (0..jobs[j].numjobs).map(move |c| (j, c)))
-        {
-            if stop.is_set() {
-                failure = Some(stop.interrupted());
-            }
-            if failure.is_some() {
-                break;
-            }
-            let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
-            let (opened, w) = match open_clone(job, files)
-                .and_then(|f| Ok((f, worker(job, files, c, tables)?)))
-            {
-                Ok(x) => x,
-                Err(e) => {
-                    failure = Some(e);
+    let mut failure: Option<Error> = None;
+    let mut runs: Vec<Option<CloneRun>> = tds.iter().map(|_| None).collect();
+    let mut epochs = vec![0u64; tds.len()];
+    let genesis = now_ns();
+    let mut next_tick = genesis + 1_000_000_000;
+    let (done_tx, done_rx) = mpsc::channel::<usize>();
+    std::thread::scope(|s| {
+        let mut handles: Vec<Option<std::thread::ScopedJoinHandle<'_, (Totals, bool)>>> =
+            tds.iter().map(|_| None).collect();
+        let mut halt = false;
+        loop {
+            halt |= stop.is_set() || failure.is_some();
+            let batch = if halt {
+                Vec::new()
+            } else {
+                startable(&mut tds, jobs, &ctls, now_ns() - genesis)
+            };
+            for &i in &batch {
+                let (j, c) = (tds[i].job, tds[i].clone);
+                if !std::mem::replace(&mut started[j], true) {
+                    events.starting(j);
+                }
+                let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
+                let watch = watched.then(|| ctls[i].clone());
+                let (opened, w) = match open_clone(job, files)
+                    .and_then(|f| Ok((f, worker(job, files, c, tables, watch)?)))
+                {
+                    Ok(x) => x,
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                };
+                let raw: Vec<RawFd> = opened.iter().map(|f| f.as_raw_fd()).collect();
+                let (tx, rx) = mpsc::channel();
+                let meet = Meeting {
+                    ready: tx,
+                    start: &gates[i],
+                    abort: &aborts[i],
+                    stop,
+                };
+                let def = job.engine_def();
+                let done = done_tx.clone();
+                let thread = std::thread::Builder::new()
+                    .name(format!("{}.{c}", job.name).replace('\0', "?"))
+                    .spawn_scoped(s, move || {
+                        let out = clone_thread(def, raw, w, meet);
+                        let _ = done.send(i);
+                        out
+                    });
+                match thread {
+                    Ok(h) => {
+                        failure = match rx.recv() {
+                            Ok(Err(NotReady::Engine(e))) => Some(Error::Engine {
+                                job: job.name.clone(),
+                                source: e,
+                            }),
+                            Ok(Err(NotReady::Io(what, e))) => {
+                                Some(Error::io(format!("job '{}': {what}", job.name), e))
+                            }
+                            _ => None,
+                        };
+                        handles[i] = Some(h);
+                        tds[i].state = State::Running;
+                    }
+                    Err(e) => failure = Some(Error::io("cannot start a worker thread", e)),
+                }
+                // The clone has its own copies now (or gave up): close ours.
+                drop(opened);
+                if failure.is_some() {
                     break;
                 }
-            };
-            let raw: Vec<RawFd> = opened.iter().map(|f| f.as_raw_fd()).collect();
-            let (tx, rx) = mpsc::channel();
-            let meet = Meeting {
-                ready: tx,
-                start: &start,
-                abort: &abort,
-                stop,
-            };
-            let def = job.engine_def();
-            let thread = std::thread::Builder::new()
-                .name(format!("{}.{c}", job.name).replace('\0', "?"))
-                .spawn_scoped(s, move || clone_thread(def, raw, w, meet));
-            match thread {
-                Ok(h) => {
-                    failure = match rx.recv() {
-                        Ok(Err(NotReady::Engine(e))) => Some(Error::Engine {
-                            job: job.name.clone(),
-                            source: e,
-                        }),
-                        Ok(Err(NotReady::Io(what, e))) => {
-                            Some(Error::io(format!("job '{}': {what}", job.name), e))
-                        }
-                        _ => None,
-                    };
-                    handles.push((j, c, h));
-                }
-                Err(e) => failure = Some(Error::io("cannot start a worker thread", e)),
             }
-            // The clone has its own copies now (or gave up): close ours.
-            drop(opened);
+            let t0 = now_ns();
+            for &i in batch.iter().filter(|&&i| tds[i].state == State::Running) {
+                epochs[i] = t0;
+                if let Some(ch) = &mut checker {
+                    ch.started(i, t0);
+                }
+                aborts[i].store(failure.is_some(), Ordering::Relaxed);
+                gates[i].open();
+            }
+            halt |= failure.is_some();
+            let running = tds.iter().filter(|t| t.state == State::Running).count();
+            let waiting = tds.iter().any(|t| t.state == State::Waiting);
+            if running == 0 && (halt || !waiting) {
+                break;
+            }
+            let now = now_ns();
+            let mut wake = u64::MAX;
+            if waiting && !halt {
+                wake = (tds.iter())
+                    .filter(|t| t.state == State::Waiting && genesis + t.delay_ns > now)
+                    .map(|t| genesis + t.delay_ns)
+                    .fold(now + LOOK_NS, u64::min);
+            }
+            if checker.is_some() && running > 0 {
+                wake = wake.min(next_tick);
+            }
+            let got = if wake == u64::MAX {
+                done_rx.recv().ok()
+            } else {
+                done_rx
+                    .recv_timeout(Duration::from_nanos(wake.saturating_sub(now)))
+                    .ok()
+            };
+            for i in got.into_iter().chain(done_rx.try_iter()) {
+                let (j, c) = (tds[i].job, tds[i].clone);
+                let h = handles[i].take().expect("a running clone has its thread");
+                let run = finished(j, c, h.join());
+                tds[i].state = State::Done;
+                let failed = !run.totals.errors.is_empty();
+                // A failure stops what has not started, as a stonewall did.
+                halt |= failed || run.interrupted;
+                let l = &jobs[j].lifecycle;
+                if exitall || (l.exitall_on_error && failed) {
+                    terminate(&tds, &ctls, &groups, groups[j], l.exit_what);
+                }
+                runs[i] = Some(run);
+            }
+            if let Some(ch) = &mut checker {
+                let now = now_ns();
+                if now >= next_tick {
+                    let running: Vec<bool> =
+                        tds.iter().map(|t| t.state == State::Running).collect();
+                    let refs: Vec<&CloneCtl> = ctls.iter().map(|c| c.as_ref()).collect();
+                    ch.check(jobs, &refs, &running, &epochs, now);
+                    while next_tick <= now {
+                        next_tick += 1_000_000_000;
+                    }
+                }
+            }
+            for (i, t) in tds.iter_mut().enumerate() {
+                if t.state == State::Waiting && (halt || ctls[i].ended()) {
+                    t.state = State::Skipped;
+                }
+            }
+            job_ends(&tds, &mut left, &mut started, events);
         }
-        abort.store(failure.is_some(), Ordering::Relaxed);
-        start.open();
-        handles
-            .into_iter()
-            .map(|(j, c, h)| finished(j, c, h.join()))
-            .collect::<Vec<_>>()
+        for t in tds.iter_mut().filter(|t| t.state == State::Waiting) {
+            t.state = State::Skipped;
+        }
+        job_ends(&tds, &mut left, &mut started, events);
     });
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(runs),
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if let Some(ch) = checker {
+        for (run, out) in runs.iter_mut().zip(ch.finish()) {
+            if let Some(r) = run {
+                r.steady = out;
+            }
+        }
+    }
+    Ok(runs.into_iter().flatten().collect())
+}
+
+/// Tells `events` of each started job whose clones have all ended (or
+/// been skipped) since it last looked.
+fn job_ends(tds: &[Td], left: &mut [u32], started: &mut [bool], events: &mut dyn JobEvents) {
+    let mut gone = vec![(0u32, 0u32); left.len()];
+    for t in tds {
+        gone[t.job].1 += 1;
+        if matches!(t.state, State::Done | State::Skipped) {
+            gone[t.job].0 += 1;
+        }
+    }
+    for (j, (l, (ended, total))) in left.iter_mut().zip(gone).enumerate() {
+        if *l > 0 && total > 0 && ended == total {
+            *l = 0;
+            if started[j] {
+                events.ended(j);
+            }
+        }
     }
 }
 
@@ -227,5 +488,6 @@ fn finished(job: usize, clone: u32, joined: std::thread::Result<(Totals, bool)>)
         clone,
         totals,
         interrupted,
+        steady: None,
     }
 }

@@ -11,6 +11,7 @@
 
 pub mod buffer;
 pub mod cache;
+pub mod control;
 mod ctx;
 pub mod iolog;
 pub mod iomem;
@@ -24,6 +25,7 @@ mod queued;
 pub mod readonly;
 pub mod result;
 pub mod series;
+pub mod steady;
 pub mod stop;
 pub mod summary;
 pub mod verifier;
@@ -125,8 +127,56 @@ fn engine_warnings(job: &JobSpec) -> Vec<String> {
         .collect()
 }
 
-/// The repetitions: cache state, every clone together, what they measured.
-/// Returns them and whether Ctrl-C stopped the run.
+/// One repetition's record as the launcher starts and ends jobs: each
+/// job's cache state set and measured as it starts, measured again as it
+/// ends; the kernel's counters over the time clones ran (the cache work
+/// between left out).
+struct RepEvents<'a> {
+    jobs: &'a [JobSpec],
+    layout: &'a Layout,
+    disks: &'a [Disk],
+    opts: &'a RunOptions,
+    warnings: &'a mut Vec<String>,
+    cache_before: Vec<Vec<cache::FileCache>>,
+    cache_after: Vec<Vec<cache::FileCache>>,
+    counters: crate::counters::CounterDelta,
+    since: Snapshot,
+}
+
+impl RepEvents<'_> {
+    fn measure(&self, j: usize) -> Vec<cache::FileCache> {
+        (self.layout.job_regions(j).iter())
+            .map(|(p, r)| cache::measure(p, r.start, r.len))
+            .collect()
+    }
+
+    /// Adds the counters since the last look.
+    fn count(&mut self) {
+        let now = Snapshot::take(self.disks);
+        self.counters.add(&self.since.delta(&now));
+        self.since = now;
+    }
+}
+
+impl launch::JobEvents for RepEvents<'_> {
+    fn starting(&mut self, j: usize) {
+        self.count();
+        for (path, r) in self.layout.job_regions(j) {
+            let policy = self.jobs[j].cache;
+            let w = cache::apply(policy, &path, r.start, r.len, self.opts.drop_caches);
+            self.warnings.extend(w);
+        }
+        self.cache_before[j] = self.measure(j);
+        self.since = Snapshot::take(self.disks);
+    }
+
+    fn ended(&mut self, j: usize) {
+        self.cache_after[j] = self.measure(j);
+    }
+}
+
+/// The repetitions: every clone as the launcher starts and ends them, what
+/// they measured. Returns them and whether Ctrl-C stopped the run.
 fn repetitions(
     jobs: &[JobSpec],
     layout: &Layout,
@@ -141,58 +191,28 @@ fn repetitions(
             return Ok((out, true));
         }
         let active: Vec<usize> = (0..jobs.len()).filter(|&j| rep < jobs[j].repeat).collect();
-        let mut cache_before = vec![Vec::new(); jobs.len()];
-        let mut cache_after = vec![Vec::new(); jobs.len()];
-        let mut clones = Vec::new();
-        let mut counters = crate::counters::CounterDelta::default();
-        // fio's stonewall: a job with it waits for every job before it.
-        for group in active.chunk_by(|_, &next| !jobs[next].stonewall) {
-            if stop.is_set() {
-                break;
-            }
-            for &j in group {
-                for (path, r) in layout.job_regions(j) {
-                    let policy = jobs[j].cache;
-                    warnings.extend(cache::apply(
-                        policy,
-                        &path,
-                        r.start,
-                        r.len,
-                        opts.drop_caches,
-                    ));
-                }
-            }
-            let measure = |j: usize| -> Vec<_> {
-                (layout.job_regions(j).iter())
-                    .map(|(p, r)| cache::measure(p, r.start, r.len))
-                    .collect()
-            };
-            for &j in group {
-                cache_before[j] = measure(j);
-            }
-            let before = Snapshot::take(disks);
-            let ran = launch::run_clones(jobs, layout, group, stop)?;
-            counters.add(&before.delta(&Snapshot::take(disks)));
-            let ended_badly = ran
-                .iter()
-                .any(|c| c.interrupted || !c.totals.errors.is_empty());
-            clones.extend(ran);
-            for &j in group {
-                cache_after[j] = measure(j);
-            }
-            if ended_badly {
-                break;
-            }
-        }
-        // A group that Ctrl-C kept from starting makes the repetition partial.
+        let mut ev = RepEvents {
+            jobs,
+            layout,
+            disks,
+            opts,
+            warnings: &mut *warnings,
+            cache_before: vec![Vec::new(); jobs.len()],
+            cache_after: vec![Vec::new(); jobs.len()],
+            counters: Default::default(),
+            since: Snapshot::take(disks),
+        };
+        let clones = launch::run_clones(jobs, layout, &active, stop, &mut ev)?;
+        ev.count();
+        // A job that Ctrl-C kept from starting makes the repetition partial.
         let interrupted = stop.is_set() || clones.iter().any(|c| c.interrupted);
         let failed = clones.iter().any(|c| !c.totals.errors.is_empty());
         out.push(Repetition {
             index: rep,
             clones,
-            cache_before,
-            cache_after,
-            counters,
+            cache_before: ev.cache_before,
+            cache_after: ev.cache_after,
+            counters: ev.counters,
         });
         if interrupted {
             return Ok((out, true));

@@ -137,6 +137,18 @@ fn check(need: &Need, allow_overwrite: bool) -> Result<Checked> {
     if meta.file_type().is_block_device() {
         return check_block_device(need, allow_overwrite, &file, id);
     }
+    if null_or_zero(&meta) {
+        // fio's examples read /dev/zero and write /dev/null: nothing is
+        // stored, so any size the job names is there.
+        return Ok(Checked {
+            path: path.clone(),
+            id,
+            size: need.len.unwrap_or(0),
+            step: Step::Use,
+            claim: None,
+            space_on: None,
+        });
+    }
     if !meta.is_file() {
         return Err(JobError::invalid(
             &need.job,
@@ -190,6 +202,15 @@ fn check(need: &Need, allow_overwrite: bool) -> Result<Checked> {
         claim: None,
         space_on,
     })
+}
+
+/// True for /dev/null and /dev/zero (character device 1:3, 1:5).
+fn null_or_zero(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let rdev = meta.rdev();
+    meta.file_type().is_char_device()
+        && libc::major(rdev) == 1
+        && matches!(libc::minor(rdev), 3 | 5)
 }
 
 /// A file that does not exist yet: it is made if the job gives its size.

@@ -192,6 +192,9 @@ pub struct CloneRun {
     pub totals: Totals,
     /// True if it stopped because stop was asked.
     pub interrupted: bool,
+    /// What steady-state detection kept, for a job with `ss_dur`.
+    #[serde(default)]
+    pub steady: Option<super::steady::SteadyOut>,
 }
 
 /// One repetition of all jobs.
@@ -230,14 +233,23 @@ pub struct RunResult {
     pub pid: u32,
 }
 
-/// A job (or one clone of it) as reported: fio reports the clones of a job
-/// separately unless `group_reporting` is set.
+/// A job (or one clone of it) as reported: fio reports each clone
+/// separately unless `group_reporting` is set, which reports each
+/// reporting group (`stonewall`, `new_group`) as one entry.
 #[derive(Debug, Clone)]
 pub struct ReportEntry {
-    /// Index of the job.
+    /// Index of the job (the first of the entry: its name).
     pub job: usize,
-    /// Clones reported together here.
+    /// Clones of that job reported here.
     pub clones: Vec<u32>,
+    /// Every (job, clone) reported here, in order (with `group_reporting`,
+    /// the clones of later jobs of the same group too).
+    pub members: Vec<(usize, u32)>,
+    /// fio's `groupid`: the reporting group.
+    pub groupid: u32,
+    /// What steady-state detection kept (of the entry's last clone that
+    /// kept any, in the last repetition it ran), as fio reports it.
+    pub steady: Option<super::steady::SteadyOut>,
     /// Per repetition.
     pub reps: Vec<Totals>,
     /// All repetitions combined.
@@ -356,46 +368,70 @@ impl RunResult {
             .filter(move |(b, _)| all || own.contains(b.path.as_path()))
     }
 
-    /// The entries to report, in job order.
+    /// The entries to report, in job order, grouped as fio groups its
+    /// thread stats: a clone joins the entry before it when both have
+    /// `group_reporting` and the same reporting group.
     pub fn entries(&self) -> Vec<ReportEntry> {
-        let mut out = Vec::new();
+        let groups = crate::job::groups::lifecycle::groupids(&self.jobs);
+        let mut members: Vec<Vec<(usize, u32)>> = Vec::new();
+        let mut last_group = None;
         for (j, job) in self.jobs.iter().enumerate() {
-            let groups: Vec<Vec<u32>> = if job.group_reporting {
-                vec![(0..job.numjobs).collect()]
-            } else {
-                (0..job.numjobs).map(|c| vec![c]).collect()
-            };
-            for clones in groups {
-                let mut reps = Vec::new();
-                for rep in &self.repetitions {
-                    let mut t = Totals::default();
-                    let mut any = false;
-                    for c in rep
-                        .clones
-                        .iter()
-                        .filter(|c| c.job == j && clones.contains(&c.clone))
-                    {
-                        t.add_parallel(&c.totals);
-                        any = true;
+            for c in 0..job.numjobs {
+                match members.last_mut() {
+                    Some(m) if job.group_reporting && last_group == Some(groups[j]) => {
+                        m.push((j, c))
                     }
-                    if any {
-                        reps.push(t);
-                    }
+                    _ => members.push(vec![(j, c)]),
                 }
-                let mut total = Totals::default();
-                for r in &reps {
-                    total.add_sequential(r);
-                }
-                let first_run = FirstRunEffect::detect(&reps);
-                out.push(ReportEntry {
-                    job: j,
-                    clones,
-                    reps,
-                    total,
-                    first_run,
-                });
+                last_group = Some(groups[j]);
             }
         }
-        out
+        members
+            .into_iter()
+            .map(|m| self.entry(m, &groups))
+            .collect()
+    }
+
+    /// The entry of `members`.
+    fn entry(&self, members: Vec<(usize, u32)>, groups: &[u32]) -> ReportEntry {
+        let job = members[0].0;
+        let mut reps = Vec::new();
+        let mut steady = None;
+        for rep in &self.repetitions {
+            let mut t = Totals::default();
+            let mut any = false;
+            for c in rep
+                .clones
+                .iter()
+                .filter(|c| members.contains(&(c.job, c.clone)))
+            {
+                t.add_parallel(&c.totals);
+                any = true;
+                if c.steady.is_some() {
+                    steady.clone_from(&c.steady);
+                }
+            }
+            if any {
+                reps.push(t);
+            }
+        }
+        let mut total = Totals::default();
+        for r in &reps {
+            total.add_sequential(r);
+        }
+        let first_run = FirstRunEffect::detect(&reps);
+        ReportEntry {
+            job,
+            clones: (members.iter())
+                .filter(|m| m.0 == job)
+                .map(|m| m.1)
+                .collect(),
+            groupid: groups[job],
+            members,
+            steady,
+            reps,
+            total,
+            first_run,
+        }
     }
 }

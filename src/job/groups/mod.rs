@@ -12,6 +12,7 @@
 pub mod access;
 pub(crate) mod access_values;
 pub mod files;
+pub mod lifecycle;
 pub mod memory;
 pub mod pattern;
 pub mod process;
@@ -44,6 +45,7 @@ pub const GROUPS: &[OptionGroup] = &[
     verify::GROUP,
     access::GROUP,
     memory::GROUP,
+    lifecycle::GROUP,
 ];
 
 /// The group an option belongs to (`None` for the core options).

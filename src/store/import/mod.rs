@@ -228,6 +228,7 @@ fn from_fio(doc: fio::Doc, origin: &str) -> StoreResult<Imported> {
             clone: 0,
             totals: t,
             interrupted: false,
+            steady: None,
         });
     }
     if reconstructed {
