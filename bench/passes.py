@@ -13,11 +13,12 @@ median IOPS, iolab/fio and the bytes each read from storage per byte read
 
 The sequential row once read 1.62x fio's: both tools read every pass from
 storage, and the time went to copying pages into the user buffers
-(_copy_to_iter, 85% of the samples under perf). fio's buffers for buffered
-I/O come from malloc, 16 bytes past a page; iolab's were page-aligned, and
-the kernel copies 256 KiB into an aligned buffer ~40% faster (fio with
---iomem_align=4096 matched iolab). iolab now places buffers as fio does
-(iomem, iomem_align; tests/fio_memory.rs), and the row is within a few %.
+(_copy_to_iter, 85% of the samples under perf). fio's 16 x 256 KiB buffers
+come from malloc, a mapped block 16 bytes past a page; iolab's were
+page-aligned, and the kernel copies into a buffer 16 bytes past a page far
+more slowly (4 KiB aliasing; fio with --iomem_align=4096 matched iolab).
+iolab now places buffers as fio does (iomem, iomem_align, docs/fio-compat.md
+"Memory"; tests/fio_memory.rs), and the row is within a few %.
 
 usage: bench/passes.py [--rounds N] [--size SIZE] [--runtime SECONDS] [--dir DIR]
 """

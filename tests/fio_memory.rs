@@ -8,13 +8,13 @@ use common::*;
 use std::process::Command;
 
 /// The distinct buffer addresses modulo 4096 of the preads and pwrites
-/// `tool` makes for `args` on a fresh 1 MiB file, and how far apart the
+/// `tool` makes for `args` on a fresh 4 MiB file, and how far apart the
 /// buffers are (the smallest gap between two distinct addresses).
 fn placement(tool: &str, args: &[&str]) -> (Vec<u64>, Option<u64>) {
     let d = scratch();
     let log = d.path().join("strace.log");
     let file = d.path().join("f");
-    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    std::fs::write(&file, vec![7u8; 4 << 20]).unwrap();
     let mut cmd = Command::new("strace");
     cmd.current_dir(d.path())
         .args(["-f", "-qq", "-e", "trace=pread64,pwrite64,io_submit"])
@@ -28,7 +28,7 @@ fn placement(tool: &str, args: &[&str]) -> (Vec<u64>, Option<u64>) {
     }
     cmd.arg("--name=m")
         .arg(format!("--filename={}", file.display()))
-        .args(["--size=1m", "--output-format=json"])
+        .args(["--size=4m", "--output-format=json"])
         .args(args);
     succeed(&mut cmd);
     let text = std::fs::read_to_string(&log).unwrap();
@@ -49,7 +49,7 @@ fn placement(tool: &str, args: &[&str]) -> (Vec<u64>, Option<u64>) {
                 .or_else(|| l.split_once("pwrite64("))?;
             let args: Vec<&str> = call.1.split(", ").collect();
             let len = hex(args.get(2)?.strip_prefix("0x")?)?;
-            (len >= 64 << 10).then(|| hex(args[1].strip_prefix("0x")?))?
+            (len >= 4096).then(|| hex(args[1].strip_prefix("0x")?))?
         })
         .collect();
     addrs.sort_unstable();
@@ -91,19 +91,40 @@ fn buffers_sit_where_fio_puts_them() {
         );
     }
     // Buffered with malloc'd memory, the case the placement is about: fio's
-    // buffers are where glibc's malloc puts them, 16 bytes past a page for
-    // a large block, elsewhere on the heap for a small one (its history
-    // decides), never page-aligned; iolab's always 16 bytes past a page.
-    for args in [
-        &["--rw=read", "--bs=256k"][..],
-        &["--rw=read", "--bs=64k", "--ioengine=libaio", "--iodepth=16"],
+    // heap for small buffers (16-byte aligned, its history decides where in
+    // a page: 0x610 or 0x620 here), a mapped block 16 bytes past a page for
+    // large ones; iolab puts small ones 0x620 past a page, large ones as
+    // fio. A buffer 16 bytes past a page is the slow place to copy to.
+    for (args, mapped) in [
+        (&["--rw=read", "--bs=4k"][..], false),
+        (&["--rw=read", "--bs=256k"], false),
+        (&["--rw=read", "--bs=512k"], true),
+        (
+            &["--rw=read", "--bs=4k", "--ioengine=libaio", "--iodepth=16"],
+            false,
+        ),
+        (
+            &[
+                "--rw=read",
+                "--bs=256k",
+                "--ioengine=libaio",
+                "--iodepth=16",
+            ],
+            true,
+        ),
     ] {
-        let (fio, _) = placement("fio", args);
-        assert!(
-            fio.iter().all(|o| o % 16 == 0 && o % 4096 != 0),
-            "fio {args:?}: {fio:?}"
-        );
-        assert_eq!(placement("iolab", args).0, [16], "{args:?}");
+        let (fio, fio_gap) = placement("fio", args);
+        let (iolab, iolab_gap) = placement("iolab", args);
+        assert_eq!(iolab_gap, fio_gap, "{args:?}");
+        if mapped {
+            assert_eq!((&fio[..], &iolab[..]), (&[16][..], &[16][..]), "{args:?}");
+        } else {
+            assert_eq!(iolab, [0x620], "{args:?}");
+            assert!(
+                fio.iter().all(|o| o % 16 == 0 && *o >= 64),
+                "fio {args:?}: {fio:?}"
+            );
+        }
     }
 }
 

@@ -2,16 +2,38 @@
 //! [`crate::job::groups::memory`] for why the place matters): one region of
 //! `depth` buffers of the largest block size, end to end, from the job's
 //! memory type; the first starts at a page boundary plus `iomem_align` with
-//! `direct=1` or a nonzero `iomem_align`, else where glibc's malloc puts a
-//! large block (16 bytes past a page).
+//! `direct=1` or a nonzero `iomem_align`, else where fio's malloc puts it
+//! ([`malloc_offset`]).
 
 use crate::job::groups::memory::{MemType, Memory};
 use std::io;
 use std::sync::Arc;
 
-/// Bytes past a page boundary where `iomem=malloc` puts the first buffer
-/// of a buffered job: where glibc's malloc puts a large block.
-pub const MALLOC_OFFSET: u64 = 16;
+/// From this many bytes of buffers on, fio 3.33's malloc'd buffers are a
+/// block glibc maps on its own (its mmap threshold as it stands when fio
+/// allocates them here: 452 KiB come from the heap, 456 KiB are mapped),
+/// which starts 16 bytes past a page: [`MAPPED_OFFSET`].
+pub const MAPPED_FROM: usize = 456 << 10;
+
+/// Bytes past a page where a mapped block starts (glibc's chunk header).
+pub const MAPPED_OFFSET: u64 = 16;
+
+/// Bytes past a page where fio 3.33's smaller malloc'd buffers start (its
+/// heap, as strace shows it on this machine).
+pub const HEAP_OFFSET: u64 = 0x620;
+
+/// Where `iomem=malloc` puts `total` bytes of buffers: where fio's malloc
+/// does. The place matters: the kernel copies a page-cache page into a
+/// buffer 16 bytes past a page boundary 2-3 times more slowly than into
+/// any other place (4 KiB aliasing), so fio's large buffered reads pay it
+/// and its small ones do not.
+pub fn malloc_offset(total: usize) -> u64 {
+    if total >= MAPPED_FROM {
+        MAPPED_OFFSET
+    } else {
+        HEAP_OFFSET
+    }
+}
 
 /// One I/O buffer: `len` bytes inside a region it keeps alive.
 pub struct IoBuf {
@@ -71,13 +93,9 @@ pub fn clone_buffers(
 ) -> io::Result<Vec<IoBuf>> {
     let bs = bs_max.max(1);
     let depth = depth.max(1);
-    // glibc's malloc puts a large block 16 bytes past a page (its chunk
-    // header), and a smaller one 16 bytes past somewhere on its heap: fio's
-    // buffers for buffered I/O. iolab takes the large-block place always,
-    // so that runs do not depend on the heap's history.
     let offset = match (mem.page_offset(direct), mem.mem) {
         (Some(a), _) => a,
-        (None, MemType::Malloc) => MALLOC_OFFSET,
+        (None, MemType::Malloc) => malloc_offset(bs * depth),
         (None, _) => 0,
     } as usize;
     let size = bs
@@ -198,9 +216,11 @@ mod tests {
 
     #[test]
     fn buffers_are_placed_as_fio_places_them() {
-        // Where glibc's malloc puts 1 MiB: 16 bytes past a page.
+        // Where fio's malloc puts 1 MiB: 16 bytes past a page.
         let m = placed(MemType::Malloc, None, false);
         assert_eq!(m[0] % PAGE, 16, "{m:x?}");
+        let small = clone_buffers(&Memory::default(), false, 4096, 1).unwrap();
+        assert_eq!(small[0].as_ptr() as usize % PAGE, 0x620);
         assert_eq!(m[1] - m[0], 256 << 10, "end to end");
         assert_eq!(placed(MemType::Malloc, None, true)[0] % PAGE, 0);
         assert_eq!(placed(MemType::Malloc, Some(512), false)[0] % PAGE, 512);
