@@ -35,15 +35,27 @@ const EXAMPLES: &[(&str, Status)] = &[
     ("backwards-read", Runs),
     ("basic-verify", Differs("verify.state")),
     ("butterfly", Refused("fio option 'flow' is not supported")),
-    ("cmdprio-bssplit", Refused("unknown option 'cmdprio_bssplit' (did you mean 'prio'?)")),
+    (
+        "cmdprio-bssplit",
+        Refused("unknown option 'cmdprio_bssplit' (did you mean 'prio'?)"),
+    ),
     (
         "cmdprio-percentage",
         Refused("unknown option 'cmdprio_percentage'"),
     ),
-    ("dedupe-global", Refused("dedupe_mode=working_set is not supported by iolab yet (iolab")),
-    ("disk-zone-profile", Refused("unknown option 'log_offset' (did you mean 'offset'?)")),
+    (
+        "dedupe-global",
+        Refused("dedupe_mode=working_set is not supported by iolab yet (iolab"),
+    ),
+    (
+        "disk-zone-profile",
+        Refused("unknown option 'log_offset' (did you mean 'offset'?)"),
+    ),
     ("exitwhat", Refused("fio option 'exitall' is not supported")),
-    ("falloc", Refused("option 'rw': 'randtrim' is not one of read, write, randread,")),
+    (
+        "falloc",
+        Refused("option 'rw': 'randtrim' is not one of read, write, randread,"),
+    ),
     (
         "filecreate-ioengine",
         Refused("ioengine 'filecreate' is not supported"),
@@ -56,12 +68,18 @@ const EXAMPLES: &[(&str, Status)] = &[
     ("fio-seq-RW", Runs),
     ("fio-seq-read", Runs),
     ("fio-seq-write", Runs),
-    ("flow", Refused("unknown option 'flow_sleep' (did you mean 'allow_file_create")),
+    (
+        "flow",
+        Refused("unknown option 'flow_sleep' (did you mean 'allow_file_create"),
+    ),
     ("fsx", Runs),
     ("ftruncate", Differs("files: fio [(\"scratch/truncate\"")),
     ("iometer-file-access-server", Runs),
     ("jesd219", Differs("io_bytes in all: fio ")),
-    ("latency-profile", Refused("unknown option 'latency_target' (see docs/fio-compat.md for")),
+    (
+        "latency-profile",
+        Refused("unknown option 'latency_target' (see docs/fio-compat.md for"),
+    ),
     ("null", Refused("fio option 'gtod_reduce' is not supported")),
     ("rand-zones", Runs),
     ("ssd-steadystate", Differs("fioa-steady-state_bw.2.log")),

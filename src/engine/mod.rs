@@ -91,6 +91,17 @@ pub struct IoUnit {
     pub file: u16,
     /// True for a write.
     pub write: bool,
+    /// True for a trim (fio's discard; `write` is then false): the engine's
+    /// [`Engine::trim`], not [`Engine::queue`], issues it.
+    pub trim: bool,
+}
+
+impl IoUnit {
+    /// fio's number of its direction: 0 read, 1 write, 2 trim.
+    #[inline]
+    pub fn ddir(&self) -> u8 {
+        if self.trim { 2 } else { u8::from(self.write) }
+    }
 }
 
 /// What an engine needs to know of the job it runs.
@@ -152,6 +163,12 @@ pub trait Engine: Send + Sized {
     /// the process's descriptor table (glibc's POSIX AIO): the engine's
     /// clones keep their files there instead of a table of their own.
     const SHARED_FDS: bool = false;
+
+    /// True when it touches no file (fio's `FIO_DISKLESSIO`: `null`): the
+    /// job's files are neither laid out nor opened, their size is the
+    /// job's `size` (or `filesize`), and each descriptor given is
+    /// `/dev/null`'s.
+    const DISKLESS: bool = false;
 
     /// Checks a job's settings before anything runs (a combination the
     /// engine cannot do is refused here, with the reason).

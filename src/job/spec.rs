@@ -167,6 +167,10 @@ pub struct JobSpec {
     pub flags: EngineFlags,
     /// Logs to write: fio's `write_*_log` prefixes.
     pub logs: LogSpec,
+    /// How the logs are written (`log_offset`, `per_job_logs`,
+    /// `log_compression`, `log_store_compressed`).
+    #[serde(default)]
+    pub log_format: super::groups::logs::LogFormat,
     /// The options as written (canonical names), for reports.
     pub options: Vec<(String, String)>,
 }
@@ -261,6 +265,7 @@ impl JobSpec {
             iodepth_batch_complete_min: 1,
             flags: EngineFlags::default(),
             logs: LogSpec::default(),
+            log_format: Default::default(),
             options: Vec::new(),
         }
     }
@@ -269,6 +274,12 @@ impl JobSpec {
     /// imported result whose engine iolab does not have).
     pub fn engine_def(&self) -> Option<&'static EngineDef> {
         crate::engine::find(&self.engine).map(|e| e.item)
+    }
+
+    /// True when the engine uses no file (`null`): nothing is laid out or
+    /// opened ([`crate::engine::Engine::DISKLESS`]).
+    pub fn diskless(&self) -> bool {
+        self.engine_def().is_some_and(|d| d.diskless)
     }
 
     /// True when the engine keeps several I/Os in flight.

@@ -58,6 +58,7 @@ impl Planner {
                 offset: 0,
                 len: 0,
                 write: false,
+                trim: false,
             }; BATCH],
             batch_pos: 0,
             batch_len: 0,
@@ -280,6 +281,7 @@ impl Planner {
                 offset: start + rel,
                 len: len as u32,
                 write: false,
+                trim: false,
             };
             len_out += 1;
             if done >= target {
@@ -319,6 +321,7 @@ impl Planner {
                 offset: start + below32((r >> 32) as u32, blocks) * bs,
                 len: len as u32,
                 write: false,
+                trim: false,
             };
             n += 1;
             done += len;
@@ -414,6 +417,7 @@ impl Planner {
                 offset,
                 len: len as u32,
                 write,
+                trim: false,
             });
         }
     }

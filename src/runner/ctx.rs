@@ -99,8 +99,9 @@ impl Ctx<'_> {
                 lat,
                 clat,
                 slat,
+                offset: io.offset,
                 len: io.len,
-                write: io.write,
+                ddir: io.ddir(),
             });
         }
     }

@@ -34,6 +34,7 @@ pub(super) fn run<E: Engine>(
         offset: 0,
         len: 0,
         write: false,
+        trim: false,
     };
     let mut slots = vec![
         Slot {
