@@ -115,6 +115,8 @@ pub struct EngineConfig {
     pub writes: bool,
     /// The job reads.
     pub reads: bool,
+    /// The job trims.
+    pub trims: bool,
     /// Engine options.
     pub flags: EngineFlags,
 }
@@ -200,6 +202,26 @@ pub trait Engine: Send + Sized {
     /// Starts `unit` on descriptor `fd` (file index `unit.file`) with `buf`
     /// (`unit.len` bytes), remembering `tag` for its completion.
     fn queue(&mut self, tag: u32, fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued>;
+
+    /// Trims `unit` on `fd`, synchronously (fio's `do_io_u_trim`, which
+    /// every engine without its own trim uses): the block layer's discard,
+    /// `ioctl(BLKDISCARD)`. On a regular file that fails with ENOTTY, as
+    /// in fio; `falloc` punches a hole instead, `null` does nothing.
+    fn trim(&mut self, fd: RawFd, unit: IoUnit) -> io::Result<()> {
+        crate::sys::fs::discard(fd, unit.offset, unit.len.into())
+    }
+
+    /// Issues `unit`: [`Engine::trim`] for a trim (done when it returns),
+    /// [`Engine::queue`] otherwise. The runner calls this.
+    #[inline(always)]
+    fn issue(&mut self, tag: u32, fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued> {
+        if unit.trim {
+            return self
+                .trim(fd, unit)
+                .map(|()| Queued::Done(unit.len as usize));
+        }
+        self.queue(tag, fd, unit, buf)
+    }
 
     /// Sends the queued I/Os to the kernel; returns how many were sent.
     fn commit(&mut self) -> io::Result<usize> {

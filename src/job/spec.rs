@@ -24,6 +24,11 @@ pub enum Mix {
     Write,
     /// Reads and writes, `rwmixread` percent reads.
     Mixed,
+    /// Trims only (fio's `trim`, `randtrim`); they plan as reads would.
+    Trim,
+    /// Each block trimmed, then written (fio's `trimwrite`,
+    /// `randtrimwrite`); they plan as writes, each preceded by its trim.
+    TrimWrite,
 }
 
 /// Page-cache state wanted before each repetition.
@@ -294,6 +299,7 @@ impl JobSpec {
             direct: self.direct,
             writes: self.writes(),
             reads: self.mix == Mix::Read || (self.mix == Mix::Mixed && self.rwmixread > 0),
+            trims: self.trims(),
             flags: self.flags,
         }
     }
@@ -310,7 +316,12 @@ impl JobSpec {
 
     /// True when the job writes (`verify_only` writes nothing).
     pub fn writes(&self) -> bool {
-        self.mix != Mix::Read && !self.verify.only
+        !matches!(self.mix, Mix::Read | Mix::Trim) && !self.verify.only
+    }
+
+    /// True when the job trims (`rw=trim`, `randtrim`, `trimwrite`, ...).
+    pub fn trims(&self) -> bool {
+        matches!(self.mix, Mix::Trim | Mix::TrimWrite)
     }
 
     /// True when the job changes its files: it writes, or its engine's
@@ -318,7 +329,7 @@ impl JobSpec {
     /// Its files are then opened read-write and the safety rules for
     /// writes apply.
     pub fn changes_files(&self) -> bool {
-        self.writes() || self.engine_def().is_some_and(|d| d.writes_on_read)
+        self.writes() || self.trims() || self.engine_def().is_some_and(|d| d.writes_on_read)
     }
 
     /// The value of `rw` as fio spells it.
@@ -330,6 +341,10 @@ impl JobSpec {
             (Pattern::Random, Mix::Read) => "randread",
             (Pattern::Random, Mix::Write) => "randwrite",
             (Pattern::Random, Mix::Mixed) => "randrw",
+            (Pattern::Sequential, Mix::Trim) => "trim",
+            (Pattern::Random, Mix::Trim) => "randtrim",
+            (Pattern::Sequential, Mix::TrimWrite) => "trimwrite",
+            (Pattern::Random, Mix::TrimWrite) => "randtrimwrite",
         }
     }
 }

@@ -184,6 +184,9 @@ fn directions(job: &JobSpec) -> Vec<usize> {
         Mix::Read => vec![0],
         Mix::Write => vec![1],
         Mix::Mixed => vec![0, 1],
+        // Trims have no intervals yet: only their per-I/O lines.
+        Mix::Trim => vec![],
+        Mix::TrimWrite => vec![1],
     }
 }
 

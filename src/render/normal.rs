@@ -76,7 +76,7 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
         job.cache.name(),
         job.repeat
     );
-    for (name, s) in [("read", &t.read), ("write", &t.write)] {
+    for (name, s) in [("read", &t.read), ("write", &t.write), ("trim", &t.trim)] {
         if s.ios() > 0 {
             direction(out, name, t, s);
         }
@@ -143,6 +143,7 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
     for (name, h) in [
         ("read", t.read.clat_or_lat()),
         ("write", t.write.clat_or_lat()),
+        ("trim", t.trim.clat_or_lat()),
         ("advise", &t.advise),
         ("fsync", &t.fsync),
     ] {

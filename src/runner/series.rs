@@ -183,7 +183,7 @@ impl Ticker {
     }
 
     /// Closes every interval that ended by `now` (call when `now >= next_ns`).
-    pub fn tick(&mut self, now: u64, recs: &[DirRecorders; 2]) {
+    pub fn tick(&mut self, now: u64, recs: &[DirRecorders]) {
         while now >= self.next_ns {
             let end = self.next_ns;
             self.close(end, self.interval_ns, recs);
@@ -194,7 +194,7 @@ impl Ticker {
     }
 
     /// Closes the last, partial interval at `now`.
-    pub fn finish(&mut self, now: u64, recs: &[DirRecorders; 2]) {
+    pub fn finish(&mut self, now: u64, recs: &[DirRecorders]) {
         if !self.enabled {
             return;
         }
@@ -221,13 +221,14 @@ impl Ticker {
         }
     }
 
-    fn close(&mut self, end: u64, len: u64, recs: &[DirRecorders; 2]) {
+    fn close(&mut self, end: u64, len: u64, recs: &[DirRecorders]) {
         let mut iv = Interval {
             end_ms: (end - self.start_ns) / 1_000_000,
             len_ms: (len / 1_000_000).max(1),
             ..Interval::default()
         };
-        for (d, r) in recs.iter().enumerate() {
+        // Reads and writes (trims have no intervals yet).
+        for (d, r) in recs.iter().take(2).enumerate() {
             let p = &mut self.prev[d];
             let o = &mut iv.dirs[d];
             o.ios = r.lat.count() - p.ios;
