@@ -289,3 +289,43 @@ fn psync_trims_fail_on_a_regular_file_as_fio() {
         "{err}"
     );
 }
+
+#[test]
+fn trims_are_in_the_logs_as_fios() {
+    skip_unless_installed!("fio");
+    let args = [
+        "--name=t",
+        "--ioengine=null",
+        "--size=64k",
+        "--rw=trimwrite",
+        "--write_iops_log=a",
+        "--log_offset=1",
+    ];
+    let [(fd, _), (id, _)] = both(&args);
+    let read = |d: &Path| std::fs::read_to_string(d.join("a_iops.1.log")).unwrap();
+    let (f, i) = (read(fd.path()), read(id.path()));
+    assert_eq!(columns(&i), columns(&f));
+    assert_eq!(i.lines().filter(|l| l.contains(", 2, 4096, ")).count(), 16);
+    // Averaged over intervals, trims have their own lines (ddir 2).
+    let d = scratch();
+    run_in(
+        false,
+        d.path(),
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--size=64k",
+            "--rw=randtrim",
+            "--write_bw_log=b",
+            "--log_avg_msec=1",
+            "--runtime=50ms",
+            "--time_based",
+        ],
+    );
+    let avg = std::fs::read_to_string(d.path().join("b_bw.1.log")).unwrap();
+    assert!(avg.lines().count() > 0);
+    assert!(
+        avg.lines().all(|l| l.split(", ").nth(2) == Some("2")),
+        "{avg}"
+    );
+}

@@ -184,9 +184,8 @@ fn directions(job: &JobSpec) -> Vec<usize> {
         Mix::Read => vec![0],
         Mix::Write => vec![1],
         Mix::Mixed => vec![0, 1],
-        // Trims have no intervals yet: only their per-I/O lines.
-        Mix::Trim => vec![],
-        Mix::TrimWrite => vec![1],
+        Mix::Trim => vec![2],
+        Mix::TrimWrite => vec![1, 2],
     }
 }
 
