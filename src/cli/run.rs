@@ -36,6 +36,7 @@ fio's global flags:
   iolab run job.fio --showcmd                     the job file as one command line
   iolab run --cmdhelp=bs                          help for a job option (--cmdhelp: all)
   iolab run --enghelp=io_uring,hipri              engines, an engine's options, one option
+  iolab run --inflate-log=job_bw.1.log.fz         a log stored compressed, as text
   iolab run job.fio --eta=never --eta-newline=5 --eta-interval=1s --status-interval=10 \\
             --debug=io --alloc-size=32768         accepted as fio's; iolab prints no ETA,
                                                   no periodic status, no debug log
