@@ -11,6 +11,14 @@ variant run under both tools, alternating, several rounds; the table gives
 median IOPS, iolab/fio and the bytes each read from storage per byte read
 (ru_inblock: 1.0 means every pass was cold).
 
+The sequential row once read 1.62x fio's: both tools read every pass from
+storage, and the time went to copying pages into the user buffers
+(_copy_to_iter, 85% of the samples under perf). fio's buffers for buffered
+I/O come from malloc, 16 bytes past a page; iolab's were page-aligned, and
+the kernel copies 256 KiB into an aligned buffer ~40% faster (fio with
+--iomem_align=4096 matched iolab). iolab now places buffers as fio does
+(iomem, iomem_align; tests/fio_memory.rs), and the row is within a few %.
+
 usage: bench/passes.py [--rounds N] [--size SIZE] [--runtime SECONDS] [--dir DIR]
 """
 import argparse

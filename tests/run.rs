@@ -218,7 +218,16 @@ fn normal_output_has_summary_and_log2_histograms() {
     let opts = "--size=2M --rw=randread --prefetch=4 --repeat=2";
     let text = run_text(&job("n", &f, opts));
     assert!(text.contains("read: IOPS="), "{text}");
-    assert!(text.contains("clat percentiles (nsec)"));
+    // fio's layout (tests/fio_text.rs compares it with fio's line by line).
+    for part in [
+        "n: (g=0): rw=randread, bs=(R) 4096B-4096B",
+        "n: (groupid=0, jobs=1): err= 0: pid=",
+        "clat percentiles (",
+        "  IO depths    : 1=100.0%",
+        "Run status group 0 (all jobs):\n   READ: bw=",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
     assert!(text.contains("read latency (ns)") && text.contains("advise latency (ns)"));
     assert!(text.contains("------------- Distribution ------------- count"));
     assert!(text.contains("rep #1") && text.contains("rep #2"));

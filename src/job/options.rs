@@ -369,8 +369,6 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "gtod_reduce",
     "opendir",
     "lockfile",
-    "mem",
-    "iomem",
     "exec_prerun",
     "exec_postrun",
     "unified_rw_reporting",

@@ -133,6 +133,9 @@ pub struct JobSpec {
     /// (`bssplit`, `norandommap`, `random_distribution`, zones, ...).
     #[serde(default)]
     pub access: super::groups::access::Access,
+    /// Where its I/O buffers live (`iomem`, `iomem_align`).
+    #[serde(default)]
+    pub memory: super::groups::memory::Memory,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -253,6 +256,7 @@ impl JobSpec {
             process: Default::default(),
             verify: Default::default(),
             access: Default::default(),
+            memory: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,

@@ -130,6 +130,11 @@ impl Json {
     fn job(&self, r: &RunResult, e: &ReportEntry) -> Value {
         let job = &r.jobs[e.job];
         let t = &e.total;
+        let interval = if job.logs.avg_msec > 0 {
+            job.logs.avg_msec
+        } else {
+            1000
+        };
         // As fio: the job's own options; those of [global] are given once.
         let opts: Map<String, Value> = (job.options.iter())
             .filter(|o| !job.global_options.contains(o))
@@ -179,9 +184,9 @@ impl Json {
             "eta": 0,
             "elapsed": t.runtime_ns.div_ceil(1_000_000_000),
             "job options": opts,
-            "read": dir_obj(t, &t.read, self.bins, &job.report),
-            "write": dir_obj(t, &t.write, self.bins, &job.report),
-            "trim": dir_obj(t, &t.trim, self.bins, &job.report),
+            "read": dir_obj(t, &t.read, Some((0, interval)), self.bins, &job.report),
+            "write": dir_obj(t, &t.write, Some((1, interval)), self.bins, &job.report),
+            "trim": dir_obj(t, &t.trim, Some((2, interval)), self.bins, &job.report),
             "sync": {
                 // fio counts fsyncs here, not fdatasyncs (only their latencies).
                 "total_ios": if job.files.fdatasync > 0 { 0 } else { t.fsync.count() },

@@ -5,6 +5,7 @@
 use crate::job::groups::report::Report;
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
+use crate::runner::series::IntervalDir;
 use crate::runner::{OpStats, Totals};
 use serde_json::{Map, Value, json};
 
@@ -41,12 +42,30 @@ pub(super) fn percentiles(rep: &Report) -> &[f64] {
     rep.percentile_list.as_deref().unwrap_or(&FIO_PERCENTILES)
 }
 
-pub(super) fn dir_obj(t: &Totals, s: &OpStats, bins: bool, rep: &Report) -> Value {
+/// fio's object of one direction; `dir`: its index in the time series
+/// (0 read, 1 write; `None`: a direction without one) and the series'
+/// interval in ms.
+pub(super) fn dir_obj(
+    t: &Totals,
+    s: &OpStats,
+    dir: Option<(usize, u64)>,
+    bins: bool,
+    rep: &Report,
+) -> Value {
     let list = |on: bool| on.then_some(percentiles(rep));
     let bw = t.bw_bytes(s);
     let iops = t.iops(s);
+    let bw_kib = Samples::of(t, dir, |d, ms| d.bytes as f64 * 1000.0 / ms as f64 / 1024.0);
+    let iops_s = Samples::of(t, dir, |d, ms| d.ios as f64 * 1000.0 / ms as f64);
+    // fio's `per`: the share of the group's bandwidth (here the job's).
+    let agg = if bw > 0.0 {
+        (bw_kib.mean * 100.0 / (bw / 1024.0)).min(100.0)
+    } else {
+        0.0
+    };
+    // fio rounds each elapsed time up to a millisecond (backend.c).
     let runtime_ms = if s.ios() > 0 {
-        t.runtime_ns / 1_000_000
+        (t.runtime_ns / 1000).div_ceil(1000)
     } else {
         0
     };
@@ -64,18 +83,54 @@ pub(super) fn dir_obj(t: &Totals, s: &OpStats, bins: bool, rep: &Report) -> Valu
         "slat_ns": if s.slat.count() > 0 { lat_obj(&s.slat, list(rep.slat_percentiles), false) } else { zero },
         "clat_ns": lat_obj(s.clat_or_lat(), list(rep.clat_percentiles), bins),
         "lat_ns": lat_obj(&s.lat, list(rep.lat_percentiles), false),
-        "bw_min": (bw / 1024.0) as u64,
-        "bw_max": (bw / 1024.0) as u64,
-        "bw_agg": if s.ios() > 0 { 100.0 } else { 0.0 },
-        "bw_mean": bw / 1024.0,
-        "bw_dev": 0.0,
-        "bw_samples": u64::from(s.ios() > 0),
-        "iops_min": iops as u64,
-        "iops_max": iops as u64,
-        "iops_mean": iops,
-        "iops_stddev": 0.0,
-        "iops_samples": u64::from(s.ios() > 0),
+        "bw_min": bw_kib.min as u64,
+        "bw_max": bw_kib.max as u64,
+        "bw_agg": agg,
+        "bw_mean": bw_kib.mean,
+        "bw_dev": bw_kib.dev,
+        "bw_samples": bw_kib.n,
+        "iops_min": iops_s.min as u64,
+        "iops_max": iops_s.max as u64,
+        "iops_mean": iops_s.mean,
+        "iops_stddev": iops_s.dev,
+        "iops_samples": iops_s.n,
     })
+}
+
+/// Statistics of per-interval figures (fio's `bw_stat`, `iops_stat`): over
+/// the whole intervals of the job's time series, as fio samples every
+/// `bw_avg_time` (iolab's intervals are `log_avg_msec`, 1000 ms when 0; a
+/// run shorter than one interval has no samples, as in fio).
+struct Samples {
+    n: u64,
+    min: f64,
+    max: f64,
+    mean: f64,
+    dev: f64,
+}
+
+impl Samples {
+    fn of(t: &Totals, dir: Option<(usize, u64)>, f: impl Fn(&IntervalDir, u64) -> f64) -> Samples {
+        let v: Vec<f64> = match dir {
+            Some((d, full)) => t
+                .series
+                .iter()
+                .filter(|i| i.len_ms == full && i.dirs[d].ios > 0)
+                .map(|i| f(&i.dirs[d], i.len_ms))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n.max(1.0);
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        Samples {
+            n: v.len() as u64,
+            min: v.iter().copied().fold(f64::INFINITY, f64::min).min(mean),
+            max: v.iter().copied().fold(0.0, f64::max),
+            mean,
+            dev: if v.len() > 1 { var.sqrt() } else { 0.0 },
+        }
+    }
 }
 
 /// fio's latency distribution maps (`latency_ns`, `latency_us`,

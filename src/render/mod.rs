@@ -8,6 +8,7 @@ pub mod compare;
 pub mod csv;
 pub mod fio_log_samples;
 pub mod fio_logs;
+pub mod fio_text;
 pub mod html;
 pub mod json;
 mod json_dir;

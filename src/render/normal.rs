@@ -1,14 +1,17 @@
-//! The readable summary: fio-like figures per job, cache state, repetitions,
-//! the first-run effect, and a dtrace-style log2 histogram per op type.
+//! The readable summary: fio's normal output ([`super::fio_text`]), each
+//! job's block followed by iolab's figures: cache state, repetitions, the
+//! first-run effect, what the kernel counted, and a dtrace-style log2
+//! histogram per op type.
 
 use super::Exporter;
+use super::fio_text;
 use super::log2;
 use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
+use crate::job::JobSpec;
 use crate::metrics::LatencyHistogram;
-use crate::metrics::format::{bytes_iec, bytes_si, si};
-use crate::metrics::histogram::FIO_PERCENTILES;
+use crate::metrics::format::{bytes_iec, si};
 use crate::runner::cache::FileCache;
-use crate::runner::{OpStats, ReportEntry, RunResult, Totals};
+use crate::runner::{ReportEntry, RunResult};
 use crate::store::{StoredRun, kind};
 use crate::tree::TreeResult;
 use std::fmt::Write;
@@ -41,12 +44,31 @@ impl Exporter for Normal {
     }
 }
 
-/// The run as text.
+/// The run as text: fio's layout ([`fio_text`]: the job lines, each
+/// job's block, the run status groups, the disk stats), each job's block
+/// followed by iolab's own figures.
 pub fn text(r: &RunResult) -> String {
+    let doc = super::json::JSON.value(r);
+    let jobs = doc["jobs"].as_array().cloned().unwrap_or_default();
+    let time = doc["time"].as_str().unwrap_or("");
+    let entries = r.entries();
     let mut out = String::new();
-    for e in r.entries() {
-        entry(&mut out, r, &e);
+    for job in &r.jobs {
+        job_line(&mut out, job);
     }
+    let threads: u32 = r.jobs.iter().map(|j| j.numjobs).sum();
+    let _ = writeln!(
+        out,
+        "iolab-{}\nStarting {threads} thread{}\n",
+        env!("CARGO_PKG_VERSION"),
+        if threads == 1 { "" } else { "s" }
+    );
+    for (e, job) in entries.iter().zip(&jobs) {
+        fio_text::job_block(&mut out, job, e.clones.len(), r.pid, time);
+        iolab_figures(&mut out, r, e);
+    }
+    fio_text::group_stats(&mut out, &jobs);
+    fio_text::disk_stats(&mut out, &doc["disk_util"]);
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
@@ -56,46 +78,47 @@ pub fn text(r: &RunResult) -> String {
     out
 }
 
-fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
-    let job = &r.jobs[e.job];
-    let t = &e.total;
-    let bs = if job.bs_min == job.bs_max {
-        format!("{}", job.bs_min)
-    } else {
-        format!("{}-{}", job.bs_min, job.bs_max)
+/// fio's line for a job before it starts: `NAME: (g=0): rw=randread,
+/// bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync,
+/// iodepth=1`.
+fn job_line(out: &mut String, job: &JobSpec) {
+    let range = |(lo, hi): (u64, u64)| {
+        let n = |v| fio_text::num2str(v, 4, 1, true, fio_text::Unit::Byte);
+        format!("{}-{}", n(lo), n(hi))
     };
+    let [r, w] = job.access.sizes;
     let _ = writeln!(
         out,
-        "{}: (jobs={}): rw={}, bs={}, ioengine={}, prefetch={}, cache={}, repeat={}",
+        "{}: (g=0): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",
         job.name,
-        e.clones.len(),
         job.rw_name(),
-        bs,
+        range(r),
+        range(w),
+        range(job.access.trim_bs.unwrap_or(r)),
         job.engine,
+        job.iodepth
+    );
+    if job.numjobs > 1 {
+        out.push_str("...\n");
+    }
+}
+
+/// iolab's figures of one reported job, after fio's block: its own keys,
+/// the advice calls, what the kernel counted, cache state, repetitions, the
+/// first-run effect and a log2 histogram per op type.
+fn iolab_figures(out: &mut String, r: &RunResult, e: &ReportEntry) {
+    let job = &r.jobs[e.job];
+    let t = &e.total;
+    let _ = writeln!(
+        out,
+        "  iolab        : prefetch={}, cache={}, repeat={}",
         job.prefetch,
         job.cache.name(),
         job.repeat
     );
-    for (name, s) in [("read", &t.read), ("write", &t.write), ("trim", &t.trim)] {
-        if s.ios() > 0 {
-            direction(out, name, t, s);
-        }
-    }
     if t.advise.count() > 0 {
         lat_line(out, "advise", &t.advise);
     }
-    if t.fsync.count() > 0 {
-        lat_line(out, "fsync", &t.fsync);
-    }
-    let _ = writeln!(
-        out,
-        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
-        t.usr_cpu(),
-        t.sys_cpu(),
-        t.cpu.ctx,
-        t.cpu.majf,
-        t.cpu.minf
-    );
     for err in &t.errors {
         let _ = writeln!(out, "  error        : {err}");
     }
@@ -198,34 +221,6 @@ fn cache_text(c: &FileCache) -> String {
             s.source
         ),
         None => "unknown".into(),
-    }
-}
-
-fn direction(out: &mut String, name: &str, t: &Totals, s: &OpStats) {
-    let bw = t.bw_bytes(s);
-    let _ = writeln!(
-        out,
-        "  {name}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
-        si(t.iops(s)),
-        bytes_iec(bw),
-        bytes_si(bw),
-        bytes_iec(s.bytes as f64),
-        t.runtime_ns / 1_000_000
-    );
-    if s.slat.count() > 0 {
-        lat_line(out, "slat", &s.slat);
-    }
-    lat_line(out, "clat", s.clat_or_lat());
-    if s.clat.count() > 0 {
-        lat_line(out, " lat", &s.lat);
-    }
-    let _ = writeln!(out, "    clat percentiles (nsec):");
-    let cells: Vec<String> = FIO_PERCENTILES
-        .iter()
-        .map(|&p| format!("{:5.2}th=[{:>6}]", p, s.clat_or_lat().percentile(p)))
-        .collect();
-    for row in cells.chunks(4) {
-        let _ = writeln!(out, "     | {}", row.join(", "));
     }
 }
 

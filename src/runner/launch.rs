@@ -5,7 +5,6 @@
 //! its own copies and go on, so while the clones run each file is held by
 //! its clone alone. All clones then start at one barrier.
 
-use super::buffer::AlignedBuf;
 use super::iolog::IoLogWriter;
 use super::layout::{CloneFile, Layout};
 use super::open::open_clone;
@@ -47,9 +46,8 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
     } else {
         1
     };
-    let mut bufs: Vec<AlignedBuf> = (0..depth)
-        .map(|_| AlignedBuf::new(job.bs_max as usize))
-        .collect();
+    let mut bufs = super::iomem::clone_buffers(&job.memory, job.direct, job.bs_max as usize, depth)
+        .map_err(|e| Error::io(format!("job '{}': its I/O buffers", job.name), e))?;
     if job.writes() {
         // fio fills its write buffers once (random by default).
         let mut fill =

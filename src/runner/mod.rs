@@ -13,6 +13,7 @@ pub mod buffer;
 pub mod cache;
 mod ctx;
 pub mod iolog;
+pub mod iomem;
 pub mod launch;
 pub mod layout;
 mod lookahead;
@@ -102,6 +103,7 @@ pub fn run_observed(
         interrupted,
         warnings,
         started_unix,
+        pid: std::process::id(),
     })
 }
 

@@ -4,8 +4,8 @@
 //! when its batch was submitted and when it was reaped, giving fio's slat,
 //! clat and lat; each submit and reap is counted by its batch size.
 
-use super::buffer::AlignedBuf;
 use super::ctx::{Ctx, batch_bucket, depth_bucket};
+use super::iomem::IoBuf;
 use super::stop::StopFlag;
 use crate::engine::{Completion, Engine, Queued};
 use crate::metrics::clock::now_ns;
@@ -24,7 +24,7 @@ struct Slot {
 pub(super) fn run<E: Engine>(
     cx: &mut Ctx,
     engine: &mut E,
-    bufs: &mut [AlignedBuf],
+    bufs: &mut [IoBuf],
     (batch_submit, complete_min): (usize, usize),
     stop: &StopFlag,
 ) -> bool {

@@ -228,6 +228,10 @@ pub struct RunResult {
     pub warnings: Vec<String>,
     /// Wall-clock start, seconds since the epoch.
     pub started_unix: u64,
+    /// The process that ran it (fio's `pid=` in the text output); 0 for
+    /// runs stored before it was kept and for imported ones.
+    #[serde(default)]
+    pub pid: u32,
 }
 
 /// A job (or one clone of it) as reported: fio reports the clones of a job

@@ -7,8 +7,9 @@
 //! figures as fio counts its verify reads; the first bad block stops the
 //! clone (fio's `EILSEQ`), reported with file, offset, expected and found.
 
-use super::buffer::{AlignedBuf, Contents};
+use super::buffer::Contents;
 use super::ctx::Ctx;
+use super::iomem::IoBuf;
 use super::verify::{Layout, Mismatch, Stamp};
 use crate::job::JobSpec;
 use crate::metrics::clock::now_ns;
@@ -61,7 +62,7 @@ pub struct Verifier {
     log: VecDeque<Written>,
     since_backlog: u64,
     seeds: Xoshiro256PlusPlus,
-    buf: AlignedBuf,
+    buf: IoBuf,
     /// What the checks found.
     pub out: VerifyTotals,
 }
@@ -90,7 +91,7 @@ impl Verifier {
             log: VecDeque::new(),
             since_backlog: 0,
             seeds: Xoshiro256PlusPlus::seed_from_u64(crate::plan::clone_seed(job, clone)),
-            buf: AlignedBuf::new(job.bs_max as usize),
+            buf: IoBuf::page_aligned(job.bs_max as usize),
             out: VerifyTotals::default(),
         })
     }

@@ -4,9 +4,9 @@
 //! [`super::queued`] for engines with I/Os in flight) and return what it
 //! measured. Nothing here prints or allocates per I/O.
 
-use super::buffer::AlignedBuf;
 use super::ctx::{Ctx, batch_bucket};
 use super::iolog::IoLogWriter;
+use super::iomem::IoBuf;
 use super::lookahead::Lookahead;
 use super::result::Totals;
 use super::series::{DirRecorders, Ticker};
@@ -47,7 +47,7 @@ pub struct Worker {
     /// Stop after this long.
     pub runtime: Option<Duration>,
     /// I/O buffers, each at least the largest I/O: one per I/O in flight.
-    pub bufs: Vec<AlignedBuf>,
+    pub bufs: Vec<IoBuf>,
     /// Submit once this many I/Os are queued.
     pub batch_submit: usize,
     /// Wait for at least this many completions at a time.
@@ -308,7 +308,7 @@ fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
 fn attach<E: Engine>(
     engine: &mut E,
     (fds, files, paths): (&[RawFd], &[File], &[PathBuf]),
-    bufs: &[AlignedBuf],
+    bufs: &[IoBuf],
     writes: bool,
 ) -> std::io::Result<()> {
     let sizes = files

@@ -13,6 +13,7 @@ pub mod access;
 pub(crate) mod access_values;
 pub mod files;
 pub mod logs;
+pub mod memory;
 pub mod pattern;
 pub mod process;
 pub mod report;
@@ -43,6 +44,7 @@ pub const GROUPS: &[OptionGroup] = &[
     process::GROUP,
     verify::GROUP,
     access::GROUP,
+    memory::GROUP,
     logs::GROUP,
 ];
 

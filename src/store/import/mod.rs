@@ -249,6 +249,7 @@ fn from_fio(doc: fio::Doc, origin: &str) -> StoreResult<Imported> {
             }],
             jobs: specs,
             interrupted: false,
+            pid: 0,
             warnings: Vec::new(),
             started_unix: doc.timestamp.u64(),
         },

@@ -1,0 +1,143 @@
+//! Where a job's I/O buffers live: fio's `iomem` (`mem`) and `iomem_align`
+//! (`mem_align`).
+//!
+//! The place of a buffer is part of what a job measures: the kernel copies
+//! a buffered read into it, and on this machine a copy of 256 KiB into a
+//! buffer that starts 16 bytes past a page boundary (where glibc's malloc
+//! puts fio's buffers) costs about 40% more than into a page-aligned one.
+//! So iolab places them as fio does: one region per clone, `iodepth`
+//! buffers of the largest block size end to end, at a page boundary plus
+//! `iomem_align` with `direct=1` or a nonzero `iomem_align`, and otherwise
+//! where the memory type puts them: a page boundary for `mmap` and `shm`,
+//! 16 bytes past one for fio's default `malloc` (where glibc puts a large
+//! block; fio's smaller blocks land 16 bytes past somewhere on its heap).
+
+use super::OptionGroup;
+use crate::job::apply::num as number;
+use crate::job::error::JobProblem;
+use crate::job::options::{Kind, OptDef, Range};
+use crate::job::spec::JobSpec;
+use serde::{Deserialize, Serialize};
+
+/// Memory the buffers come from (fio's `iomem`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemType {
+    /// fio's default, `malloc(3)`: iolab's buffers sit where glibc's malloc
+    /// puts a large block, 16 bytes past a page boundary.
+    #[default]
+    Malloc,
+    /// A private anonymous `mmap(2)`.
+    Mmap,
+    /// A shared anonymous `mmap(2)` (fio's `mmapshared`).
+    MmapShared,
+    /// System V shared memory (`shmget(2)`, `shmat(2)`).
+    Shm,
+}
+
+/// The settings of this group in a job.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Memory {
+    /// Where the buffers come from.
+    pub mem: MemType,
+    /// Bytes past a page boundary where the first buffer starts; `None`
+    /// (fio's 0): where the memory's allocator puts it, unless `direct=1`.
+    pub align: Option<u64>,
+}
+
+impl Memory {
+    /// Bytes past a page boundary of the first buffer, when it is placed
+    /// there (fio's `PTR_ALIGN(orig_buffer, page_mask) + mem_align`, done
+    /// for `direct=1` or a nonzero `iomem_align`); `None`: where the memory
+    /// type puts it.
+    pub fn page_offset(&self, direct: bool) -> Option<u64> {
+        match self.align {
+            Some(a) => Some(a),
+            None if direct => Some(0),
+            None => None,
+        }
+    }
+}
+
+const fn opt(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    kind: Kind,
+    help: &'static str,
+) -> OptDef {
+    OptDef {
+        name,
+        aliases,
+        kind,
+        iolab_only: false,
+        help,
+    }
+}
+
+/// This group's rows of the option table.
+pub const OPTIONS: &[OptDef] = &[
+    opt(
+        "iomem",
+        &["mem"],
+        Kind::Str,
+        "memory of the I/O buffers: malloc (default), mmap, mmapshared, shm",
+    ),
+    opt(
+        "iomem_align",
+        &["mem_align"],
+        Kind::Size(Range {
+            min: 0,
+            max: 1 << 30,
+        }),
+        "first buffer this many bytes past a page boundary (0: where malloc puts it)",
+    ),
+];
+
+/// Applies one of [`OPTIONS`].
+fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
+    let m = &mut job.memory;
+    match def.name {
+        "iomem" => m.mem = mem_type(v)?,
+        "iomem_align" => {
+            let a: u64 = number(def, v)?;
+            m.align = (a > 0).then_some(a);
+        }
+        other => unreachable!("memory group and its table disagree on '{other}'"),
+    }
+    Ok(())
+}
+
+/// fio's `iomem` values; the huge-page and device ones are refused with
+/// their reason.
+fn mem_type(v: &str) -> Result<MemType, JobProblem> {
+    // fio's `mmap:FILE` / `mmaphuge:FILE` back the buffers with a file.
+    let (kind, file) = v.split_once(':').unwrap_or((v, ""));
+    let refuse = |why: &str| {
+        Err(JobProblem::Invalid(format!(
+            "iomem={v} is not supported by iolab yet ({why}); iolab has malloc, mmap, \
+             mmapshared and shm"
+        )))
+    };
+    match kind.trim() {
+        _ if !file.is_empty() => refuse("buffers backed by a file"),
+        "malloc" => Ok(MemType::Malloc),
+        "mmap" => Ok(MemType::Mmap),
+        "mmapshared" => Ok(MemType::MmapShared),
+        "shm" => Ok(MemType::Shm),
+        "shmhuge" | "mmaphuge" => refuse("huge pages"),
+        "cudamalloc" => refuse("GPU memory"),
+        _ => Err(JobProblem::Invalid(format!(
+            "iomem: '{v}' is not a memory type: iolab has malloc, mmap, mmapshared and \
+             shm (fio's shmhuge, mmaphuge and cudamalloc are not supported yet)"
+        ))),
+    }
+}
+
+/// The group.
+pub const GROUP: OptionGroup = OptionGroup {
+    name: "Memory",
+    options: OPTIONS,
+    apply,
+    validate: super::no_rules,
+};
