@@ -47,17 +47,14 @@ const EXAMPLES: &[(&str, Status)] = &[
         "dedupe-global",
         Refused("dedupe_mode=working_set is not supported by iolab yet (iolab"),
     ),
-    (
-        "disk-zone-profile",
-        Refused("unknown option 'log_offset' (did you mean 'offset'?)"),
-    ),
+    ("disk-zone-profile", Runs),
     (
         "exitwhat",
         Refused("fio option 'thinktime' is not supported"),
     ),
     (
         "falloc",
-        Refused("option 'rw': 'randtrim' is not one of read, write, randread,"),
+        Differs("jobs: fio [\"falloc-fuzzer\", \"sequential aio-dio write\""),
     ),
     (
         "filecreate-ioengine",
@@ -90,7 +87,7 @@ const EXAMPLES: &[(&str, Status)] = &[
     ("steadystate", Runs),
     ("tiobench-example", Runs),
     ("waitfor", Runs),
-    ("zipf", Differs("files: fio [], iolab [(\"job.0.0\"")),
+    ("zipf", Runs),
 ];
 
 /// fio's examples not copied, and why (with EXAMPLES: all 107 of fio's).

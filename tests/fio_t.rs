@@ -37,7 +37,7 @@ const SCRIPTS: &[Script] = &[
         args: &["-a", "{art}"],
         quick: None,
         fio_passes: 9,
-        iolab_passes: 6,
+        iolab_passes: 9,
     },
     Script {
         file: "strided.py",
@@ -45,7 +45,7 @@ const SCRIPTS: &[Script] = &[
         args: &["-a", "{art}"],
         quick: None,
         fio_passes: 21,
-        iolab_passes: 0,
+        iolab_passes: 21,
     },
     Script {
         file: "random_seed.py",
@@ -69,7 +69,7 @@ const SCRIPTS: &[Script] = &[
         args: &[],
         quick: None,
         fio_passes: 2,
-        iolab_passes: 0,
+        iolab_passes: 2,
     },
     Script {
         file: "verify.py",

@@ -1,8 +1,8 @@
 //! fio's global command-line flags of `iolab run` (fio's `init.c`
 //! `parse_cmd_line`): output formats as a comma list, terse versions, ETA
 //! and status flags, `--section`, `--parse-only`, `--readonly`, `--debug`,
-//! and the help flags (`--showcmd`, `--cmdhelp`, `--enghelp`), which print
-//! and run nothing.
+//! the help flags (`--showcmd`, `--cmdhelp`, `--enghelp`) and
+//! `--inflate-log`, which print and run nothing.
 
 use iolab::job::{self, ini, options};
 use iolab::render::{self, terse};
@@ -62,6 +62,10 @@ pub struct FioFlags {
     /// fio's smalloc pool in KiB: accepted, no effect (iolab has no such pool).
     #[arg(long, value_name = "KiB", value_parser = clap::value_parser!(u64).range(1..))]
     pub alloc_size: Option<u64>,
+    /// Print a log stored compressed (`log_store_compressed`, a .log.fz
+    /// file of fio or iolab) as text, and run nothing.
+    #[arg(long, value_name = "FILE")]
+    pub inflate_log: Option<PathBuf>,
 }
 
 /// fio's flags of `run` that take a value.
@@ -76,6 +80,7 @@ pub const VALUED: &[&str] = &[
     "--cmdhelp",
     "--enghelp",
     "--alloc-size",
+    "--inflate-log",
 ];
 /// fio's flags of `run` without a value (`--cmdhelp` and `--enghelp` take
 /// theirs only with `=`).
@@ -354,4 +359,14 @@ pub fn enghelp(what: &str) -> Result<String> {
             ),
         )),
     }
+}
+
+/// fio's `--inflate-log=FILE`: the text lines of a compressed log.
+pub fn inflate_log(file: &std::path::Path) -> Result<String> {
+    let what = || format!("--inflate-log {}", file.display());
+    let data = std::fs::read(file).map_err(|e| Error::io(what(), e))?;
+    let mut text = Vec::new();
+    render::fio_log_samples::inflate(&data, &mut text)
+        .map_err(|e| Error::usage(what(), format!("not a compressed fio log: {e}")))?;
+    String::from_utf8(text).map_err(|_| Error::usage(what(), "not a compressed fio log"))
 }

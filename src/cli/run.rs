@@ -36,6 +36,7 @@ fio's global flags:
   iolab run job.fio --showcmd                     the job file as one command line
   iolab run --cmdhelp=bs                          help for a job option (--cmdhelp: all)
   iolab run --enghelp=io_uring,hipri              engines, an engine's options, one option
+  iolab run --inflate-log=job_bw.1.log.fz         a log stored compressed, as text
   iolab run job.fio --eta=never --eta-newline=5 --eta-interval=1s --status-interval=10 \\
             --debug=io --alloc-size=32768         accepted as fio's; iolab prints no ETA,
                                                   no periodic status, no debug log
@@ -133,6 +134,9 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     if let Some(what) = &fio.enghelp {
         return write_out(&fio_flags::enghelp(what)?, None);
     }
+    if let Some(fz) = &fio.inflate_log {
+        return write_out(&fio_flags::inflate_log(fz)?, None);
+    }
     if fio.showcmd {
         let files = job::cmdline::parse(job_args)?.files;
         return write_out(&fio_flags::showcmd(&files, &fio.section)?, None);
@@ -212,11 +216,15 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         ));
     }
     for log in fio_logs::logs(&result) {
-        iolab::sys::fs::write_atomic_with(&log.path, |tmp| {
-            let mut w = std::io::BufWriter::new(tmp.as_file());
-            log.write_to(&mut w)?;
-            std::io::Write::flush(&mut w)
-        })?;
+        if log.append {
+            append_log(&log)?;
+        } else {
+            iolab::sys::fs::write_atomic_with(&log.path, |tmp| {
+                let mut w = std::io::BufWriter::new(tmp.as_file());
+                log.write_to(&mut w)?;
+                std::io::Write::flush(&mut w)
+            })?;
+        }
         say(&format!("wrote {}", log.path.display()));
     }
     if result.interrupted {
@@ -224,6 +232,20 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     }
     result.complete(&stop)?;
     not_stored.map_or(Ok(()), |e| Err(e.into()))
+}
+
+/// Adds a log at the end of its file (fio's `per_job_logs=0`).
+fn append_log(log: &fio_logs::LogFile) -> Result<()> {
+    let fail = |e| Error::io(format!("cannot write {}", log.path.display()), e);
+    let f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&log.path)
+        .map_err(fail)?;
+    let mut w = std::io::BufWriter::new(f);
+    log.write_to(&mut w)
+        .and_then(|()| std::io::Write::flush(&mut w))
+        .map_err(fail)
 }
 
 /// Profiles the timed part of the run when --flamegraph is given.

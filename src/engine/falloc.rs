@@ -1,7 +1,8 @@
 //! `falloc`: no data moves; each I/O is an `fallocate(2)` of its range, as
 //! fio's engines/falloc.c: a read is `fallocate(FALLOC_FL_KEEP_SIZE)` (the
 //! blocks are allocated, the size stays), a write `fallocate(0)` (the file
-//! grows to cover the range). Reads need a writable file, so a falloc job
+//! grows to cover the range), a trim `fallocate(PUNCH_HOLE | KEEP_SIZE)`
+//! (the blocks are freed). Reads need a writable file, so a falloc job
 //! counts as one that changes its files.
 
 use super::IoUnit;
@@ -33,11 +34,22 @@ impl Engine for FallocEngine {
         } else {
             libc::FALLOC_FL_KEEP_SIZE
         };
-        let (off, len) = (unit.offset as libc::off_t, unit.len as libc::off_t);
-        // SAFETY: fallocate on the clone's descriptor; no memory is passed.
-        if unsafe { libc::fallocate(fd, mode, off, len) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        fallocate(fd, mode, unit)?;
         Ok(Queued::Done(unit.len as usize))
     }
+
+    /// fio's falloc trim: a hole punched in the range, the size kept.
+    fn trim(&mut self, fd: RawFd, unit: IoUnit) -> io::Result<()> {
+        fallocate(fd, libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, unit)
+    }
+}
+
+/// `fallocate(2)` of the unit's range with `mode`.
+fn fallocate(fd: RawFd, mode: libc::c_int, unit: IoUnit) -> io::Result<()> {
+    let (off, len) = (unit.offset as libc::off_t, unit.len as libc::off_t);
+    // SAFETY: fallocate on the clone's descriptor; no memory is passed.
+    if unsafe { libc::fallocate(fd, mode, off, len) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }

@@ -91,6 +91,17 @@ pub struct IoUnit {
     pub file: u16,
     /// True for a write.
     pub write: bool,
+    /// True for a trim (fio's discard; `write` is then false): the engine's
+    /// [`Engine::trim`], not [`Engine::queue`], issues it.
+    pub trim: bool,
+}
+
+impl IoUnit {
+    /// fio's number of its direction: 0 read, 1 write, 2 trim.
+    #[inline]
+    pub fn ddir(&self) -> u8 {
+        if self.trim { 2 } else { u8::from(self.write) }
+    }
 }
 
 /// What an engine needs to know of the job it runs.
@@ -104,6 +115,8 @@ pub struct EngineConfig {
     pub writes: bool,
     /// The job reads.
     pub reads: bool,
+    /// The job trims.
+    pub trims: bool,
     /// Engine options.
     pub flags: EngineFlags,
 }
@@ -153,6 +166,12 @@ pub trait Engine: Send + Sized {
     /// clones keep their files there instead of a table of their own.
     const SHARED_FDS: bool = false;
 
+    /// True when it touches no file (fio's `FIO_DISKLESSIO`: `null`): the
+    /// job's files are neither laid out nor opened, their size is the
+    /// job's `size` (or `filesize`), and each descriptor given is
+    /// `/dev/null`'s.
+    const DISKLESS: bool = false;
+
     /// Checks a job's settings before anything runs (a combination the
     /// engine cannot do is refused here, with the reason).
     fn check(_cfg: &EngineConfig) -> Result<(), EngineError> {
@@ -183,6 +202,26 @@ pub trait Engine: Send + Sized {
     /// Starts `unit` on descriptor `fd` (file index `unit.file`) with `buf`
     /// (`unit.len` bytes), remembering `tag` for its completion.
     fn queue(&mut self, tag: u32, fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued>;
+
+    /// Trims `unit` on `fd`, synchronously (fio's `do_io_u_trim`, which
+    /// every engine without its own trim uses): the block layer's discard,
+    /// `ioctl(BLKDISCARD)`. On a regular file that fails with ENOTTY, as
+    /// in fio; `falloc` punches a hole instead, `null` does nothing.
+    fn trim(&mut self, fd: RawFd, unit: IoUnit) -> io::Result<()> {
+        crate::sys::fs::discard(fd, unit.offset, unit.len.into())
+    }
+
+    /// Issues `unit`: [`Engine::trim`] for a trim (done when it returns),
+    /// [`Engine::queue`] otherwise. The runner calls this.
+    #[inline(always)]
+    fn issue(&mut self, tag: u32, fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued> {
+        if unit.trim {
+            return self
+                .trim(fd, unit)
+                .map(|()| Queued::Done(unit.len as usize));
+        }
+        self.queue(tag, fd, unit, buf)
+    }
 
     /// Sends the queued I/Os to the kernel; returns how many were sent.
     fn commit(&mut self) -> io::Result<usize> {

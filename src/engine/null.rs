@@ -1,4 +1,5 @@
-//! `null`: no I/O; every I/O completes at once. Measures iolab's own cost.
+//! `null`: no I/O; every I/O completes at once, trims too. Measures
+//! iolab's own cost. Like fio's, it lays out and opens no file.
 
 use super::{Engine, EngineConfig, EngineError, Queued};
 use super::IoUnit;
@@ -10,6 +11,8 @@ use std::os::fd::RawFd;
 pub struct NullEngine;
 
 impl Engine for NullEngine {
+    const DISKLESS: bool = true;
+
     fn build(_: &EngineConfig) -> Result<Self, EngineError> {
         Ok(NullEngine)
     }
@@ -23,5 +26,10 @@ impl Engine for NullEngine {
         _buf: &mut [u8],
     ) -> io::Result<Queued> {
         Ok(Queued::Done(unit.len as usize))
+    }
+
+    /// A trim succeeds at once, as fio's null engine.
+    fn trim(&mut self, _fd: RawFd, _unit: IoUnit) -> io::Result<()> {
+        Ok(())
     }
 }

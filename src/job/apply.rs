@@ -184,6 +184,10 @@ impl JobSpec {
                     "randread" => (Pattern::Random, Mix::Read),
                     "randwrite" => (Pattern::Random, Mix::Write),
                     "randrw" => (Pattern::Random, Mix::Mixed),
+                    "trim" => (Pattern::Sequential, Mix::Trim),
+                    "randtrim" => (Pattern::Random, Mix::Trim),
+                    "trimwrite" => (Pattern::Sequential, Mix::TrimWrite),
+                    "randtrimwrite" => (Pattern::Random, Mix::TrimWrite),
                     other => return Err(not_one_of(key, other)),
                 };
                 (self.access.seq_add, self.access.seq_nr) = rw_step(self.pattern, step)?;
@@ -193,6 +197,10 @@ impl JobSpec {
                 let sizes = per_direction(key, v, |t| def.kind.number(t).map(|s| (s, s)))?;
                 if !*bsrange {
                     self.access.set_sizes(sizes, (self.bs_min, self.bs_max));
+                    self.access.trim_bs = match v.split(',').nth(2).map(str::trim) {
+                        Some(t) if !t.is_empty() => Some((num(def, t)?, num(def, t)?)),
+                        _ => self.access.trim_bs,
+                    };
                 }
             }
             "bs" => {
@@ -200,6 +208,7 @@ impl JobSpec {
                 if !*bsrange {
                     (self.bs_min, self.bs_max) = (bs, bs);
                     self.access.bs_dir = None;
+                    self.access.trim_bs = None;
                 }
             }
             "blocksize_range" if v.contains(',') => {

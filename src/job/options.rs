@@ -102,6 +102,10 @@ pub const CORE: &[OptDef] = &[
                 "rw",
                 "readwrite",
                 "randrw",
+                "trim",
+                "randtrim",
+                "trimwrite",
+                "randtrimwrite",
             ]),
             "access pattern",
         )

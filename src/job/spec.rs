@@ -24,6 +24,11 @@ pub enum Mix {
     Write,
     /// Reads and writes, `rwmixread` percent reads.
     Mixed,
+    /// Trims only (fio's `trim`, `randtrim`); they plan as reads would.
+    Trim,
+    /// Each block trimmed, then written (fio's `trimwrite`,
+    /// `randtrimwrite`); they plan as writes, each preceded by its trim.
+    TrimWrite,
 }
 
 /// Page-cache state wanted before each repetition.
@@ -174,6 +179,10 @@ pub struct JobSpec {
     pub flags: EngineFlags,
     /// Logs to write: fio's `write_*_log` prefixes.
     pub logs: LogSpec,
+    /// How the logs are written (`log_offset`, `per_job_logs`,
+    /// `log_compression`, `log_store_compressed`).
+    #[serde(default)]
+    pub log_format: super::groups::logs::LogFormat,
     /// The options as written (canonical names), for reports.
     pub options: Vec<(String, String)>,
 }
@@ -270,6 +279,7 @@ impl JobSpec {
             iodepth_batch_complete_min: 1,
             flags: EngineFlags::default(),
             logs: LogSpec::default(),
+            log_format: Default::default(),
             options: Vec::new(),
         }
     }
@@ -278,6 +288,12 @@ impl JobSpec {
     /// imported result whose engine iolab does not have).
     pub fn engine_def(&self) -> Option<&'static EngineDef> {
         crate::engine::find(&self.engine).map(|e| e.item)
+    }
+
+    /// True when the engine uses no file (`null`): nothing is laid out or
+    /// opened ([`crate::engine::Engine::DISKLESS`]).
+    pub fn diskless(&self) -> bool {
+        self.engine_def().is_some_and(|d| d.diskless)
     }
 
     /// True when the engine keeps several I/Os in flight.
@@ -292,6 +308,7 @@ impl JobSpec {
             direct: self.direct,
             writes: self.writes(),
             reads: self.mix == Mix::Read || (self.mix == Mix::Mixed && self.rwmixread > 0),
+            trims: self.trims(),
             flags: self.flags,
         }
     }
@@ -308,7 +325,12 @@ impl JobSpec {
 
     /// True when the job writes (`verify_only` writes nothing).
     pub fn writes(&self) -> bool {
-        self.mix != Mix::Read && !self.verify.only
+        !matches!(self.mix, Mix::Read | Mix::Trim) && !self.verify.only
+    }
+
+    /// True when the job trims (`rw=trim`, `randtrim`, `trimwrite`, ...).
+    pub fn trims(&self) -> bool {
+        matches!(self.mix, Mix::Trim | Mix::TrimWrite)
     }
 
     /// True when the job changes its files: it writes, or its engine's
@@ -316,7 +338,7 @@ impl JobSpec {
     /// Its files are then opened read-write and the safety rules for
     /// writes apply.
     pub fn changes_files(&self) -> bool {
-        self.writes() || self.engine_def().is_some_and(|d| d.writes_on_read)
+        self.writes() || self.trims() || self.engine_def().is_some_and(|d| d.writes_on_read)
     }
 
     /// The value of `rw` as fio spells it.
@@ -328,6 +350,10 @@ impl JobSpec {
             (Pattern::Random, Mix::Read) => "randread",
             (Pattern::Random, Mix::Write) => "randwrite",
             (Pattern::Random, Mix::Mixed) => "randrw",
+            (Pattern::Sequential, Mix::Trim) => "trim",
+            (Pattern::Random, Mix::Trim) => "randtrim",
+            (Pattern::Sequential, Mix::TrimWrite) => "trimwrite",
+            (Pattern::Random, Mix::TrimWrite) => "randtrimwrite",
         }
     }
 }

@@ -58,6 +58,7 @@ impl Planner {
                 offset: 0,
                 len: 0,
                 write: false,
+                trim: false,
             }; BATCH],
             batch_pos: 0,
             batch_len: 0,
@@ -115,8 +116,8 @@ impl Planner {
 
     fn pick_write(&mut self) -> bool {
         match self.p.mix {
-            Mix::Read => false,
-            Mix::Write => true,
+            Mix::Read | Mix::Trim => false,
+            Mix::Write | Mix::TrimWrite => true,
             Mix::Mixed => self.rng.below(100) as u32 >= self.p.rwmixread,
         }
     }
@@ -182,6 +183,7 @@ impl Planner {
         out.len = b.len;
         out.file = b.file;
         out.write = b.write;
+        out.trim = b.trim;
         self.batch_pos += 1;
         true
     }
@@ -216,9 +218,20 @@ impl Planner {
         } else if self.fast_nomap {
             self.refill_uniform_reads();
         }
-        while self.batch_len < BATCH {
+        // fio's trimwrite: each block is trimmed, then written.
+        let pair = self.p.mix == Mix::TrimWrite;
+        while self.batch_len + usize::from(pair) < BATCH {
             match self.generate() {
                 Some(io) => {
+                    if pair {
+                        let trim = IoUnit {
+                            write: false,
+                            trim: true,
+                            ..io
+                        };
+                        self.batch[self.batch_len % BATCH] = trim;
+                        self.batch_len += 1;
+                    }
                     // `% BATCH` is free (power of two) and lets the bound check go.
                     self.batch[self.batch_len % BATCH] = io;
                     self.batch_len += 1;
@@ -280,6 +293,7 @@ impl Planner {
                 offset: start + rel,
                 len: len as u32,
                 write: false,
+                trim: false,
             };
             len_out += 1;
             if done >= target {
@@ -319,6 +333,7 @@ impl Planner {
                 offset: start + below32((r >> 32) as u32, blocks) * bs,
                 len: len as u32,
                 write: false,
+                trim: false,
             };
             n += 1;
             done += len;
@@ -414,6 +429,7 @@ impl Planner {
                 offset,
                 len: len as u32,
                 write,
+                trim: self.p.mix == Mix::Trim,
             });
         }
     }

@@ -135,3 +135,27 @@ fn norandommap_fast_path_makes_the_same_sequence() {
         assert!(distinct.len() < a.len(), "offsets repeat without the map");
     }
 }
+
+#[test]
+fn trims_cover_the_region_and_trimwrite_writes_what_it_trimmed() {
+    for pattern in [Pattern::Sequential, Pattern::Random] {
+        let mut p = params(pattern, 64 * 4096, (4096, 4096), 1);
+        p.mix = Mix::Trim;
+        let trims: Vec<_> = Planner::new(p.clone()).collect();
+        assert_eq!(trims.len(), 64, "{pattern:?}");
+        assert!(trims.iter().all(|i| i.trim && !i.write && i.ddir() == 2));
+        let mut offsets: Vec<u64> = trims.iter().map(|i| i.offset).collect();
+        offsets.sort_unstable();
+        assert_eq!(offsets, (0..64).map(|b| b * 4096).collect::<Vec<_>>());
+        // More than one batch, so a pair never straddles a refill badly.
+        p.mix = Mix::TrimWrite;
+        p.loops = Some(3);
+        let ios: Vec<_> = Planner::new(p).collect();
+        assert_eq!(ios.len(), 2 * 3 * 64, "{pattern:?}");
+        for pair in ios.chunks(2) {
+            let (t, w) = (pair[0], pair[1]);
+            assert!(t.trim && !t.write && w.write && !w.trim, "{pair:?}");
+            assert_eq!((t.offset, t.len, t.file), (w.offset, w.len, w.file));
+        }
+    }
+}

@@ -1,8 +1,12 @@
 //! fio's log files (`write_bw_log`, `write_lat_log`, `write_iops_log`,
-//! `write_hist_log`): one file per clone, `PREFIX_TYPE.N.log`, lines
-//! `time_ms, value, ddir, bs, prio` (histogram logs: `time_ms, ddir, bs,`
-//! then fio's 1856 latency bins), so fio's plotting tools read them.
+//! `write_hist_log`): one file per clone, `PREFIX_TYPE.N.log` (N fio's
+//! thread number over all jobs), or one for all with `per_job_logs=0`;
+//! lines `time_ms, value, ddir, bs[, offset], prio` (histogram logs:
+//! `time_ms, ddir, bs,` then fio's 1856 latency bins), so fio's plotting
+//! tools read them; `.log.fz` with `log_store_compressed`
+//! ([`super::fio_log_samples`]).
 
+use super::fio_log_samples::{Columns, Sample, SampleSink, prio_value};
 use crate::job::{JobSpec, Mix};
 use crate::metrics::recorder::bucket_range;
 use crate::runner::iolog::IoLogEntry;
@@ -57,6 +61,9 @@ pub fn fio_plat_bins(h: &crate::metrics::LatencyHistogram) -> Vec<(u64, u64)> {
 pub struct LogFile<'a> {
     /// Where it goes.
     pub path: PathBuf,
+    /// Added at the end of the file, not replacing it (fio's
+    /// `per_job_logs=0`: every job appends to the one file).
+    pub append: bool,
     job: &'a JobSpec,
     totals: Rc<Totals>,
     what: What,
@@ -78,7 +85,13 @@ impl LogFile<'_> {
     pub fn write_to(&self, w: &mut dyn Write) -> std::io::Result<()> {
         let dirs = directions(self.job);
         match self.what {
-            What::Values(v) => lines(w, self.job, &self.totals, &dirs, v),
+            What::Values(v) => {
+                let f = &self.job.log_format;
+                let mut sink =
+                    SampleSink::new(w, columns(self.job), f.store_compressed, f.compression);
+                lines(&mut sink, self.job, &self.totals, &dirs, v)?;
+                sink.finish()
+            }
             What::Hist => {
                 let t = &self.totals;
                 hist_lines(
@@ -106,6 +119,7 @@ pub fn logs(r: &RunResult) -> Vec<LogFile<'_>> {
         if l.bw.is_none() && l.lat.is_none() && l.iops.is_none() && l.hist.is_none() {
             continue;
         }
+        let f = &job.log_format;
         for c in 0..job.numjobs {
             let mut t = Totals::default();
             for rep in &r.repetitions {
@@ -116,8 +130,19 @@ pub fn logs(r: &RunResult) -> Vec<LogFile<'_>> {
             let totals = Rc::new(t);
             let n = first + c + 1;
             let mut add = |prefix: &str, kind: &str, what: What| {
+                let fz = if f.store_compressed && !matches!(what, What::Hist) {
+                    ".fz"
+                } else {
+                    ""
+                };
+                let path = if f.per_job {
+                    format!("{prefix}_{kind}.{n}.log{fz}")
+                } else {
+                    format!("{prefix}_{kind}.log{fz}")
+                };
                 out.push(LogFile {
-                    path: PathBuf::from(format!("{prefix}_{kind}.{n}.log")),
+                    path: PathBuf::from(path),
+                    append: !f.per_job,
                     job,
                     totals: totals.clone(),
                     what,
@@ -161,19 +186,35 @@ fn directions(job: &JobSpec) -> Vec<usize> {
         Mix::Read => vec![0],
         Mix::Write => vec![1],
         Mix::Mixed => vec![0, 1],
+        Mix::Trim => vec![2],
+        Mix::TrimWrite => vec![1, 2],
     }
 }
 
+/// The columns of the job's logs, from `log_offset` and `log_prio`.
+fn columns(job: &JobSpec) -> Columns {
+    Columns {
+        offset: job.log_format.offset,
+        prio: job.log_format.prio,
+    }
+}
+
+/// The priority value of the job's I/Os, as fio logs it.
+fn job_prio(job: &JobSpec) -> u16 {
+    job.process.ioprio().map_or(0, |(c, l)| prio_value(c, l))
+}
+
 fn lines(
-    w: &mut dyn Write,
+    w: &mut SampleSink,
     job: &JobSpec,
     t: &Totals,
     dirs: &[usize],
     v: Value,
 ) -> std::io::Result<()> {
     if job.logs.avg_msec == 0 {
+        let prio = job_prio(job);
         for log in &t.io_logs {
-            log.for_each(|e| per_io_line(w, e, v))?;
+            log.for_each(|e| w.push(&per_io_sample(e, v, prio)))?;
         }
         return Ok(());
     }
@@ -198,13 +239,18 @@ fn lines(
                 }
                 Value::Slat => x.mean(x.slat_sum) as u64,
             };
-            writeln!(w, "{}, {val}, {d}, 0, 0", iv.end_ms)?;
+            w.push(&Sample {
+                time_ms: iv.end_ms,
+                val,
+                ddir: d as u8,
+                ..Sample::default()
+            })?;
         }
     }
     Ok(())
 }
 
-fn per_io_line(w: &mut dyn Write, e: &IoLogEntry, v: Value) -> std::io::Result<()> {
+fn per_io_sample(e: &IoLogEntry, v: Value, prio: u16) -> Sample {
     let val = match v {
         Value::Bw => {
             if e.lat == 0 {
@@ -218,13 +264,14 @@ fn per_io_line(w: &mut dyn Write, e: &IoLogEntry, v: Value) -> std::io::Result<(
         Value::Clat => e.clat,
         Value::Slat => e.slat,
     };
-    writeln!(
-        w,
-        "{}, {val}, {}, {}, 0",
-        e.t_ns / 1_000_000,
-        u8::from(e.write),
-        e.len
-    )
+    Sample {
+        time_ms: e.t_ns / 1_000_000,
+        val,
+        ddir: e.ddir,
+        bs: u64::from(e.len),
+        offset: e.offset,
+        prio,
+    }
 }
 
 fn hist_lines(

@@ -12,7 +12,7 @@ use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::cache::FileCache;
-use crate::runner::{OpStats, ReportEntry, RunResult, Totals};
+use crate::runner::{ReportEntry, RunResult, Totals};
 use crate::store::{StoredRun, kind};
 use crate::tree::TreeResult;
 use serde_json::{Map, Value, json};
@@ -188,7 +188,7 @@ impl Json {
             "job options": opts,
             "read": dir_obj(t, &t.read, Some((0, interval)), self.bins, &job.report),
             "write": dir_obj(t, &t.write, Some((1, interval)), self.bins, &job.report),
-            "trim": dir_obj(t, &OpStats::default(), None, false, &job.report),
+            "trim": dir_obj(t, &t.trim, Some((2, interval)), self.bins, &job.report),
             "sync": {
                 // fio counts fsyncs here, not fdatasyncs (only their latencies).
                 "total_ios": if job.files.fdatasync > 0 { 0 } else { t.fsync.count() },

@@ -138,6 +138,7 @@ impl Samples {
 pub(super) fn latency_dists(t: &Totals) -> (Value, Value, Value) {
     let mut all = t.read.clat_or_lat().clone();
     all.merge(t.write.clat_or_lat());
+    all.merge(t.trim.clat_or_lat());
     let bins = all.bins();
     let total = all.count().max(1) as f64;
     let edges = [2u64, 4, 10, 20, 50, 100, 250, 500, 750, 1000];

@@ -98,7 +98,7 @@ fn job_line(out: &mut String, job: &JobSpec, groupid: u32) {
         job.rw_name(),
         range(r),
         range(w),
-        range(r),
+        range(job.access.trim_bs.unwrap_or(r)),
         job.engine,
         job.iodepth
     );
@@ -173,6 +173,7 @@ fn iolab_figures(out: &mut String, r: &RunResult, e: &ReportEntry) {
     for (name, h) in [
         ("read", t.read.clat_or_lat()),
         ("write", t.write.clat_or_lat()),
+        ("trim", t.trim.clat_or_lat()),
         ("advise", &t.advise),
         ("fsync", &t.fsync),
     ] {

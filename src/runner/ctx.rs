@@ -27,8 +27,8 @@ pub struct Ctx<'a> {
     pub paths: &'a [PathBuf],
     /// The I/O sequence with its prefetch window.
     pub look: Lookahead,
-    /// Latencies and bytes of reads (0) and writes (1).
-    pub recs: [DirRecorders; 2],
+    /// Latencies and bytes of reads (0), writes (1) and trims (2).
+    pub recs: [DirRecorders; 3],
     /// `posix_fadvise(WILLNEED)` latencies.
     pub advise: Recorder,
     /// `fsync` latencies.
@@ -82,10 +82,9 @@ impl Ctx<'_> {
         if let Some(w) = &mut self.watch
             && now >= w.next_ns
         {
-            let [r, wr] = &self.recs;
             w.ctl.publish(super::control::Progress {
-                ios: r.lat.count() + wr.lat.count(),
-                bytes: r.bytes + wr.bytes,
+                ios: self.recs.iter().map(|d| d.lat.count()).sum(),
+                bytes: self.recs.iter().map(|d| d.bytes).sum(),
                 t_ns: now,
             });
             w.next_ns = now + super::control::WATCH_NS;
@@ -121,8 +120,9 @@ impl Ctx<'_> {
                 lat,
                 clat,
                 slat,
+                offset: io.offset,
                 len: io.len,
-                write: io.write,
+                ddir: io.ddir(),
             });
         }
     }
@@ -199,7 +199,8 @@ impl Ctx<'_> {
             self.more_errors += 1;
             return;
         }
-        let (engine, dir) = (self.engine, if io.write { "write" } else { "read" });
+        let dir = ["read", "write", "trim"][io.ddir() as usize];
+        let engine = self.engine;
         let path = self.paths[io.file as usize].display();
         self.errors.push(match result {
             Ok(n) => format!(

@@ -20,24 +20,26 @@ pub struct IoLogEntry {
     pub clat: u64,
     /// Submission latency.
     pub slat: u64,
+    /// Byte offset in the file (fio's `log_offset` column).
+    pub offset: u64,
     /// Bytes.
     pub len: u32,
-    /// Direction.
-    pub write: bool,
+    /// Direction, as fio numbers them: 0 read, 1 write, 2 trim.
+    pub ddir: u8,
 }
 
 /// Bytes of one entry on disk.
-const ENTRY: usize = 37;
+const ENTRY: usize = 45;
 /// Entries held in memory before they spill (about 300 KiB).
 const BUFFERED: usize = 8192;
 
 impl IoLogEntry {
     fn encode(&self, out: &mut Vec<u8>) {
-        for v in [self.t_ns, self.lat, self.clat, self.slat] {
+        for v in [self.t_ns, self.lat, self.clat, self.slat, self.offset] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(&self.len.to_le_bytes());
-        out.push(u8::from(self.write));
+        out.push(self.ddir);
     }
 
     fn decode(b: &[u8]) -> IoLogEntry {
@@ -47,8 +49,9 @@ impl IoLogEntry {
             lat: u(1),
             clat: u(2),
             slat: u(3),
-            len: u32::from_le_bytes(b[32..36].try_into().expect("4 bytes")),
-            write: b[36] != 0,
+            offset: u(4),
+            len: u32::from_le_bytes(b[40..44].try_into().expect("4 bytes")),
+            ddir: b[44],
         }
     }
 }
@@ -176,8 +179,9 @@ mod tests {
                 lat: i * 3,
                 clat: i * 2,
                 slat: i,
+                offset: i * 4096,
                 len: 4096,
-                write: i % 2 == 1,
+                ddir: (i % 2) as u8,
             });
         }
         let log = w.finish().unwrap().shifted(1000);
@@ -185,7 +189,8 @@ mod tests {
         let mut seen = 0;
         log.for_each(|e| {
             assert_eq!(e.t_ns, seen + 1000);
-            assert_eq!((e.lat, e.write), (seen * 3, seen % 2 == 1));
+            assert_eq!((e.lat, e.ddir), (seen * 3, (seen % 2) as u8));
+            assert_eq!(e.offset, seen * 4096);
             seen += 1;
             Ok(())
         })

@@ -23,6 +23,8 @@ pub struct CloneFile {
     pub id: FileId,
     /// The part of it the clone works on.
     pub region: Region,
+    /// Not on disk: the engine uses no file (`null`).
+    pub diskless: bool,
 }
 
 /// Every clone's files, and what the layout holds for the run.
@@ -43,30 +45,33 @@ impl Layout {
         prepare::remove_created(self.created.iter().map(|(p, id)| (p.as_path(), *id)));
     }
 
-    /// Distinct (path, region) pairs of job `j` over all its clones.
+    /// Distinct (path, region) pairs of job `j` over all its clones (none
+    /// for an engine that uses no file).
     pub fn job_regions(&self, j: usize) -> Vec<(PathBuf, Region)> {
         let mut m: BTreeMap<PathBuf, Region> = BTreeMap::new();
-        for cf in self.clones[j].iter().flatten() {
+        for cf in self.clones[j].iter().flatten().filter(|f| !f.diskless) {
             m.entry(cf.path.clone()).or_insert(cf.region);
         }
         m.into_iter().collect()
     }
 
-    /// The identity of every file of job `j`.
+    /// The identity of every file of job `j` (those on disk).
     pub fn job_ids(&self, j: usize) -> BTreeMap<PathBuf, FileId> {
         self.clones[j]
             .iter()
             .flatten()
+            .filter(|f| !f.diskless)
             .map(|cf| (cf.path.clone(), cf.id))
             .collect()
     }
 
-    /// Every file, once per clone that uses it.
+    /// Every file on disk, once per clone that uses it.
     pub fn all_paths(&self) -> Vec<PathBuf> {
         self.clones
             .iter()
             .flatten()
             .flatten()
+            .filter(|f| !f.diskless)
             .map(|f| f.path.clone())
             .collect()
     }
@@ -86,10 +91,11 @@ impl Layout {
 }
 
 /// What every file of the jobs must offer them: its length, whether it is
-/// written, whether it may be created; one entry per file.
+/// written, whether it may be created; one entry per file. A job whose
+/// engine uses no file (`null`) needs none.
 pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
     let mut needs: BTreeMap<PathBuf, Need> = BTreeMap::new();
-    for job in jobs {
+    for job in jobs.iter().filter(|j| !j.diskless()) {
         for c in 0..job.numjobs {
             let paths = clone_paths(job, c);
             let per_file = job.size.map(|s| s / paths.len() as u64);
@@ -102,10 +108,7 @@ pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
                     may_create: true,
                     make_parents: !job.filenames.is_empty() && job.directory.is_none(),
                 });
-                let len = match job.files.filesize {
-                    Some(range) => Some(file_size(job, c, i, range)),
-                    None => per_file.map(|pf| access::region_start(job, c, 0) + pf),
-                };
+                let len = file_len(job, c, i, per_file);
                 if let Some(len) = len {
                     n.len = Some(n.len.unwrap_or(0).max(len));
                 }
@@ -115,6 +118,15 @@ pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
         }
     }
     needs.into_values().collect()
+}
+
+/// The length file `i` of clone `c` must have: its `filesize`, or the
+/// end of the clone's share of `size`; `None`: the file's own.
+fn file_len(job: &JobSpec, c: u32, i: usize, per_file: Option<u64>) -> Option<u64> {
+    match job.files.filesize {
+        Some(range) => Some(file_size(job, c, i, range)),
+        None => per_file.map(|pf| access::region_start(job, c, 0) + pf),
+    }
 }
 
 /// Lays out every job's files (checking the safety rules) and works out
@@ -158,9 +170,20 @@ fn clone_files(
     let paths = clone_paths(job, c);
     let per_file = job.size.map(|s| s / paths.len() as u64);
     let mut out = Vec::new();
-    for p in paths {
-        let (fsize, id) = (files[&p].size, files[&p].id);
+    for (i, p) in paths.into_iter().enumerate() {
         let bad = |why: String| -> Error { JobError::invalid(&job.name, why).into() };
+        let (fsize, id) = if job.diskless() {
+            // fio's diskless engines: the file is as large as the job says.
+            let len = file_len(job, c, i, per_file).ok_or_else(|| {
+                bad(format!(
+                    "ioengine={} uses no file: give size= or filesize= (as fio)",
+                    job.engine
+                ))
+            })?;
+            (len, FileId::default())
+        } else {
+            (files[&p].size, files[&p].id)
+        };
         let start = access::region_start(job, c, fsize);
         if start >= fsize {
             return Err(bad(format!(
@@ -182,6 +205,7 @@ fn clone_files(
             path: p,
             id,
             region: Region { start, len },
+            diskless: job.diskless(),
         });
     }
     Ok(out)

@@ -34,6 +34,7 @@ pub(super) fn run<E: Engine>(
         offset: 0,
         len: 0,
         write: false,
+        trim: false,
     };
     let mut slots = vec![
         Slot {
@@ -81,7 +82,7 @@ pub(super) fn run<E: Engine>(
             if io.write {
                 cx.before_write(tag, io, buf);
             }
-            let mut res = engine.queue(tag, fd, io, buf);
+            let mut res = engine.issue(tag, fd, io, buf);
             if res.as_ref().is_ok_and(|q| *q == Queued::Busy) && !unsubmitted.is_empty() {
                 // fio's FIO_Q_BUSY: send what is queued, then offer it again.
                 if !submit(cx, engine, &mut unsubmitted, &mut slots, &mut in_flight) {
@@ -91,7 +92,7 @@ pub(super) fn run<E: Engine>(
                 }
                 let t_queue = now_ns();
                 (slots[tag as usize].t_queue, slots[tag as usize].t_submit) = (t_queue, t_queue);
-                res = engine.queue(tag, fd, io, buf);
+                res = engine.issue(tag, fd, io, buf);
             }
             match res {
                 Ok(Queued::Pending) => unsubmitted.push(tag),
@@ -215,7 +216,7 @@ fn complete(cx: &mut Ctx, (tag, s): (u32, &Slot), result: i64, now: u64, buf: &m
         return false;
     }
     let (slat, clat, lat) = (s.t_submit - s.t_queue, now - s.t_submit, now - s.t_queue);
-    let d = &mut cx.recs[io.write as usize];
+    let d = &mut cx.recs[io.ddir() as usize];
     d.lat.record(lat);
     d.clat.record(clat);
     d.slat.record(slat);
@@ -226,6 +227,6 @@ fn complete(cx: &mut Ctx, (tag, s): (u32, &Slot), result: i64, now: u64, buf: &m
     if io.write {
         cx.after_write(io.file) && cx.write_done(tag, io)
     } else {
-        cx.read_done(io, buf)
+        io.trim || cx.read_done(io, buf)
     }
 }

@@ -1,5 +1,6 @@
 //! fio's `--readonly`: a safety net that refuses, before anything is
-//! opened, every job that would change a file: a direction that writes, an
+//! opened, every job that would change a file: a direction that writes or
+//! trims, an
 //! engine that changes files even to read (`filedelete`, `ftruncate`,
 //! `falloc`), a file to lay out or extend, `unlink`, and the syncs (`fsync`,
 //! `fdatasync`, `end_fsync`, `fsync_on_close`).
@@ -47,7 +48,7 @@ pub fn check(jobs: &[JobSpec]) -> Result<()> {
 fn writing_option(job: &JobSpec) -> Option<String> {
     let f = &job.files;
     [
-        (job.writes(), format!("rw={}", job.rw_name())),
+        (job.writes() || job.trims(), format!("rw={}", job.rw_name())),
         // Engines whose reads change the file (falloc, ftruncate, filedelete).
         (job.changes_files(), format!("ioengine={}", job.engine)),
         (job.unlink, "unlink".into()),

@@ -59,6 +59,9 @@ pub struct Totals {
     pub read: OpStats,
     /// Writes.
     pub write: OpStats,
+    /// Trims (absent from runs stored before iolab trimmed).
+    #[serde(default)]
+    pub trim: OpStats,
     /// `posix_fadvise(WILLNEED)` calls issued by `prefetch`.
     pub advise: LatencyHistogram,
     /// `fsync` calls.
@@ -124,6 +127,7 @@ impl Totals {
     fn merge_counts(&mut self, c: &Totals) {
         self.read.merge(&c.read);
         self.write.merge(&c.write);
+        self.trim.merge(&c.trim);
         self.advise.merge(&c.advise);
         self.fsync.merge(&c.fsync);
         self.thread_ns += c.thread_ns;
@@ -139,9 +143,9 @@ impl Totals {
         self.verify.add(&c.verify);
     }
 
-    /// Read plus write bytes.
+    /// Bytes read, written and trimmed.
     pub fn io_bytes(&self) -> u64 {
-        self.read.bytes + self.write.bytes
+        self.read.bytes + self.write.bytes + self.trim.bytes
     }
 
     /// Bytes per second of one direction over the runtime.

@@ -112,8 +112,24 @@ pub struct Interval {
     pub end_ms: u64,
     /// Length in ms (the last one may be short).
     pub len_ms: u64,
-    /// Reads and writes.
-    pub dirs: [IntervalDir; 2],
+    /// Reads, writes and trims (runs stored before trims have two).
+    #[serde(deserialize_with = "three_dirs")]
+    pub dirs: [IntervalDir; 3],
+}
+
+/// Reads an interval's directions: three, or the two of a run stored
+/// before iolab trimmed.
+fn three_dirs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[IntervalDir; 3], D::Error> {
+    let mut v = Vec::<IntervalDir>::deserialize(d)?;
+    if v.len() > 3 {
+        return Err(serde::de::Error::invalid_length(
+            v.len(),
+            &"2 or 3 directions",
+        ));
+    }
+    v.resize_with(3, IntervalDir::default);
+    let [r, w, t] = <[IntervalDir; 3]>::try_from(v).expect("three");
+    Ok([r, w, t])
 }
 
 /// Adds `b` into `a` interval by interval (clones that ran side by side).
@@ -129,8 +145,9 @@ pub fn merge_parallel(a: &mut Vec<Interval>, b: &[Interval]) {
         let t = &mut a[i];
         t.end_ms = t.end_ms.max(iv.end_ms);
         t.len_ms = t.len_ms.max(iv.len_ms);
-        t.dirs[0].add(&iv.dirs[0]);
-        t.dirs[1].add(&iv.dirs[1]);
+        for (a, b) in t.dirs.iter_mut().zip(&iv.dirs) {
+            a.add(b);
+        }
     }
 }
 
@@ -160,7 +177,7 @@ pub struct Ticker {
     start_ns: u64,
     /// When the current interval ends (absolute ns).
     pub next_ns: u64,
-    prev: [Prev; 2],
+    prev: [Prev; 3],
     /// Intervals closed so far.
     pub out: Vec<Interval>,
 }
@@ -183,7 +200,7 @@ impl Ticker {
     }
 
     /// Closes every interval that ended by `now` (call when `now >= next_ns`).
-    pub fn tick(&mut self, now: u64, recs: &[DirRecorders; 2]) {
+    pub fn tick(&mut self, now: u64, recs: &[DirRecorders; 3]) {
         while now >= self.next_ns {
             let end = self.next_ns;
             self.close(end, self.interval_ns, recs);
@@ -194,7 +211,7 @@ impl Ticker {
     }
 
     /// Closes the last, partial interval at `now`.
-    pub fn finish(&mut self, now: u64, recs: &[DirRecorders; 2]) {
+    pub fn finish(&mut self, now: u64, recs: &[DirRecorders; 3]) {
         if !self.enabled {
             return;
         }
@@ -216,12 +233,13 @@ impl Ticker {
             // interval before it.
             let last = self.out.pop().expect("n >= 2");
             let prev = &mut self.out[n - 2];
-            prev.dirs[0].add(&last.dirs[0]);
-            prev.dirs[1].add(&last.dirs[1]);
+            for (a, b) in prev.dirs.iter_mut().zip(&last.dirs) {
+                a.add(b);
+            }
         }
     }
 
-    fn close(&mut self, end: u64, len: u64, recs: &[DirRecorders; 2]) {
+    fn close(&mut self, end: u64, len: u64, recs: &[DirRecorders; 3]) {
         let mut iv = Interval {
             end_ms: (end - self.start_ns) / 1_000_000,
             len_ms: (len / 1_000_000).max(1),

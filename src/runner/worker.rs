@@ -210,6 +210,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         recs: [
             DirRecorders::new(false, E::QUEUED),
             DirRecorders::new(!writes, E::QUEUED),
+            DirRecorders::new(!cfg.trims, E::QUEUED),
         ],
         advise: recorder(prefetch > 0),
         fsync: recorder(fsync_every > 0),
@@ -275,8 +276,8 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
 
 /// Moves what the loop measured into the totals.
 fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
-    let [r, wr] = &cx.recs;
-    for (stats, rec) in [(&mut t.read, r), (&mut t.write, wr)] {
+    let [r, wr, tr] = &cx.recs;
+    for (stats, rec) in [(&mut t.read, r), (&mut t.write, wr), (&mut t.trim, tr)] {
         stats.lat = rec.lat.finish();
         stats.clat = rec.clat.finish();
         stats.slat = rec.slat.finish();
@@ -298,7 +299,7 @@ fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
     if !queued {
         // One at a time: every I/O is submitted and completed alone (as
         // fio counts its synchronous engines), nothing counted per I/O.
-        let ios = t.read.ios() + t.write.ios();
+        let ios = t.read.ios() + t.write.ios() + t.trim.ios();
         t.depth_counts[0] = ios;
         t.submit_counts[batch_bucket(1)] = ios;
         t.complete_counts[batch_bucket(1)] = ios;
@@ -374,7 +375,7 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
             cx.before_write(0, io, buf);
         }
         let t0 = now_ns();
-        let res = engine.queue(0, fd, io, buf);
+        let res = engine.issue(0, fd, io, buf);
         let t1 = now_ns();
         match res {
             Ok(Queued::Done(n)) if n == io.len as usize => {}
@@ -390,13 +391,13 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
                 return false;
             }
         }
-        let d = &mut cx.recs[io.write as usize];
+        let d = &mut cx.recs[io.ddir() as usize];
         d.lat.record(t1 - t0);
         d.bytes += io.len as u64;
         let checked = if io.write {
             cx.after_write(io.file) && cx.write_done(0, io)
         } else {
-            cx.read_done(io, buf)
+            io.trim || cx.read_done(io, buf)
         };
         if !checked {
             return false;

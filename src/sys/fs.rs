@@ -180,3 +180,16 @@ pub fn memory_only(path: &Path) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// The block layer's discard of `len` bytes at `offset` (fio's `os_trim`:
+/// `ioctl(BLKDISCARD)`); a regular file has no such ioctl (ENOTTY).
+pub fn discard(fd: std::os::fd::RawFd, offset: u64, len: u64) -> std::io::Result<()> {
+    /// `_IO(0x12, 119)`.
+    const BLKDISCARD: libc::c_ulong = 0x1277;
+    let range = [offset, len];
+    // SAFETY: BLKDISCARD reads two u64s from `range`, which outlives the call.
+    if unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}

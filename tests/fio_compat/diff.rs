@@ -346,7 +346,10 @@ pub fn differences(fio: &Outcome, iolab: &Outcome, checks: &[Check]) -> Vec<Stri
             Check::Files => {
                 let strip = |v: &[(String, u64)]| -> Vec<(String, Option<u64>)> {
                     v.iter()
-                        .map(|(n, l)| (n.clone(), (!n.ends_with(".log")).then_some(*l)))
+                        .map(|(n, l)| {
+                            let log = n.ends_with(".log") || n.ends_with(".log.fz");
+                            (n.clone(), (!log).then_some(*l))
+                        })
                         .collect()
                 };
                 let (a, b) = (strip(&fio.files), strip(&iolab.files));

@@ -121,9 +121,10 @@ fn plan(job: &JobSpec, regions: Vec<Region>, tables: bool) {
             job.bs_max
         );
         match job.mix {
-            Mix::Read => assert!(!io.write, "a write in a read job"),
+            Mix::Read => assert!(!io.write && !io.trim, "a write in a read job"),
             Mix::Write => assert!(io.write, "a read in a write job"),
-            Mix::Mixed => {}
+            Mix::Trim => assert!(io.trim && !io.write, "no trim in a trim job"),
+            Mix::Mixed | Mix::TrimWrite => assert!(!(io.trim && io.write), "a trim that writes"),
         }
     }
 }

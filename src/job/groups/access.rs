@@ -34,6 +34,9 @@ pub struct Access {
     pub seq_nr: u64,
     /// `bs`/`bsrange` given per direction (read, write): their sizes.
     pub bs_dir: Option<[Sizes; 2]>,
+    /// `bs`'s third part (`bs=R,W,T`): the size of trims.
+    #[serde(default)]
+    pub trim_bs: Option<Sizes>,
     /// The sizes each direction uses, read and write, once every option is
     /// applied ([`finish`]): from `bssplit`, `bs_dir` or the core sizes.
     pub sizes: [Sizes; 2],
@@ -83,6 +86,7 @@ impl Default for Access {
             seq_add: 0,
             seq_nr: 1,
             bs_dir: None,
+            trim_bs: None,
             sizes: [(4096, 4096); 2],
             size_percent: None,
             offset_percent: None,
@@ -276,6 +280,7 @@ fn apply_value(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProble
 /// `bs_max` as the smallest and largest of them; the strided zones.
 pub fn finish(job: &mut JobSpec) {
     let core = (job.bs_min, job.bs_max);
+    let trims = job.trims();
     let a = &mut job.access;
     for d in 0..2 {
         let s = &a.bssplit[d];
@@ -285,6 +290,11 @@ pub fn finish(job: &mut JobSpec) {
             let lo = s.iter().map(|p| p.0).min().unwrap_or(core.0);
             (lo, s.iter().map(|p| p.0).max().unwrap_or(core.1))
         };
+    }
+    // A trimming job plans its trims in the sizes of `bs`'s trim part
+    // (trimwrite writes what it trimmed), as fio.
+    if let Some(t) = a.trim_bs.filter(|_| trims) {
+        a.sizes = [t; 2];
     }
     job.bs_min = a.sizes[0].0.min(a.sizes[1].0);
     job.bs_max = a.sizes[0].1.max(a.sizes[1].1);

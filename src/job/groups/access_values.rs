@@ -104,7 +104,7 @@ fn invalid(msg: String) -> JobProblem {
 /// Splits fio's per-direction list `read[,write[,trim]]`; each non-empty
 /// part is read by `one`. One part applies to reads and writes; an empty
 /// part (`,8k`) leaves that direction as it was. A trim part is read and
-/// dropped (iolab has no trim direction).
+/// dropped here (`bs` keeps it: `Access::trim_bs`).
 pub fn per_direction<T: Copy>(
     what: &str,
     v: &str,

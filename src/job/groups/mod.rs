@@ -13,6 +13,7 @@ pub mod access;
 pub(crate) mod access_values;
 pub mod files;
 pub mod lifecycle;
+pub mod logs;
 pub mod memory;
 pub mod pattern;
 pub mod process;
@@ -46,6 +47,7 @@ pub const GROUPS: &[OptionGroup] = &[
     access::GROUP,
     memory::GROUP,
     lifecycle::GROUP,
+    logs::GROUP,
 ];
 
 /// The group an option belongs to (`None` for the core options).

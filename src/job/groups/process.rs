@@ -1,6 +1,6 @@
 //! How a job's threads are scheduled and submit, and options without an
 //! effect on the I/O: fio's `nice`, `prio`, `prioclass`, `cpus_allowed`,
-//! `cpumask`, `cpus_allowed_policy`, `io_submit_mode`, `log_prio`,
+//! `cpumask`, `cpus_allowed_policy`, `io_submit_mode`,
 //! `continue_on_error`, and `threads` (an option of fio's tiobench
 //! profile that its example job files set).
 
@@ -9,7 +9,6 @@ use crate::job::apply::num as number;
 use crate::job::error::JobProblem;
 use crate::job::options::{Kind, OptDef, Range};
 use crate::job::spec::JobSpec;
-use crate::job::units::parse_bool;
 use crate::sys::thread::{MAX_CPUS, Sched};
 use serde::{Deserialize, Serialize};
 
@@ -27,8 +26,6 @@ pub struct Process {
     pub cpus: Option<Vec<usize>>,
     /// `cpus_allowed_policy=split`: each clone gets one of `cpus` in turn.
     pub split_cpus: bool,
-    /// fio's `log_prio` as given (iolab's logs write priority 0).
-    pub log_prio: bool,
 }
 
 impl Process {
@@ -105,11 +102,6 @@ pub const OPTIONS: &[OptDef] = &[
         "accepted: iolab submits from the clone's own thread (fio's inline)",
     ),
     opt(
-        "log_prio",
-        Kind::Bool,
-        "accepted: the priority column of iolab's logs is 0",
-    ),
-    opt(
         "continue_on_error",
         Kind::Str,
         "none: stop a clone at its first I/O error (other values refused)",
@@ -138,7 +130,6 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "cpus_allowed" => p.cpus = Some(cpu_list(v)?),
         "cpumask" => p.cpus = Some(cpu_mask(v)?),
         "cpus_allowed_policy" => p.split_cpus = v == "split",
-        "log_prio" => p.log_prio = parse_bool(v)?,
         "continue_on_error" if !matches!(v, "none" | "0" | "false") => {
             return Err(JobProblem::Invalid(format!(
                 "continue_on_error={v} is not supported by iolab yet: a clone stops at its \
