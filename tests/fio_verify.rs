@@ -291,7 +291,6 @@ fn refusals_name_the_option() {
             &["--verify=sha3-256"][..],
             "verify=sha3-256 is not supported by iolab yet",
         ),
-        (&["--verify=crc32c", "--rw=randrw"], "verify with rw=randrw"),
         (&["--verify=pattern"], "verify=pattern needs verify_pattern"),
         (&["--dedupe_mode=working_set"], "dedupe_mode=working_set"),
         (&["--verify_pattern='f'"], "patterns read from files"),

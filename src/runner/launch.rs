@@ -22,8 +22,14 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// What clone `clone` of `job` will do, before its engine and files;
-/// `tables`: its random orders may use tables ([`tables_fit`]).
-fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Result<Worker> {
+/// `tables`: its random orders may use tables ([`tables_fit`]); `index`:
+/// fio's thread number less one (every clone of every job counted).
+fn worker(
+    job: &JobSpec,
+    files: &[CloneFile],
+    (clone, index): (u32, u64),
+    tables: bool,
+) -> Result<Worker> {
     let io_log = match job.logs.per_io_dir() {
         Some(dir) => Some(IoLogWriter::new(&dir).map_err(|e| {
             Error::io(
@@ -56,7 +62,12 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
             crate::runner::buffer::Contents::of_job(job, crate::plan::clone_seed(job, clone));
         bufs.iter_mut().for_each(|b| fill.fill(b.as_mut_slice()));
     }
-    let (contents, verifier) = super::verifier::for_clone(job, clone, depth, job.queued());
+    let (contents, verifier) =
+        super::verifier::for_clone(job, (clone, index, files.len()), depth, job.queued()).map_err(
+            |e| Error::RunFailed {
+                errors: vec![format!("job '{}': {e}", job.name)],
+            },
+        )?;
     Ok(Worker {
         engine: crate::engine::find(&job.engine).map_or("?", |e| e.name),
         cfg: job.engine_config(),
@@ -84,6 +95,11 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
         contents,
         verifier,
     })
+}
+
+/// fio's thread number less one of the first clone of job `j`.
+fn first_index(jobs: &[JobSpec], j: usize) -> u64 {
+    jobs[..j].iter().map(|x| u64::from(x.numjobs)).sum()
 }
 
 /// Runs every clone of the jobs in `active` side by side until they end.
@@ -115,9 +131,12 @@ pub fn run_clones(
                 break;
             }
             let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
-            let (opened, w) = match open_clone(job, files)
-                .and_then(|f| Ok((f, worker(job, files, c, tables)?)))
-            {
+            let (opened, w) = match open_clone(job, files).and_then(|f| {
+                Ok((
+                    f,
+                    worker(job, files, (c, first_index(jobs, j) + c as u64), tables)?,
+                ))
+            }) {
                 Ok(x) => x,
                 Err(e) => {
                     failure = Some(e);

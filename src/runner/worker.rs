@@ -198,6 +198,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         }
     };
     let hint = |e: &std::io::Error| E::hint(e, &cfg);
+    let dry_writes = verifier.as_ref().is_some_and(|v| v.dry_writes());
     let mut cx = Ctx {
         engine: name,
         hint: &hint,
@@ -206,7 +207,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         look: Lookahead::new(planner, prefetch),
         recs: [
             DirRecorders::new(false, E::QUEUED),
-            DirRecorders::new(!writes, E::QUEUED),
+            DirRecorders::new(!writes && !dry_writes, E::QUEUED),
         ],
         advise: recorder(prefetch > 0),
         fsync: recorder(fsync_every > 0),
@@ -254,6 +255,10 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     }
     if !interrupted && cx.errors.is_empty() {
         cx.verify_written();
+    }
+    if let Some(Err(e)) = cx.verifier.as_ref().map(|v| v.save_state()) {
+        cx.errors
+            .push(format!("verify_state_save: cannot write the state: {e}"));
     }
     let t_end = now_ns();
     cx.series.finish(t_end, &cx.recs);
@@ -359,6 +364,9 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
             if cx.next_pass() {
                 continue;
             }
+            return false;
+        }
+        if cx.past_state(&io) {
             return false;
         }
         if cx.sync_pending.is_some() && !cx.sync_due() {

@@ -9,7 +9,7 @@ use super::pattern::FillPattern;
 use crate::job::apply::num as number;
 use crate::job::error::JobProblem;
 use crate::job::options::{Kind, OptDef, Range, opt};
-use crate::job::spec::{JobSpec, Mix};
+use crate::job::spec::JobSpec;
 use crate::job::units::parse_bool;
 use serde::{Deserialize, Serialize};
 
@@ -191,10 +191,12 @@ pub struct Verify {
     pub only: bool,
     /// `verify_dump`: write the block read and the one expected to files.
     pub dump: bool,
-    /// `verify_state_save` (accepted; iolab keeps no state file).
+    /// `verify_state_save`: a write job saves fio's state file.
     pub state_save: bool,
-    /// `verify_state_load` (accepted; iolab keeps no state file).
+    /// `verify_state_load`: load it and stop verifying where it says.
     pub state_load: bool,
+    /// `verify_async`: fio's verify threads (iolab checks inline).
+    pub asynchronous: u32,
     /// The contents of written buffers.
     pub buffers: Buffers,
 }
@@ -214,6 +216,7 @@ impl Default for Verify {
             dump: false,
             state_save: true,
             state_load: false,
+            asynchronous: 0,
             buffers: Buffers::default(),
         }
     }
@@ -318,12 +321,17 @@ pub const OPTIONS: &[OptDef] = &[
     opt(
         "verify_state_save",
         Kind::Bool,
-        "accepted: iolab keeps no verify state file",
+        "save fio's NAME-INDEX-verify.state when a write job ends (default 1)",
     ),
     opt(
         "verify_state_load",
         Kind::Bool,
-        "accepted: iolab keeps no verify state file",
+        "load the saved state: stop verifying where the writes stopped",
+    ),
+    opt(
+        "verify_async",
+        Kind::Int(UINT),
+        "accepted: iolab checks on the clone's own thread (same verdicts)",
     ),
     opt(
         "buffer_pattern",
@@ -394,6 +402,7 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "verify_dump" => c.dump = parse_bool(v)?,
         "verify_state_save" => c.state_save = parse_bool(v)?,
         "verify_state_load" => c.state_load = parse_bool(v)?,
+        "verify_async" => c.asynchronous = number(def, v)?,
         "buffer_pattern" => {
             // fio: a pattern turns scrambling and zeroing off.
             c.buffers.pattern = Some(FillPattern::parse(def.name, v, false)?);
@@ -425,16 +434,6 @@ fn validate(job: &JobSpec) -> Result<(), JobProblem> {
     let bad = |why: String| Err(JobProblem::Invalid(why));
     if !c.on() {
         return Ok(());
-    }
-    if job.mix == Mix::Mixed {
-        return bad(format!(
-            "verify with rw={} (reads and writes in one job) is not supported by iolab yet; \
-             write in one job and read with verify in the next (stonewall)",
-            job.rw_name()
-        ));
-    }
-    if job.time_based {
-        return bad("verify with time_based is not supported by iolab yet".into());
     }
     if c.method == Method::Pattern && c.pattern.is_none() {
         return bad("verify=pattern needs verify_pattern".into());
