@@ -125,6 +125,9 @@ pub enum DedupeMode {
     /// A deduplicable buffer repeats the last unique one (fio's default).
     #[default]
     Repeat,
+    /// A deduplicable buffer repeats one drawn from a working set of
+    /// `dedupe_working_set_percentage` of the job's size.
+    WorkingSet,
 }
 
 /// What written buffers hold.
@@ -150,6 +153,10 @@ pub struct Buffers {
     pub dedupe_percentage: u32,
     /// `dedupe_mode`.
     pub dedupe_mode: DedupeMode,
+    /// `dedupe_working_set_percentage` (fio's default 5).
+    pub working_set_percentage: u32,
+    /// `dedupe_global`: the working set is shared by every job with it.
+    pub dedupe_global: bool,
 }
 
 impl Default for Buffers {
@@ -163,6 +170,8 @@ impl Default for Buffers {
             compress_chunk: 512,
             dedupe_percentage: 0,
             dedupe_mode: DedupeMode::Repeat,
+            working_set_percentage: 5,
+            dedupe_global: false,
         }
     }
 }
@@ -367,7 +376,17 @@ pub const OPTIONS: &[OptDef] = &[
     opt(
         "dedupe_mode",
         Kind::Choice(&["repeat", "working_set"]),
-        "repeat (working_set is refused)",
+        "repeat: the last unique buffer; working_set: one of a set drawn at random",
+    ),
+    opt(
+        "dedupe_working_set_percentage",
+        Kind::Int(Range { min: 0, max: 100 }),
+        "working_set: the set's unique buffers, in percent of size (default 5)",
+    ),
+    opt(
+        "dedupe_global",
+        Kind::Bool,
+        "working_set: one set shared by every job with dedupe_global",
     ),
 ];
 
@@ -416,13 +435,13 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "buffer_compress_chunk" => c.buffers.compress_chunk = number(def, v)?,
         "dedupe_percentage" => c.buffers.dedupe_percentage = number(def, v)?,
         "dedupe_mode" => {
-            if v != "repeat" {
-                return Err(JobProblem::Invalid(format!(
-                    "dedupe_mode={v} is not supported by iolab yet (iolab has repeat)"
-                )));
+            c.buffers.dedupe_mode = match v {
+                "working_set" => DedupeMode::WorkingSet,
+                _ => DedupeMode::Repeat,
             }
-            c.buffers.dedupe_mode = DedupeMode::Repeat;
         }
+        "dedupe_working_set_percentage" => c.buffers.working_set_percentage = number(def, v)?,
+        "dedupe_global" => c.buffers.dedupe_global = parse_bool(v)?,
         other => unreachable!("verify group and its table disagree on '{other}'"),
     }
     Ok(())
@@ -432,6 +451,25 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
 fn validate(job: &JobSpec) -> Result<(), JobProblem> {
     let c = &job.verify;
     let bad = |why: String| Err(JobProblem::Invalid(why));
+    let b = &c.buffers;
+    if b.dedupe_percentage > 0 && b.dedupe_mode == DedupeMode::WorkingSet {
+        // fio's own checks (init.c).
+        if job.size.is_none() {
+            return bad(
+                "dedupe_mode=working_set needs size (fio: the working set is made from it)".into(),
+            );
+        }
+        if job.files.nrfiles > 1 && job.filenames.is_empty() || job.filenames.len() > 1 {
+            return bad("dedupe_mode=working_set takes a single file per job, as in fio".into());
+        }
+        if b.working_set_percentage + b.dedupe_percentage > 100 {
+            return bad(format!(
+                "dedupe_percentage={} cannot be reached: dedupe_working_set_percentage={} of \
+                 the size is unique pages (together at most 100, as in fio)",
+                b.dedupe_percentage, b.working_set_percentage
+            ));
+        }
+    }
     if !c.on() {
         return Ok(());
     }
