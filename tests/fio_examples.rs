@@ -43,10 +43,7 @@ const EXAMPLES: &[(&str, Status)] = &[
         "cmdprio-percentage",
         Refused("unknown option 'cmdprio_percentage'"),
     ),
-    (
-        "dedupe-global",
-        Refused("dedupe_mode=working_set is not supported by iolab yet (iolab"),
-    ),
+    ("dedupe-global", Runs),
     (
         "disk-zone-profile",
         Refused("unknown option 'log_offset' (did you mean 'offset'?)"),
@@ -73,9 +70,9 @@ const EXAMPLES: &[(&str, Status)] = &[
         Refused("unknown option 'flow_sleep' (did you mean 'allow_file_create"),
     ),
     ("fsx", Runs),
-    ("ftruncate", Differs("files: fio [(\"scratch/truncate\"")),
+    ("ftruncate", Runs),
     ("iometer-file-access-server", Runs),
-    ("jesd219", Differs("io_bytes in all: fio ")),
+    ("jesd219", Runs),
     (
         "latency-profile",
         Refused("unknown option 'latency_target' (see docs/fio-compat.md for"),
