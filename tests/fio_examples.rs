@@ -53,10 +53,7 @@ const EXAMPLES: &[(&str, Status)] = &[
         "falloc",
         Refused("option 'rw': 'randtrim' is not one of read, write, randread,"),
     ),
-    (
-        "filecreate-ioengine",
-        Refused("ioengine 'filecreate' is not supported"),
-    ),
+    ("filecreate-ioengine", Runs),
     ("filedelete-ioengine", Runs),
     ("filestat-ioengine", Runs),
     ("fio-rand-RW", Runs),

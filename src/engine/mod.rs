@@ -36,6 +36,7 @@ registry::engines! {
     Ftruncate => ftruncate::FtruncateEngine, "ftruncate", [], "", "no data: a write is ftruncate(2) to its offset; reads fail (EINVAL), as in fio";
     Filestat => filestat::FilestatEngine, "filestat", [], "", "no data: each file's first I/O is a stat(2) of its name, timed";
     Filedelete => filedelete::FiledeleteEngine, "filedelete", [], "", "no data: each file's first I/O is an unlink(2) of its name, timed";
+    Filecreate => filecreate::FilecreateEngine, "filecreate", [], "", "no data: each file's first I/O creates it (open(2) with O_CREAT), timed; nothing laid out first";
     Null => null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
 }
 
@@ -152,6 +153,11 @@ pub trait Engine: Send + Sized {
     /// the process's descriptor table (glibc's POSIX AIO): the engine's
     /// clones keep their files there instead of a table of their own.
     const SHARED_FDS: bool = false;
+
+    /// True when the engine makes the files itself (fio's
+    /// `FIO_DISKLESSIO`, `filecreate`): they are not laid out or opened
+    /// before the run; the I/O is planned over `filesize` or `size`.
+    const DISKLESS: bool = false;
 
     /// Checks a job's settings before anything runs (a combination the
     /// engine cannot do is refused here, with the reason).

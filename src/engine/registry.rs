@@ -35,6 +35,7 @@ macro_rules! engines {
                 moves_data: <$module::$ty as Engine>::MOVES_DATA,
                 writes_on_read: <$module::$ty as Engine>::WRITES_ON_READ,
                 shared_fds: <$module::$ty as Engine>::SHARED_FDS,
+                diskless: <$module::$ty as Engine>::DISKLESS,
                 check: <$module::$ty as Engine>::check,
                 warnings: <$module::$ty as Engine>::warnings,
                 hint: <$module::$ty as Engine>::hint,
@@ -63,6 +64,8 @@ pub struct EngineDef {
     pub writes_on_read: bool,
     /// Its clones keep the process's descriptor table ([`super::Engine::SHARED_FDS`]).
     pub shared_fds: bool,
+    /// It makes its files ([`super::Engine::DISKLESS`]).
+    pub diskless: bool,
     /// Checks a job's settings.
     pub check: fn(&EngineConfig) -> Result<(), EngineError>,
     /// Settings that run but do not do what they suggest.

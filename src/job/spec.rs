@@ -271,6 +271,12 @@ impl JobSpec {
         crate::engine::find(&self.engine).map(|e| e.item)
     }
 
+    /// True when the engine makes the files itself: nothing is laid out
+    /// or opened before the run ([`crate::engine::Engine::DISKLESS`]).
+    pub fn diskless(&self) -> bool {
+        self.engine_def().is_some_and(|d| d.diskless)
+    }
+
     /// True when the engine keeps several I/Os in flight.
     pub fn queued(&self) -> bool {
         self.engine_def().is_some_and(|d| d.queued)

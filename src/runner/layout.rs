@@ -44,9 +44,15 @@ impl Layout {
     }
 
     /// Distinct (path, region) pairs of job `j` over all its clones.
+    /// (None for a job whose engine makes its files: they do not exist
+    /// before it runs.)
     pub fn job_regions(&self, j: usize) -> Vec<(PathBuf, Region)> {
         let mut m: BTreeMap<PathBuf, Region> = BTreeMap::new();
-        for cf in self.clones[j].iter().flatten() {
+        let made = self.clones[j]
+            .iter()
+            .flatten()
+            .filter(|cf| cf.id != FileId::default());
+        for cf in made {
             m.entry(cf.path.clone()).or_insert(cf.region);
         }
         m.into_iter().collect()
@@ -89,7 +95,7 @@ impl Layout {
 /// written, whether it may be created; one entry per file.
 pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
     let mut needs: BTreeMap<PathBuf, Need> = BTreeMap::new();
-    for job in jobs {
+    for job in jobs.iter().filter(|j| !j.diskless()) {
         for c in 0..job.numjobs {
             let paths = clone_paths(job, c);
             let per_file = job.size.map(|s| s / paths.len() as u64);
@@ -159,7 +165,12 @@ fn clone_files(
     let per_file = job.size.map(|s| s / paths.len() as u64);
     let mut out = Vec::new();
     for p in paths {
-        let (fsize, id) = (files[&p].size, files[&p].id);
+        // A file the engine makes is as long as the job says (fio plans
+        // its I/O so), never laid out.
+        let (fsize, id) = match job.diskless() {
+            true => (diskless_size(job, per_file), FileId::default()),
+            false => (files[&p].size, files[&p].id),
+        };
         let bad = |why: String| -> Error { JobError::invalid(&job.name, why).into() };
         let start = access::region_start(job, c, fsize);
         if start >= fsize {
@@ -185,6 +196,13 @@ fn clone_files(
         });
     }
     Ok(out)
+}
+
+/// The length a file of a job whose engine makes its files is planned
+/// over: `filesize`, else its share of `size`, at least one block.
+fn diskless_size(job: &JobSpec, per_file: Option<u64>) -> u64 {
+    let len = job.files.filesize.map(|(lo, _)| lo).or(per_file);
+    len.unwrap_or(job.bs_min).max(job.bs_min)
 }
 
 /// The paths of clone `clone` of `job` (fio's naming for generated files:
