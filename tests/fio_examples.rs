@@ -39,10 +39,7 @@ const EXAMPLES: &[(&str, Status)] = &[
         "cmdprio-bssplit",
         Refused("unknown option 'cmdprio_bssplit' (did you mean 'prio'?)"),
     ),
-    (
-        "cmdprio-percentage",
-        Refused("unknown option 'cmdprio_percentage'"),
-    ),
+    ("cmdprio-percentage", Runs),
     ("dedupe-global", Runs),
     (
         "disk-zone-profile",

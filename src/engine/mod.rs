@@ -11,6 +11,7 @@
 //! the kernel in [`Engine::commit`] and hands completions back from
 //! [`Engine::reap`].
 
+pub mod cmdprio;
 mod fileops;
 pub mod fio_engines;
 pub mod flags;
@@ -107,6 +108,8 @@ pub struct EngineConfig {
     pub reads: bool,
     /// Engine options.
     pub flags: EngineFlags,
+    /// Per-I/O priorities (`cmdprio_*`; libaio and io_uring).
+    pub cmdprio: cmdprio::CmdprioSpec,
 }
 
 /// Why an engine cannot be used for a job: the option concerned and why.

@@ -128,6 +128,9 @@ pub struct JobSpec {
     /// (`bssplit`, `norandommap`, `random_distribution`, zones, ...).
     #[serde(default)]
     pub access: super::groups::access::Access,
+    /// Per-I/O priorities (`cmdprio_*`).
+    #[serde(default)]
+    pub cmdprio: crate::engine::cmdprio::CmdprioSpec,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -244,6 +247,7 @@ impl JobSpec {
             process: Default::default(),
             verify: Default::default(),
             access: Default::default(),
+            cmdprio: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,
@@ -290,6 +294,10 @@ impl JobSpec {
             writes: self.writes(),
             reads: self.mix == Mix::Read || (self.mix == Mix::Mixed && self.rwmixread > 0),
             flags: self.flags,
+            cmdprio: crate::engine::cmdprio::CmdprioSpec {
+                seed: self.randseed,
+                ..self.cmdprio
+            },
         }
     }
 

@@ -11,6 +11,7 @@
 
 pub mod access;
 pub(crate) mod access_values;
+pub mod cmdprio;
 pub mod files;
 pub mod pattern;
 pub mod process;
@@ -42,6 +43,7 @@ pub const GROUPS: &[OptionGroup] = &[
     process::GROUP,
     verify::GROUP,
     access::GROUP,
+    cmdprio::GROUP,
 ];
 
 /// The group an option belongs to (`None` for the core options).
