@@ -35,10 +35,7 @@ const EXAMPLES: &[(&str, Status)] = &[
     ("backwards-read", Runs),
     ("basic-verify", Runs),
     ("butterfly", Refused("fio option 'flow' is not supported")),
-    (
-        "cmdprio-bssplit",
-        Refused("unknown option 'cmdprio_bssplit' (did you mean 'prio'?)"),
-    ),
+    ("cmdprio-bssplit", Differs("io_bytes in all: fio ")),
     ("cmdprio-percentage", Runs),
     ("dedupe-global", Runs),
     (

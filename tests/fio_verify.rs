@@ -25,14 +25,16 @@ fn run(tool: &str, file: &Path, args: &[&str]) -> (i32, Value, String) {
         c.args(["run", "--no-store", "--allow-overwrite"]);
         c
     };
-    cmd.args([
-        "--name=v",
-        &format!("--filename={}", s(file)),
-        SIZE,
-        "--bs=4k",
-    ])
-    .args(args)
-    .arg("--output-format=json");
+    // Each tool leaves fio's verify state file in its working directory.
+    cmd.current_dir(file.parent().unwrap())
+        .args([
+            "--name=v",
+            &format!("--filename={}", s(file)),
+            SIZE,
+            "--bs=4k",
+        ])
+        .args(args)
+        .arg("--output-format=json");
     let out = cmd.output().unwrap();
     let text = out.stdout;
     let start = text.iter().position(|&b| b == b'{').unwrap_or(0);
