@@ -17,6 +17,7 @@ pub mod pattern;
 pub mod process;
 pub mod report;
 pub mod verify;
+pub mod verify_method;
 
 use super::error::JobProblem;
 use super::options::OptDef;
