@@ -34,7 +34,13 @@ fn run_exit_codes() {
         "Resource temporarily unavailable",
     );
     // 1: a block that does not verify (a laid-out file has no headers).
-    let verify = ["--rw=write", "--verify=crc32c", "--verify_only=1"];
+    // (verify_state_save=0: no fio state file left in the working directory.)
+    let verify = [
+        "--rw=write",
+        "--verify=crc32c",
+        "--verify_only=1",
+        "--verify_state_save=0",
+    ];
     let bad = [&["run", "--name=v", &fa, "--size=1M"][..], &verify].concat();
     exits(&db, &bad, code::FAILED, "verify: bad magic header");
     exits(

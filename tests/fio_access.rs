@@ -261,10 +261,12 @@ fn sizes_per_direction_and_bssplit_as_fio() {
         &["--rw=randrw", "--bs=4k,16k", "--size=256k", "--norandommap"][..],
     ] {
         let (fio, ours) = both(args, nothing);
-        // fio may pass size by its last I/O; iolab cuts that one short.
+        // Without the random map the last I/O may pass size, whole (fio
+        // ends once its bytes are issued), in both tools.
         let bytes = |ios: &[Io]| ios.iter().map(|io| io.2).sum::<u64>();
-        assert_eq!(bytes(&ours), 256 << 10, "{args:?}");
-        assert!(bytes(&fio).abs_diff(256 << 10) < 16 << 10, "{args:?}");
+        for b in [bytes(&fio), bytes(&ours)] {
+            assert!((256 << 10..272 << 10).contains(&b), "{args:?}: {b}");
+        }
         // Each direction in its own size (a last I/O may be cut short).
         let (r, w) = if args[1] == "--bs=,8k" {
             (4096, 8192)

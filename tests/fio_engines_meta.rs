@@ -1,8 +1,9 @@
 //! fio's metadata engines against fio: its example job files
-//! (examples/filestat-ioengine.fio, filedelete-ioengine.fio) scaled down to
-//! 20 files a job give the same I/O counts, the same number of timed
-//! operations and leave the same files; filedelete unlinks each file once,
-//! as fio (strace), and is held to the safety rules for writes.
+//! (examples/filestat-ioengine.fio, filedelete-ioengine.fio,
+//! filecreate-ioengine.fio) scaled down to 20 files a job give the same I/O
+//! counts, the same number of timed operations and leave the same files;
+//! filedelete unlinks each file once, as fio (strace), and is held to the
+//! safety rules for writes; filecreate creates each file during the run.
 
 mod common;
 use common::*;
@@ -115,4 +116,47 @@ fn filedelete_keeps_the_safety_rules_of_writes() {
     assert_eq!(code, code::REFUSED, "{err}");
     assert!(err.contains("--allow-overwrite"), "{err}");
     assert!(f.exists());
+}
+
+/// filecreate lays nothing out: each file is created (empty, mode 0600)
+/// by its first I/O, timed, as fio; the same files and counts as fio.
+#[test]
+fn filecreate_creates_every_file_as_fio() {
+    skip_unless_installed!("fio");
+    let (o, t, ours, theirs) = both("filecreate");
+    assert_eq!(per_job(&o), per_job(&t));
+    assert_eq!(per_job(&o)[0], ("t0".into(), 20, 20 * 4096, 20));
+    assert_eq!(ours.len(), 120);
+    assert_eq!(ours, theirs);
+}
+
+/// Each file is created by one open(2) with O_CREAT during the run, and
+/// none exists before the run starts it (no layout).
+#[test]
+fn filecreate_opens_each_file_once_with_o_creat() {
+    skip_unless_installed!("strace");
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch();
+    let dir = d.path().join("files");
+    std::fs::create_dir(&dir).unwrap();
+    let f = write_file(d.path(), "job.fio", &example("filecreate", &dir));
+    let trace = strace_run("open,openat,creat", &[s(&f)]);
+    let dir_s = s(&dir).to_string();
+    let mut created: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.contains("O_CREAT") && l.contains(&dir_s))
+        .map(|l| l.split('"').nth(1).unwrap())
+        .collect();
+    created.sort();
+    let mut expected: Vec<String> = (0..6)
+        .flat_map(|j| (0..20).map(move |n| (j, n)))
+        .map(|(j, n)| format!("{dir_s}/t{j}.0.{n}"))
+        .collect();
+    expected.sort();
+    assert_eq!(
+        created, expected,
+        "one O_CREAT open per file, nothing laid out"
+    );
+    let m = std::fs::metadata(dir.join("t3.0.7")).unwrap();
+    assert_eq!((m.len(), m.permissions().mode() & 0o777), (0, 0o600));
 }

@@ -77,7 +77,7 @@ const SCRIPTS: &[Script] = &[
         args: &["-a", "{art}"],
         quick: Some(&["--csum", "crc32c", "-o", "1000", "1001"]),
         fio_passes: 4,
-        iolab_passes: 0,
+        iolab_passes: 4,
     },
     Script {
         file: "latency_percentiles.py",

@@ -25,14 +25,16 @@ fn run(tool: &str, file: &Path, args: &[&str]) -> (i32, Value, String) {
         c.args(["run", "--no-store", "--allow-overwrite"]);
         c
     };
-    cmd.args([
-        "--name=v",
-        &format!("--filename={}", s(file)),
-        SIZE,
-        "--bs=4k",
-    ])
-    .args(args)
-    .arg("--output-format=json");
+    // Each tool leaves fio's verify state file in its working directory.
+    cmd.current_dir(file.parent().unwrap())
+        .args([
+            "--name=v",
+            &format!("--filename={}", s(file)),
+            SIZE,
+            "--bs=4k",
+        ])
+        .args(args)
+        .arg("--output-format=json");
     let out = cmd.output().unwrap();
     let text = out.stdout;
     let start = text.iter().position(|&b| b == b'{').unwrap_or(0);
@@ -291,13 +293,80 @@ fn refusals_name_the_option() {
             &["--verify=sha3-256"][..],
             "verify=sha3-256 is not supported by iolab yet",
         ),
-        (&["--verify=crc32c", "--rw=randrw"], "verify with rw=randrw"),
         (&["--verify=pattern"], "verify=pattern needs verify_pattern"),
-        (&["--dedupe_mode=working_set"], "dedupe_mode=working_set"),
+        (
+            &[
+                "--dedupe_mode=working_set",
+                "--dedupe_percentage=60",
+                "--dedupe_working_set_percentage=50",
+            ],
+            "cannot be reached",
+        ),
         (&["--verify_pattern='f'"], "patterns read from files"),
     ] {
         let (code, _, err) = run("iolab", &f, args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+/// Distinct 4k blocks in each of `files` and those they share.
+fn distinct_blocks(files: &[std::path::PathBuf]) -> (Vec<usize>, usize) {
+    use std::collections::HashSet;
+    let sets: Vec<HashSet<Vec<u8>>> = files
+        .iter()
+        .map(|f| {
+            std::fs::read(f)
+                .unwrap()
+                .chunks(4096)
+                .map(<[u8]>::to_vec)
+                .collect()
+        })
+        .collect();
+    let shared = sets[0].intersection(&sets[1]).count();
+    (sets.iter().map(HashSet::len).collect(), shared)
+}
+
+/// `dedupe_mode=working_set` as fio: half the writes repeat a buffer of a
+/// working set of half the size, the job's first unique ones, so about
+/// 128 of 256 blocks are distinct under both tools; two jobs share blocks
+/// only with `dedupe_global` (then each draws from both jobs' buffers).
+#[test]
+fn dedupe_working_set_as_fio() {
+    skip_unless_installed!("fio");
+    for global in ["0", "1"] {
+        let mut shared = Vec::new();
+        for tool in ["fio", "iolab"] {
+            let d = scratch();
+            let job = write_file(
+                d.path(),
+                "d.fio",
+                &format!(
+                    "[global]\nsize=1m\nbs=4k\nrw=write\ndedupe_mode=working_set\n\
+                     dedupe_percentage=50\ndedupe_working_set_percentage=50\n\
+                     dedupe_global={global}\n[a]\n[b]\n"
+                ),
+            );
+            let mut cmd = if tool == "fio" {
+                Command::new("fio")
+            } else {
+                let mut c = bin();
+                c.args(["run", "--no-store"]);
+                c
+            };
+            succeed(cmd.current_dir(d.path()).arg(&job));
+            let files = [d.path().join("a.0.0"), d.path().join("b.0.0")];
+            let (each, both) = distinct_blocks(&files);
+            let range = if global == "0" { 100..150 } else { 120..230 };
+            for n in &each {
+                assert!(range.contains(n), "{tool} global={global}: {each:?}");
+            }
+            shared.push(both);
+        }
+        if global == "0" {
+            assert_eq!(shared, [0, 0], "no block shared without dedupe_global");
+        } else {
+            assert!(shared.iter().all(|&n| n > 20), "dedupe_global: {shared:?}");
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! What the metadata engines (`filestat`, `filedelete`) share: the clone's
+//! What the metadata engines (`filestat`, `filedelete`, `filecreate`) share: the clone's
 //! file names as C strings, made once in [`Engine::attach`], and which files
 //! have had their operation. As in fio (engines/fileoperations.c), a file's
 //! operation is its first I/O (timed as that I/O); its other I/Os move no
@@ -52,6 +52,8 @@ fn done(rc: libc::c_int, len: u32) -> io::Result<Queued> {
 pub trait NameOp: Send + Default {
     /// It changes the file (the safety rules for writes apply).
     const CHANGES: bool;
+    /// It makes the files: none is laid out or opened before the run.
+    const DISKLESS: bool = false;
     /// Does it on `name`: 0, or -1 with errno set.
     fn on(name: &CStr) -> libc::c_int;
 }
@@ -66,6 +68,7 @@ pub struct ByName<O> {
 impl<O: NameOp> Engine for ByName<O> {
     const MOVES_DATA: bool = false;
     const WRITES_ON_READ: bool = O::CHANGES;
+    const DISKLESS: bool = O::DISKLESS;
 
     fn build(_: &EngineConfig) -> Result<Self, EngineError> {
         Ok(ByName::default())

@@ -47,7 +47,6 @@ pub const FIO_ENGINES: &[(&str, Kind)] = &[
     ("dirstat", Kind::Later),
     ("e4defrag", Kind::Later),
     ("exec", Kind::Later),
-    ("filecreate", Kind::Later),
     ("gfapi", Kind::Remote),
     ("gfapi_async", Kind::Remote),
     ("http", Kind::Remote),

@@ -9,6 +9,8 @@ use std::os::fd::RawFd;
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
+/// The iocb carries a priority in `aio_reqprio`.
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 
 /// The kernel's `struct iocb` (include/uapi/linux/aio_abi.h), little-endian
 /// field order.
@@ -46,6 +48,8 @@ pub struct LibaioEngine {
     iocbs: Vec<Iocb>,
     pending: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
+    /// Per-I/O priorities (`cmdprio_*`), when asked for.
+    prio: Option<Box<super::cmdprio::Picker>>,
 }
 
 // SAFETY: the context and control blocks are owned by this engine and used
@@ -82,6 +86,7 @@ impl Engine for LibaioEngine {
             iocbs: vec![Iocb::default(); depth as usize],
             pending: Vec::with_capacity(depth as usize),
             events: vec![IoEvent::default(); depth as usize],
+            prio: super::cmdprio::Picker::of(&cfg.cmdprio).map(Box::new),
         })
     }
 
@@ -100,6 +105,12 @@ impl Engine for LibaioEngine {
             offset: unit.offset as i64,
             ..Iocb::default()
         };
+        if let Some(p) = &mut self.prio
+            && let Some(v) = p.pick(unit.write, unit.len)
+        {
+            cb.reqprio = v as i16;
+            cb.flags |= IOCB_FLAG_IOPRIO;
+        }
         self.pending.push(cb);
         Ok(Queued::Pending)
     }

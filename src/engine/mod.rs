@@ -11,6 +11,7 @@
 //! the kernel in [`Engine::commit`] and hands completions back from
 //! [`Engine::reap`].
 
+pub mod cmdprio;
 mod fileops;
 pub mod fio_engines;
 pub mod flags;
@@ -36,6 +37,7 @@ registry::engines! {
     Ftruncate => ftruncate::FtruncateEngine, "ftruncate", [], "", "no data: a write is ftruncate(2) to its offset; reads fail (EINVAL), as in fio";
     Filestat => filestat::FilestatEngine, "filestat", [], "", "no data: each file's first I/O is a stat(2) of its name, timed";
     Filedelete => filedelete::FiledeleteEngine, "filedelete", [], "", "no data: each file's first I/O is an unlink(2) of its name, timed";
+    Filecreate => filecreate::FilecreateEngine, "filecreate", [], "", "no data: each file's first I/O creates it (open(2) with O_CREAT), timed; nothing laid out first";
     Null => null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
 }
 
@@ -119,6 +121,8 @@ pub struct EngineConfig {
     pub trims: bool,
     /// Engine options.
     pub flags: EngineFlags,
+    /// Per-I/O priorities (`cmdprio_*`; libaio and io_uring).
+    pub cmdprio: cmdprio::CmdprioSpec,
 }
 
 /// Why an engine cannot be used for a job: the option concerned and why.
@@ -166,10 +170,10 @@ pub trait Engine: Send + Sized {
     /// clones keep their files there instead of a table of their own.
     const SHARED_FDS: bool = false;
 
-    /// True when it touches no file (fio's `FIO_DISKLESSIO`: `null`): the
-    /// job's files are neither laid out nor opened, their size is the
-    /// job's `size` (or `filesize`), and each descriptor given is
-    /// `/dev/null`'s.
+    /// True when the engine lays out and opens no file before the run
+    /// (fio's `FIO_DISKLESSIO`): `null` uses none, `filecreate` makes its
+    /// own as its first I/Os. The I/O is planned over the job's `size` (or
+    /// `filesize`), and each descriptor given is `/dev/null`'s.
     const DISKLESS: bool = false;
 
     /// Checks a job's settings before anything runs (a combination the

@@ -64,7 +64,7 @@ pub struct EngineDef {
     pub writes_on_read: bool,
     /// Its clones keep the process's descriptor table ([`super::Engine::SHARED_FDS`]).
     pub shared_fds: bool,
-    /// It uses no file: none is laid out or opened ([`super::Engine::DISKLESS`]).
+    /// It lays out and opens no file before the run ([`super::Engine::DISKLESS`]).
     pub diskless: bool,
     /// Checks a job's settings.
     pub check: fn(&EngineConfig) -> Result<(), EngineError>,

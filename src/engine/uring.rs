@@ -20,6 +20,8 @@ pub struct UringEngine {
     opts: EngineFlags,
     rw_flags: i32,
     queued: usize,
+    /// Per-I/O priorities (`cmdprio_*`), when asked for.
+    prio: Option<Box<super::cmdprio::Picker>>,
 }
 
 impl std::fmt::Debug for UringEngine {
@@ -106,6 +108,7 @@ impl Engine for UringEngine {
             opts,
             rw_flags: if opts.nowait { libc::RWF_NOWAIT } else { 0 },
             queued: 0,
+            prio: super::cmdprio::Picker::of(&cfg.cmdprio).map(Box::new),
         })
     }
 
@@ -128,24 +131,33 @@ impl Engine for UringEngine {
     fn queue(&mut self, tag: u32, fd: RawFd, unit: IoUnit, buf: &mut [u8]) -> io::Result<Queued> {
         let ptr = buf.as_mut_ptr();
         let (len, off, rwf) = (unit.len, unit.offset, self.rw_flags);
+        // 0: the thread's own priority (the kernel's default for the SQE).
+        let prio = match &mut self.prio {
+            Some(p) => p.pick(unit.write, len).unwrap_or(0),
+            None => 0,
+        };
         macro_rules! build {
             ($target:expr) => {
                 match (unit.write, self.opts.fixedbufs) {
                     (false, false) => opcode::Read::new($target, ptr, len)
                         .offset(off)
                         .rw_flags(rwf)
+                        .ioprio(prio)
                         .build(),
                     (true, false) => opcode::Write::new($target, ptr, len)
                         .offset(off)
                         .rw_flags(rwf)
+                        .ioprio(prio)
                         .build(),
                     (false, true) => opcode::ReadFixed::new($target, ptr, len, tag as u16)
                         .offset(off)
                         .rw_flags(rwf)
+                        .ioprio(prio)
                         .build(),
                     (true, true) => opcode::WriteFixed::new($target, ptr, len, tag as u16)
                         .offset(off)
                         .rw_flags(rwf)
+                        .ioprio(prio)
                         .build(),
                 }
             };

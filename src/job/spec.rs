@@ -140,6 +140,9 @@ pub struct JobSpec {
     /// `new_group`, `exitall`, `exit_what`, `steadystate`, ...).
     #[serde(default)]
     pub lifecycle: super::groups::lifecycle::Lifecycle,
+    /// Per-I/O priorities (`cmdprio_*`).
+    #[serde(default)]
+    pub cmdprio: crate::engine::cmdprio::CmdprioSpec,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -262,6 +265,7 @@ impl JobSpec {
             access: Default::default(),
             memory: Default::default(),
             lifecycle: Default::default(),
+            cmdprio: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,
@@ -290,8 +294,8 @@ impl JobSpec {
         crate::engine::find(&self.engine).map(|e| e.item)
     }
 
-    /// True when the engine uses no file (`null`): nothing is laid out or
-    /// opened ([`crate::engine::Engine::DISKLESS`]).
+    /// True when the engine lays out and opens no file before the run
+    /// (`null`, `filecreate`: [`crate::engine::Engine::DISKLESS`]).
     pub fn diskless(&self) -> bool {
         self.engine_def().is_some_and(|d| d.diskless)
     }
@@ -310,6 +314,10 @@ impl JobSpec {
             reads: self.mix == Mix::Read || (self.mix == Mix::Mixed && self.rwmixread > 0),
             trims: self.trims(),
             flags: self.flags,
+            cmdprio: crate::engine::cmdprio::CmdprioSpec {
+                seed: self.randseed,
+                ..self.cmdprio
+            },
         }
     }
 

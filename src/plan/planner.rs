@@ -414,7 +414,15 @@ impl Planner {
             };
             let sizes = if a.bs_is_seq_rand { random } else { write } as usize;
             let want = pick_len(a.sizes[sizes], &a.split[sizes], a.unaligned, r as u32, room);
-            let len = want.min(room).min(f.target - f.done);
+            // fio ends a loop once its bytes are issued: without the map
+            // the last I/O goes whole past `size` (with the map, or going
+            // in order, the region's end cuts it first).
+            let left = if random && !a.map {
+                u64::MAX
+            } else {
+                f.target - f.done
+            };
+            let len = want.min(room).min(left);
             let offset = f.base() + rel;
             f.last[d] = offset + len;
             f.zone_bytes += len;

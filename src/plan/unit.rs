@@ -103,8 +103,10 @@ impl PlanParams {
             tables,
             access,
             // fio invalidates a file's cache each time it starts over on it
-            // (`invalidate`, not with O_DIRECT): iolab's `cache=cold`.
-            pass_breaks: job.cache == CachePolicy::Cold && !job.direct,
+            // (`invalidate`, not with O_DIRECT): iolab's `cache=cold`; and
+            // a write job that verifies reads back after each pass.
+            pass_breaks: job.cache == CachePolicy::Cold && !job.direct
+                || job.verify.on() && job.verify.do_verify && job.mix != crate::job::Mix::Read,
         }
     }
 }

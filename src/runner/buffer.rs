@@ -10,9 +10,43 @@ pub fn random_fill(buf: &mut [u8], seed: u64) {
     Xoshiro256PlusPlus::seed_from_u64(seed).fill_bytes(buf);
 }
 
+/// Steps between the seeds of a sequence of buffers.
+const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// fio's dedupe working set (`dedupe_mode=working_set`): `pages` buffers
+/// a deduplicable write draws from; the job's unique buffers are the
+/// sequence from `unique`.
+#[derive(Debug, Clone)]
+struct WorkingSet {
+    pages: u64,
+    /// Seed of the set's first buffer.
+    set: u64,
+    /// Seed of the job's first unique buffer.
+    unique: u64,
+    /// Unique buffers written.
+    uniques: u64,
+}
+
+impl WorkingSet {
+    /// The seed of the set's buffer `i`.
+    fn page(&self, i: u64) -> u64 {
+        self.set.wrapping_add(i.wrapping_mul(GOLDEN))
+    }
+}
+
+/// A number from a job's name (FNV-1a), so jobs with the same seed still
+/// write different bytes.
+fn name_key(name: &str) -> u64 {
+    (name.bytes()).fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
 /// What a job's write buffers hold, as fio fills them (`buffer_pattern`,
 /// `zero_buffers`, `refill_buffers`, `scramble_buffers`,
-/// `buffer_compress_percentage`, `dedupe_percentage`).
+/// `buffer_compress_percentage`, `dedupe_percentage`, `dedupe_mode`).
+/// The bytes are iolab's generator's, not fio's; what holds is what fio
+/// promises: which writes repeat which buffers.
 #[derive(Debug, Clone)]
 pub struct Contents {
     pattern: Option<Vec<u8>>,
@@ -24,6 +58,8 @@ pub struct Contents {
     dedupe: u32,
     rng: Xoshiro256PlusPlus,
     last_unique: u64,
+    /// `dedupe_mode=working_set`: see [`WorkingSet`].
+    working_set: Option<WorkingSet>,
     /// Writes scrambled so far.
     writes: u64,
 }
@@ -53,10 +89,38 @@ impl Contents {
             compress,
             chunk: b.compress_chunk as usize,
             dedupe: b.dedupe_percentage,
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5bd1_e995),
+            // Each job its own bytes (fio seeds by thread number).
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5bd1_e995 ^ name_key(&job.name)),
             last_unique: seed,
+            working_set: Self::working_set(job, seed),
             writes: 0,
         }
+    }
+
+    /// fio's dedupe working set: `dedupe_working_set_percentage` of the
+    /// job's size in unique buffers of the smallest write (at least one).
+    fn working_set(job: &crate::job::JobSpec, seed: u64) -> Option<WorkingSet> {
+        let b = &job.verify.buffers;
+        if b.dedupe_mode != crate::job::groups::verify::DedupeMode::WorkingSet {
+            return None;
+        }
+        let size = job.size.unwrap_or(0);
+        let pages = (size * u64::from(b.working_set_percentage) / 100 / job.bs_min.max(1)).max(1);
+        let unique = seed ^ 0x7773_6574 ^ name_key(&job.name);
+        // fio's set is the seeds of the job's first unique buffers; with
+        // dedupe_global fio takes them from every such job in turn, iolab
+        // one set of its own for all of them.
+        let set = if b.dedupe_global {
+            0x6465_6475_7065_7365
+        } else {
+            unique
+        };
+        Some(WorkingSet {
+            pages,
+            set,
+            unique,
+            uniques: 0,
+        })
     }
 
     /// True when every write changes its buffer (refill or scramble).
@@ -75,11 +139,18 @@ impl Contents {
             buf.fill(0);
             return;
         }
-        let seed = if self.dedupe > 0 && self.rng.next_u64() % 100 < u64::from(self.dedupe) {
-            self.last_unique
-        } else {
-            self.last_unique = self.rng.next_u64();
-            self.last_unique
+        let dedupe = self.dedupe > 0 && self.rng.next_u64() % 100 < u64::from(self.dedupe);
+        let seed = match &mut self.working_set {
+            Some(w) if dedupe => w.page(self.rng.next_u64() % w.pages),
+            Some(w) => {
+                w.uniques += 1;
+                w.unique.wrapping_add((w.uniques - 1).wrapping_mul(GOLDEN))
+            }
+            None if dedupe => self.last_unique,
+            None => {
+                self.last_unique = self.rng.next_u64();
+                self.last_unique
+            }
         };
         let chunk = if self.compress > 0 && self.chunk > 0 {
             self.chunk.min(buf.len())

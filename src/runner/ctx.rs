@@ -135,8 +135,10 @@ impl Ctx<'_> {
         if !self.verify_written() || !self.look.next_pass(&self.fds, &mut self.advise) {
             return false;
         }
-        for &fd in &self.fds {
-            crate::sys::pagecache::drop_cached(fd);
+        if self.verifier.as_ref().is_none_or(|v| v.pass_drops) {
+            for &fd in &self.fds {
+                crate::sys::pagecache::drop_cached(fd);
+            }
         }
         true
     }

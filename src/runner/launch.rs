@@ -32,11 +32,12 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// What clone `clone` of `job` will do, before its engine and files;
-/// `tables`: its random orders may use tables ([`tables_fit`]).
+/// `tables`: its random orders may use tables ([`tables_fit`]); `index`:
+/// fio's thread number less one (every clone of every job counted).
 fn worker(
     job: &JobSpec,
     files: &[CloneFile],
-    clone: u32,
+    (clone, index): (u32, u64),
     tables: bool,
     watch: Option<Arc<CloneCtl>>,
 ) -> Result<Worker> {
@@ -71,7 +72,12 @@ fn worker(
             crate::runner::buffer::Contents::of_job(job, crate::plan::clone_seed(job, clone));
         bufs.iter_mut().for_each(|b| fill.fill(b.as_mut_slice()));
     }
-    let (contents, verifier) = super::verifier::for_clone(job, clone, depth, job.queued());
+    let (contents, verifier) =
+        super::verifier::for_clone(job, (clone, index, files.len()), depth, job.queued()).map_err(
+            |e| Error::RunFailed {
+                errors: vec![format!("job '{}': {e}", job.name)],
+            },
+        )?;
     Ok(Worker {
         engine: crate::engine::find(&job.engine).map_or("?", |e| e.name),
         cfg: job.engine_config(),
@@ -100,6 +106,11 @@ fn worker(
         verifier,
         watch,
     })
+}
+
+/// fio's thread number less one of the first clone of job `j`.
+fn first_index(jobs: &[JobSpec], j: usize) -> u64 {
+    jobs[..j].iter().map(|x| u64::from(x.numjobs)).sum()
 }
 
 /// What the launcher tells the repetition about the jobs it runs.
@@ -274,9 +285,10 @@ pub fn run_clones(
                 }
                 let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
                 let watch = watched.then(|| ctls[i].clone());
-                let (opened, w) = match open_clone(job, files)
-                    .and_then(|f| Ok((f, worker(job, files, c, tables, watch)?)))
-                {
+                let (opened, w) = match open_clone(job, files).and_then(|f| {
+                    let index = first_index(jobs, j) + u64::from(c);
+                    Ok((f, worker(job, files, (c, index), tables, watch)?))
+                }) {
                     Ok(x) => x,
                     Err(e) => {
                         failure = Some(e);
@@ -362,8 +374,9 @@ pub fn run_clones(
                 let run = finished(j, c, h.join());
                 tds[i].state = State::Done;
                 let failed = !run.totals.errors.is_empty();
-                // A failure stops what has not started, as a stonewall did.
-                halt |= failed || run.interrupted;
+                // fio: a job that failed ends alone; the jobs after it
+                // still run (unless exitall_on_error says otherwise).
+                halt |= run.interrupted;
                 let l = &jobs[j].lifecycle;
                 if exitall || (l.exitall_on_error && failed) {
                     terminate(&tds, &ctls, &groups, groups[j], l.exit_what);

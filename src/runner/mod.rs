@@ -30,6 +30,7 @@ pub mod stop;
 pub mod summary;
 pub mod verifier;
 pub mod verify;
+pub mod verify_state;
 pub mod worker;
 
 pub use progress::{Progress, Quiet};

@@ -59,13 +59,17 @@ pub(super) fn run<E: Engine>(
         while filling && !free.is_empty() {
             let mut io = IoUnit::default();
             if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
+                // A pass read back is complete first: reap, then come back.
+                if in_flight + unsubmitted.len() > 0 && cx.reads_back() {
+                    break;
+                }
                 if cx.next_pass() {
                     continue;
                 }
                 filling = false;
                 break;
             }
-            if cx.sync_pending.is_some() && !cx.sync_due() {
+            if cx.sync_pending.is_some() && !cx.sync_due() || cx.past_state(&io) {
                 filling = false;
                 break;
             }

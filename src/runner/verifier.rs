@@ -2,7 +2,8 @@
 //! its header ([`super::verify::Layout`]) and is logged once complete;
 //! the log is read back and checked after each pass (`do_verify`), every
 //! `verify_backlog` writes, or, with `verify_only`, in place of the
-//! writes. A read job with `verify` checks each block it reads. Checks
+//! writes (counted as writes of no time, as fio's dry run). A read job
+//! with `verify` checks each block it reads. Checks
 //! read with `pread` into a buffer of their own, timed into the read
 //! figures as fio counts its verify reads; the first bad block stops the
 //! clone (fio's `EILSEQ`), reported with file, offset, expected and found.
@@ -11,6 +12,7 @@ use super::buffer::Contents;
 use super::ctx::Ctx;
 use super::iomem::IoBuf;
 use super::verify::{Layout, Mismatch, Stamp};
+use super::verify_state::{Completions, State};
 use crate::job::JobSpec;
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;
@@ -46,8 +48,17 @@ struct Written {
 /// One clone's verification state.
 pub struct Verifier {
     layout: Layout,
-    /// The job writes: headers go out and the log is read back.
+    /// The job writes: headers go out and the log is read back (a mixed
+    /// job's own reads are not checked, as fio).
     writes: bool,
+    /// The pass breaks of the plan also drop the cache (`cache=cold`, not
+    /// `direct`): they may be there for the read-back alone.
+    pub pass_drops: bool,
+    /// Read back at the end of each pass. Not with `time_based` on a
+    /// synchronous engine: fio 3.33 counts a pass's bytes only for queued
+    /// I/Os, so its write phase then lasts the whole runtime, unchecked
+    /// (`verify_backlog` still checks).
+    pass_checks: bool,
     do_verify: bool,
     only: bool,
     backlog: u64,
@@ -63,18 +74,40 @@ pub struct Verifier {
     since_backlog: u64,
     seeds: Xoshiro256PlusPlus,
     buf: IoBuf,
+    /// `verify_state_save`: the last completed writes, for the state file.
+    completions: Option<Completions>,
+    /// `verify_state_load`: the state that says where checking stops.
+    state: Option<State>,
+    /// The job's name and fio's thread number less one (the state file's).
+    who: (String, u64),
     /// What the checks found.
     pub out: VerifyTotals,
 }
 
 impl Verifier {
     /// The verifier of clone `clone` of `job` with `depth` I/O slots, when
-    /// the job verifies.
-    pub fn of_job(job: &JobSpec, clone: u32, depth: usize, split: bool) -> Option<Verifier> {
+    /// the job verifies; `index`: fio's thread number less one, and
+    /// `files` its file count, for the state files. Fails when
+    /// `verify_state_load` finds no usable state.
+    pub fn of_job(
+        job: &JobSpec,
+        (clone, index, files): (u32, u64, usize),
+        depth: usize,
+        split: bool,
+    ) -> Result<Option<Verifier>, String> {
         let v = &job.verify;
-        Some(Verifier {
-            layout: Layout::of_job(job)?,
-            writes: job.mix == crate::job::Mix::Write,
+        let Some(layout) = Layout::of_job(job) else {
+            return Ok(None);
+        };
+        let state = match v.state_load {
+            true => Some(State::load(&job.name, index)?),
+            false => None,
+        };
+        Ok(Some(Verifier {
+            layout,
+            writes: job.mix != crate::job::Mix::Read,
+            pass_drops: job.cache == crate::job::CachePolicy::Cold && !job.direct,
+            pass_checks: !job.time_based || job.queued(),
             do_verify: v.do_verify,
             only: v.only,
             backlog: v.backlog,
@@ -92,13 +125,37 @@ impl Verifier {
             since_backlog: 0,
             seeds: Xoshiro256PlusPlus::seed_from_u64(crate::plan::clone_seed(job, clone)),
             buf: IoBuf::page_aligned(job.bs_max as usize),
+            completions: (v.state_save && job.mix != crate::job::Mix::Read)
+                .then(|| Completions::new(job.iodepth, files)),
+            state,
+            who: (job.name.clone(), index),
             out: VerifyTotals::default(),
-        })
+        }))
+    }
+
+    /// Saves fio's state file of a write job (`verify_state_save`).
+    pub fn save_state(&self) -> std::io::Result<()> {
+        match &self.completions {
+            Some(c) => c.state(&self.who.0, self.who.1, self.issued).save(),
+            None => Ok(()),
+        }
+    }
+
+    /// True when a loaded state says the I/O `io`, issued after `done`
+    /// checked reads, is past what the saved job completed.
+    fn past_state(&self, done: u64, io: &IoUnit) -> bool {
+        (self.state.as_ref()).is_some_and(|s| s.should_stop(done, io.file.into(), io.offset))
     }
 
     /// True with `verify_only`: the clone reads and checks, never writes.
     pub fn only(&self) -> bool {
         self.only
+    }
+
+    /// True when `verify_only` stands in for writes, which are then
+    /// counted as fio's dry run counts them.
+    pub fn dry_writes(&self) -> bool {
+        self.only && self.writes
     }
 
     /// Lays out the write `io` in slot `tag`'s buffer.
@@ -118,6 +175,9 @@ impl Verifier {
     /// Logs the completed write in slot `tag`; true when a backlog check
     /// is due.
     fn written(&mut self, tag: u32, io: IoUnit) -> bool {
+        if let Some(c) = &mut self.completions {
+            c.push(io.file, io.offset);
+        }
         // fio logs writes only with do_verify: no backlog checks without.
         if !self.do_verify {
             return false;
@@ -174,6 +234,22 @@ impl Ctx<'_> {
         self.read_back(n)
     }
 
+    /// True when the end of a pass is read back: the writes in flight
+    /// must complete first.
+    pub fn reads_back(&self) -> bool {
+        (self.verifier.as_ref()).is_some_and(|v| v.writes && v.do_verify && v.pass_checks)
+    }
+
+    /// Before the read `io` of a read job is issued: true when a loaded
+    /// verify state (`verify_state_load`) says the job ends here, as fio.
+    #[inline]
+    pub fn past_state(&self, io: &IoUnit) -> bool {
+        match &self.verifier {
+            Some(v) if v.state.is_some() => v.past_state(v.out.verified, io),
+            _ => false,
+        }
+    }
+
     /// After the read `io` into `buf` completed: checked when the job
     /// verifies its reads; false when it did not check.
     #[inline]
@@ -208,7 +284,7 @@ impl Ctx<'_> {
         let Some(v) = &self.verifier else {
             return true;
         };
-        if !v.writes || !(v.do_verify || v.only) || v.log.is_empty() {
+        if !v.writes || !(v.do_verify || v.only) || !v.pass_checks || v.log.is_empty() {
             return true;
         }
         for &fd in &self.fds {
@@ -233,6 +309,19 @@ impl Ctx<'_> {
                     && io.write
                 {
                     v.log.push_back(Written { io, numberio: 0 });
+                    v.issued += 1;
+                    if let Some(c) = &mut v.completions {
+                        c.push(io.file, io.offset);
+                    }
+                    // fio's dry run completes each write at once: counted,
+                    // with no time.
+                    let rec = &mut self.recs[1];
+                    rec.lat.record(0);
+                    if v.split {
+                        rec.clat.record(0);
+                        rec.slat.record(0);
+                    }
+                    rec.bytes += io.len as u64;
                 }
                 continue;
             }
@@ -249,11 +338,20 @@ impl Ctx<'_> {
         };
         let mut ok = true;
         for _ in 0..n {
+            // fio: the runtime ends the checks too (the rest go unchecked).
+            if now_ns() >= self.deadline {
+                v.log.clear();
+                break;
+            }
             let Some(w) = v.log.pop_front() else { break };
             let io = IoUnit {
                 write: false,
                 ..w.io
             };
+            if v.past_state(v.out.verified, &io) {
+                v.log.clear();
+                break;
+            }
             let buf = &mut v.buf.as_mut_slice()[..io.len as usize];
             let t0 = now_ns();
             // SAFETY: `buf` is valid for `io.len` bytes and borrowed
@@ -311,17 +409,21 @@ impl Ctx<'_> {
     }
 }
 
-/// The contents and verifier of clone `clone` of `job`, for its loop.
+/// A clone's buffer contents (when they change per write) and verifier.
+pub type ForClone = (Option<Box<Contents>>, Option<Box<Verifier>>);
+
+/// The contents and verifier of clone `clone` of `job` (`index`: fio's
+/// thread number less one; `files`: the clone's), for its loop.
 pub fn for_clone(
     job: &JobSpec,
-    clone: u32,
+    (clone, index, files): (u32, u64, usize),
     depth: usize,
     split: bool,
-) -> (Option<Box<Contents>>, Option<Box<Verifier>>) {
+) -> Result<ForClone, String> {
     let contents = Contents::of_job(job, crate::plan::clone_seed(job, clone));
     let per_write = job.writes() && contents.per_write() && !job.verify.on();
-    (
+    Ok((
         per_write.then(|| Box::new(contents)),
-        Verifier::of_job(job, clone, depth, split).map(Box::new),
-    )
+        Verifier::of_job(job, (clone, index, files), depth, split)?.map(Box::new),
+    ))
 }

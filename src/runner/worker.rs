@@ -201,6 +201,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         }
     };
     let hint = |e: &std::io::Error| E::hint(e, &cfg);
+    let dry_writes = verifier.as_ref().is_some_and(|v| v.dry_writes());
     let mut cx = Ctx {
         engine: name,
         hint: &hint,
@@ -209,7 +210,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         look: Lookahead::new(planner, prefetch),
         recs: [
             DirRecorders::new(false, E::QUEUED),
-            DirRecorders::new(!writes, E::QUEUED),
+            DirRecorders::new(!writes && !dry_writes, E::QUEUED),
             DirRecorders::new(!cfg.trims, E::QUEUED),
         ],
         advise: recorder(prefetch > 0),
@@ -260,6 +261,10 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     // An ended clone (fio's terminate) skips its verification pass, as fio.
     if !interrupted && cx.errors.is_empty() && !cx.ended() {
         cx.verify_written();
+    }
+    if let Some(Err(e)) = cx.verifier.as_ref().map(|v| v.save_state()) {
+        cx.errors
+            .push(format!("verify_state_save: cannot write the state: {e}"));
     }
     let t_end = now_ns();
     cx.series.finish(t_end, &cx.recs);
@@ -365,6 +370,9 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
             if cx.next_pass() {
                 continue;
             }
+            return false;
+        }
+        if cx.past_state(&io) {
             return false;
         }
         if cx.sync_pending.is_some() && !cx.sync_due() {

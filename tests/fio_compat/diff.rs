@@ -4,7 +4,8 @@
 //! Shared by tests/fio_compat.rs and tests/fio_examples.rs (`#[path]`).
 //!
 //! A job file may say what to compare in a header comment line
-//! `# compare: jobs ios bytes total files syncs percentiles` (default
+//! `# compare: jobs ios bytes total files names syncs percentiles`
+//! (`total~N`: the total within N bytes; `names`: files without sizes; default
 //! `jobs ios bytes files`); `time_based` jobs never compare counts. A line
 //! `# differs: TEXT` records a known difference (TEXT is part of it), so
 //! the case fails when that difference goes away, until the line goes too.
@@ -32,8 +33,15 @@ pub enum Check {
     Bytes,
     /// `io_bytes` of all directions together (mixes split at random).
     Total,
+    /// `total~N`: as `Total`, within N bytes (fio's last I/O of a loop
+    /// without the random map goes whole past `size`, by a size drawn at
+    /// random with `bssplit`).
+    TotalWithin(u64),
     /// The files left in the directory: names, and sizes except logs.
     Files,
+    /// The files left in the directory, names only (`names`: sizes set
+    /// by timing, like a time-based job's last random truncate).
+    Names,
     /// `sync.total_ios` (fsync, fdatasync), summed over the jobs.
     Syncs,
     /// p50 and p90 of completion latency, within [`within_tolerance`].
@@ -47,7 +55,9 @@ impl Check {
             "ios" => Check::Ios,
             "bytes" => Check::Bytes,
             "total" => Check::Total,
+            w if w.starts_with("total~") => Check::TotalWithin(w[6..].parse().ok()?),
             "files" => Check::Files,
+            "names" => Check::Names,
             "syncs" => Check::Syncs,
             "percentiles" => Check::Percentiles,
             _ => return None,
@@ -71,7 +81,12 @@ pub fn checks(text: &str) -> Vec<Check> {
         None => vec![Check::Jobs, Check::Ios, Check::Bytes, Check::Files],
     };
     if text.lines().any(|l| l.trim().starts_with("time_based")) {
-        v.retain(|c| !matches!(c, Check::Ios | Check::Bytes | Check::Total));
+        v.retain(|c| {
+            !matches!(
+                c,
+                Check::Ios | Check::Bytes | Check::Total | Check::TotalWithin(_)
+            )
+        });
     }
     v
 }
@@ -337,9 +352,13 @@ pub fn differences(fio: &Outcome, iolab: &Outcome, checks: &[Check]) -> Vec<Stri
                     diffs.push(format!("{key} (read, write, trim): fio {a:?}, iolab {b:?}"));
                 }
             }
-            Check::Total => {
+            Check::Total | Check::TotalWithin(_) => {
                 let sum = |v| per_direction(v, "io_bytes").iter().sum::<u64>();
-                if sum(f) != sum(i) {
+                let within = match c {
+                    Check::TotalWithin(n) => *n,
+                    _ => 0,
+                };
+                if sum(f).abs_diff(sum(i)) > within {
                     diffs.push(format!("io_bytes in all: fio {}, iolab {}", sum(f), sum(i)));
                 }
             }
@@ -355,6 +374,13 @@ pub fn differences(fio: &Outcome, iolab: &Outcome, checks: &[Check]) -> Vec<Stri
                 let (a, b) = (strip(&fio.files), strip(&iolab.files));
                 if a != b {
                     diffs.push(format!("files: fio {a:?}, iolab {b:?}"));
+                }
+            }
+            Check::Names => {
+                let names = |v: &[(String, u64)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+                let (a, b) = (names(&fio.files), names(&iolab.files));
+                if a != b {
+                    diffs.push(format!("file names: fio {a:?}, iolab {b:?}"));
                 }
             }
             Check::Syncs => {

@@ -49,7 +49,8 @@ COMPARE = {
  "fsx": "jobs files (loops=500000: ends by runtime)",
  "exitwhat": "jobs files (fast jobs end when slow ones do)",
  "iometer-file-access-server": "jobs total files (bssplit and rwmixread: sizes and directions drawn at random)",
- "jesd219": "jobs total files (bssplit and rwmixread: sizes and directions drawn at random)",
+ "jesd219": "jobs total~262144 files (bssplit and rwmixread: sizes and directions drawn at random; randrepeat=0 and norandommap: each job's last I/O, up to 64k, goes past size)",
+ "ftruncate": "jobs names (time_based: the file ends at the offset of the last random truncate)",
  "cmdprio-bssplit": "jobs total files (bssplit and randrw: sizes and directions drawn at random)",
 }
 for name, subs in S.items():

@@ -11,6 +11,7 @@
 
 pub mod access;
 pub(crate) mod access_values;
+pub mod cmdprio;
 pub mod files;
 pub mod lifecycle;
 pub mod logs;
@@ -19,6 +20,7 @@ pub mod pattern;
 pub mod process;
 pub mod report;
 pub mod verify;
+pub mod verify_method;
 
 use super::error::JobProblem;
 use super::options::OptDef;
@@ -48,6 +50,7 @@ pub const GROUPS: &[OptionGroup] = &[
     memory::GROUP,
     lifecycle::GROUP,
     logs::GROUP,
+    cmdprio::GROUP,
 ];
 
 /// The group an option belongs to (`None` for the core options).

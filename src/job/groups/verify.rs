@@ -9,115 +9,11 @@ use super::pattern::FillPattern;
 use crate::job::apply::num as number;
 use crate::job::error::JobProblem;
 use crate::job::options::{Kind, OptDef, Range, opt};
-use crate::job::spec::{JobSpec, Mix};
+use crate::job::spec::JobSpec;
 use crate::job::units::parse_bool;
 use serde::{Deserialize, Serialize};
 
-/// Bytes of fio 3.33's `struct verify_header`.
-pub const HEADER_LEN: usize = 40;
-
-/// A way of checking a block: fio's `verify` values, with fio 3.33's
-/// numbers for the header's `verify_type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Method {
-    /// No verification.
-    #[default]
-    None,
-    /// The header alone (`meta`).
-    Meta,
-    /// MD5 of the data.
-    Md5,
-    /// fio's CRC-64 (polynomial 0x95AC9329AC4BC9B5 reflected, init 0).
-    Crc64,
-    /// fio's CRC-32 (polynomial 0x04C11DB7, init 0, not reflected).
-    Crc32,
-    /// CRC-32C (Castagnoli).
-    Crc32c,
-    /// `crc32c-intel`: CRC-32C, as fio (the name only asked for hardware).
-    Crc32cIntel,
-    /// CRC-16 (ARC).
-    Crc16,
-    /// CRC-7 (MMC).
-    Crc7,
-    /// fio's SHA-256 (as fio 3.33 computes and stores it).
-    Sha256,
-    /// fio's SHA-512 (as fio 3.33 stores it).
-    Sha512,
-    /// XXH32, seed 1.
-    Xxhash,
-    /// SHA-1 (fio stores its five words in host order).
-    Sha1,
-    /// No header: every byte is `verify_pattern` (`pattern`).
-    Pattern,
-    /// Pretend to verify (`null`).
-    Null,
-}
-
-impl Method {
-    /// The words of `verify=` and their methods.
-    pub const NAMES: &[(&str, Method)] = &[
-        ("0", Method::None),
-        ("meta", Method::Meta),
-        ("md5", Method::Md5),
-        ("crc64", Method::Crc64),
-        ("crc32", Method::Crc32),
-        ("crc32c", Method::Crc32c),
-        ("crc32c-intel", Method::Crc32cIntel),
-        ("crc16", Method::Crc16),
-        ("crc7", Method::Crc7),
-        ("sha256", Method::Sha256),
-        ("sha512", Method::Sha512),
-        ("xxhash", Method::Xxhash),
-        ("sha1", Method::Sha1),
-        ("pattern", Method::Pattern),
-        ("null", Method::Null),
-    ];
-
-    /// Bytes of the header before a block's data: fio's `struct
-    /// verify_header` (40 bytes in fio 3.33) and the checksum after it
-    /// (fio's `vhdr_*`); none for `pattern`.
-    pub fn header_size(self) -> usize {
-        let sum = match self {
-            Method::None | Method::Meta | Method::Null => 0,
-            Method::Pattern => return 0,
-            Method::Md5 => 16,
-            Method::Crc64 => 8,
-            Method::Crc32 | Method::Crc32c | Method::Crc32cIntel | Method::Xxhash => 4,
-            Method::Crc16 => 2,
-            Method::Crc7 => 1,
-            Method::Sha256 => 64,
-            Method::Sha512 => 128,
-            Method::Sha1 => 20,
-        };
-        HEADER_LEN + sum
-    }
-
-    /// fio 3.33's number for it in the header (`verify_type`).
-    pub fn fio_type(self) -> u16 {
-        match self {
-            Method::None => 0,
-            Method::Meta => 1,
-            Method::Md5 => 2,
-            Method::Crc64 => 3,
-            Method::Crc32 => 4,
-            Method::Crc32c => 5,
-            Method::Crc32cIntel => 6,
-            Method::Crc16 => 7,
-            Method::Crc7 => 8,
-            Method::Sha256 => 9,
-            Method::Sha512 => 10,
-            Method::Xxhash => 15,
-            Method::Sha1 => 16,
-            Method::Pattern => 18,
-            Method::Null => 19,
-        }
-    }
-
-    /// fio's name.
-    pub fn name(self) -> &'static str {
-        (Method::NAMES.iter().find(|(_, m)| *m == self)).map_or("0", |(n, _)| n)
-    }
-}
+pub use super::verify_method::{HEADER_LEN, Method};
 
 /// fio's `dedupe_mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -125,6 +21,9 @@ pub enum DedupeMode {
     /// A deduplicable buffer repeats the last unique one (fio's default).
     #[default]
     Repeat,
+    /// A deduplicable buffer repeats one drawn from a working set of
+    /// `dedupe_working_set_percentage` of the job's size.
+    WorkingSet,
 }
 
 /// What written buffers hold.
@@ -150,6 +49,10 @@ pub struct Buffers {
     pub dedupe_percentage: u32,
     /// `dedupe_mode`.
     pub dedupe_mode: DedupeMode,
+    /// `dedupe_working_set_percentage` (fio's default 5).
+    pub working_set_percentage: u32,
+    /// `dedupe_global`: the working set is shared by every job with it.
+    pub dedupe_global: bool,
 }
 
 impl Default for Buffers {
@@ -163,6 +66,8 @@ impl Default for Buffers {
             compress_chunk: 512,
             dedupe_percentage: 0,
             dedupe_mode: DedupeMode::Repeat,
+            working_set_percentage: 5,
+            dedupe_global: false,
         }
     }
 }
@@ -191,10 +96,12 @@ pub struct Verify {
     pub only: bool,
     /// `verify_dump`: write the block read and the one expected to files.
     pub dump: bool,
-    /// `verify_state_save` (accepted; iolab keeps no state file).
+    /// `verify_state_save`: a write job saves fio's state file.
     pub state_save: bool,
-    /// `verify_state_load` (accepted; iolab keeps no state file).
+    /// `verify_state_load`: load it and stop verifying where it says.
     pub state_load: bool,
+    /// `verify_async`: fio's verify threads (iolab checks inline).
+    pub asynchronous: u32,
     /// The contents of written buffers.
     pub buffers: Buffers,
 }
@@ -214,6 +121,7 @@ impl Default for Verify {
             dump: false,
             state_save: true,
             state_load: false,
+            asynchronous: 0,
             buffers: Buffers::default(),
         }
     }
@@ -318,12 +226,17 @@ pub const OPTIONS: &[OptDef] = &[
     opt(
         "verify_state_save",
         Kind::Bool,
-        "accepted: iolab keeps no verify state file",
+        "save fio's NAME-INDEX-verify.state when a write job ends (default 1)",
     ),
     opt(
         "verify_state_load",
         Kind::Bool,
-        "accepted: iolab keeps no verify state file",
+        "load the saved state: stop verifying where the writes stopped",
+    ),
+    opt(
+        "verify_async",
+        Kind::Int(UINT),
+        "accepted: iolab checks on the clone's own thread (same verdicts)",
     ),
     opt(
         "buffer_pattern",
@@ -359,7 +272,17 @@ pub const OPTIONS: &[OptDef] = &[
     opt(
         "dedupe_mode",
         Kind::Choice(&["repeat", "working_set"]),
-        "repeat (working_set is refused)",
+        "repeat: the last unique buffer; working_set: one of a set drawn at random",
+    ),
+    opt(
+        "dedupe_working_set_percentage",
+        Kind::Int(Range { min: 0, max: 100 }),
+        "working_set: the set's unique buffers, in percent of size (default 5)",
+    ),
+    opt(
+        "dedupe_global",
+        Kind::Bool,
+        "working_set: one set shared by every job with dedupe_global",
     ),
 ];
 
@@ -394,6 +317,7 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "verify_dump" => c.dump = parse_bool(v)?,
         "verify_state_save" => c.state_save = parse_bool(v)?,
         "verify_state_load" => c.state_load = parse_bool(v)?,
+        "verify_async" => c.asynchronous = number(def, v)?,
         "buffer_pattern" => {
             // fio: a pattern turns scrambling and zeroing off.
             c.buffers.pattern = Some(FillPattern::parse(def.name, v, false)?);
@@ -407,13 +331,13 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "buffer_compress_chunk" => c.buffers.compress_chunk = number(def, v)?,
         "dedupe_percentage" => c.buffers.dedupe_percentage = number(def, v)?,
         "dedupe_mode" => {
-            if v != "repeat" {
-                return Err(JobProblem::Invalid(format!(
-                    "dedupe_mode={v} is not supported by iolab yet (iolab has repeat)"
-                )));
+            c.buffers.dedupe_mode = match v {
+                "working_set" => DedupeMode::WorkingSet,
+                _ => DedupeMode::Repeat,
             }
-            c.buffers.dedupe_mode = DedupeMode::Repeat;
         }
+        "dedupe_working_set_percentage" => c.buffers.working_set_percentage = number(def, v)?,
+        "dedupe_global" => c.buffers.dedupe_global = parse_bool(v)?,
         other => unreachable!("verify group and its table disagree on '{other}'"),
     }
     Ok(())
@@ -423,18 +347,27 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
 fn validate(job: &JobSpec) -> Result<(), JobProblem> {
     let c = &job.verify;
     let bad = |why: String| Err(JobProblem::Invalid(why));
+    let b = &c.buffers;
+    if b.dedupe_percentage > 0 && b.dedupe_mode == DedupeMode::WorkingSet {
+        // fio's own checks (init.c).
+        if job.size.is_none() {
+            return bad(
+                "dedupe_mode=working_set needs size (fio: the working set is made from it)".into(),
+            );
+        }
+        if job.files.nrfiles > 1 && job.filenames.is_empty() || job.filenames.len() > 1 {
+            return bad("dedupe_mode=working_set takes a single file per job, as in fio".into());
+        }
+        if b.working_set_percentage + b.dedupe_percentage > 100 {
+            return bad(format!(
+                "dedupe_percentage={} cannot be reached: dedupe_working_set_percentage={} of \
+                 the size is unique pages (together at most 100, as in fio)",
+                b.dedupe_percentage, b.working_set_percentage
+            ));
+        }
+    }
     if !c.on() {
         return Ok(());
-    }
-    if job.mix == Mix::Mixed {
-        return bad(format!(
-            "verify with rw={} (reads and writes in one job) is not supported by iolab yet; \
-             write in one job and read with verify in the next (stonewall)",
-            job.rw_name()
-        ));
-    }
-    if job.time_based {
-        return bad("verify with time_based is not supported by iolab yet".into());
     }
     if c.method == Method::Pattern && c.pattern.is_none() {
         return bad("verify=pattern needs verify_pattern".into());
