@@ -43,10 +43,7 @@ const EXAMPLES: &[(&str, Status)] = &[
         "exitwhat",
         Refused("fio option 'thinktime' is not supported"),
     ),
-    (
-        "falloc",
-        Differs("jobs: fio [\"falloc-fuzzer\", \"sequential aio-dio write\""),
-    ),
+    ("falloc", Runs),
     (
         "falloc",
         Refused("option 'rw': 'randtrim' is not one of read, write, randread,"),
