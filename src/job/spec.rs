@@ -128,6 +128,10 @@ pub struct JobSpec {
     /// (`bssplit`, `norandommap`, `random_distribution`, zones, ...).
     #[serde(default)]
     pub access: super::groups::access::Access,
+    /// When each I/O may start and which times are taken (`rate*`,
+    /// `thinktime*`, `ramp_time`, `flow*`, `latency_target`, `gtod_reduce`).
+    #[serde(default)]
+    pub pacing: super::groups::pacing::Pacing,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -244,6 +248,7 @@ impl JobSpec {
             process: Default::default(),
             verify: Default::default(),
             access: Default::default(),
+            pacing: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,

@@ -6,6 +6,7 @@
 //! its clone alone. All clones then start at one barrier.
 
 use super::buffer::AlignedBuf;
+use super::flow::Flows;
 use super::iolog::IoLogWriter;
 use super::layout::{CloneFile, Layout};
 use super::open::open_clone;
@@ -23,7 +24,13 @@ use std::time::Duration;
 
 /// What clone `clone` of `job` will do, before its engine and files;
 /// `tables`: its random orders may use tables ([`tables_fit`]).
-fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Result<Worker> {
+fn worker(
+    job: &JobSpec,
+    files: &[CloneFile],
+    clone: u32,
+    tables: bool,
+    flows: &Flows,
+) -> Result<Worker> {
     let io_log = match job.logs.per_io_dir() {
         Some(dir) => Some(IoLogWriter::new(&dir).map_err(|e| {
             Error::io(
@@ -83,6 +90,18 @@ fn worker(job: &JobSpec, files: &[CloneFile], clone: u32, tables: bool) -> Resul
         sched: job.process.sched(clone),
         contents,
         verifier,
+        pace: super::pace::Pace::of_job(
+            job,
+            crate::plan::clone_seed(job, clone),
+            depth as u32,
+            flows.join(
+                job.pacing.flow_id,
+                job.pacing.flow,
+                job.pacing.flow_sleep_us,
+            ),
+        )
+        .map(Box::new),
+        ramp: (job.pacing.ramp_us > 0).then(|| Duration::from_micros(job.pacing.ramp_us)),
     })
 }
 
@@ -102,6 +121,7 @@ pub fn run_clones(
         .map(|(job, files)| (job, files.iter().map(|f| f.region).collect()))
         .collect();
     let tables = tables_fit(regions.iter().map(|(job, r)| (*job, r.as_slice())));
+    let flows = Flows::default();
     let runs = std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (j, c) in active
@@ -116,7 +136,7 @@ pub fn run_clones(
             }
             let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
             let (opened, w) = match open_clone(job, files)
-                .and_then(|f| Ok((f, worker(job, files, c, tables)?)))
+                .and_then(|f| Ok((f, worker(job, files, c, tables, &flows)?)))
             {
                 Ok(x) => x,
                 Err(e) => {

@@ -12,11 +12,13 @@
 pub mod buffer;
 pub mod cache;
 mod ctx;
+pub mod flow;
 pub mod iolog;
 pub mod launch;
 pub mod layout;
 mod lookahead;
 pub mod open;
+pub mod pace;
 pub mod prepare;
 pub mod progress;
 mod queued;

@@ -12,6 +12,7 @@
 pub mod access;
 pub(crate) mod access_values;
 pub mod files;
+pub mod pacing;
 pub mod pattern;
 pub mod process;
 pub mod report;
@@ -42,6 +43,7 @@ pub const GROUPS: &[OptionGroup] = &[
     process::GROUP,
     verify::GROUP,
     access::GROUP,
+    pacing::GROUP,
 ];
 
 /// The group an option belongs to (`None` for the core options).
