@@ -184,14 +184,6 @@ impl Ctx<'_> {
         }
     }
 
-    /// Figures measured during a ramp that never ended are not kept (fio
-    /// counts nothing until `ramp_time` is over).
-    pub fn drop_ramp(&mut self) {
-        if self.ramp_end > 0 {
-            self.restart(now_ns());
-        }
-    }
-
     /// Records the per-I/O log entry.
     #[cold]
     pub fn log_io(&mut self, io: IoUnit, t_done: u64, lat: u64, clat: u64, slat: u64) {

@@ -270,7 +270,6 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     } else {
         sync_loop(&mut cx, &mut engine, bufs[0].as_mut_slice(), meet.stop)
     };
-    cx.drop_ramp();
     if end_fsync && writes && !interrupted {
         cx.sync_all();
     }
