@@ -186,4 +186,18 @@ fn gtod_reduce_hides_latencies_as_fio() {
     for key in ["bw_samples", "iops_samples"] {
         assert_eq!(i[key], f[key], "{key}");
     }
+    // The text output has no latency lines either.
+    let d = scratch();
+    let job = write_file(d.path(), "job.fio", text);
+    for mut cmd in [Command::new("fio"), bin()] {
+        if cmd.get_program() != "fio" {
+            cmd.args(["run", "--no-store"]);
+        }
+        let out = stdout_text(cmd.current_dir(d.path()).arg(&job));
+        assert!(out.contains("IOPS="), "{out}");
+        assert!(
+            !out.contains("lat (") && !out.contains("percentiles"),
+            "{out}"
+        );
+    }
 }

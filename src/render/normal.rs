@@ -4,6 +4,7 @@
 use super::Exporter;
 use super::log2;
 use crate::counters::{COUNTERS, CounterDelta, DiskDelta};
+use crate::job::JobSpec;
 use crate::metrics::LatencyHistogram;
 use crate::metrics::format::{bytes_iec, bytes_si, si};
 use crate::metrics::histogram::FIO_PERCENTILES;
@@ -78,7 +79,7 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
     );
     for (name, s) in [("read", &t.read), ("write", &t.write)] {
         if s.ios() > 0 {
-            direction(out, name, t, s);
+            direction(out, name, (t, s), job);
         }
     }
     if t.advise.count() > 0 {
@@ -146,7 +147,7 @@ fn entry(out: &mut String, r: &RunResult, e: &ReportEntry) {
         ("advise", &t.advise),
         ("fsync", &t.fsync),
     ] {
-        if h.count() > 0 {
+        if h.count() > 0 && !(job.pacing.disable_clat && matches!(name, "read" | "write")) {
             out.push_str(&log2::render(&format!("{name} latency (ns)"), h));
             out.push('\n');
         }
@@ -200,8 +201,11 @@ fn cache_text(c: &FileCache) -> String {
     }
 }
 
-fn direction(out: &mut String, name: &str, t: &Totals, s: &OpStats) {
+/// One direction's lines; those of the times the job does not take
+/// (`gtod_reduce`, `disable_*`) are left out, as fio.
+fn direction(out: &mut String, name: &str, (t, s): (&Totals, &OpStats), job: &JobSpec) {
     let bw = t.bw_bytes(s);
+    let p = &job.pacing;
     let _ = writeln!(
         out,
         "  {name}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
@@ -211,12 +215,17 @@ fn direction(out: &mut String, name: &str, t: &Totals, s: &OpStats) {
         bytes_iec(s.bytes as f64),
         t.runtime_ns / 1_000_000
     );
-    if s.slat.count() > 0 {
+    if s.slat.count() > 0 && !p.disable_slat {
         lat_line(out, "slat", &s.slat);
     }
-    lat_line(out, "clat", s.clat_or_lat());
-    if s.clat.count() > 0 {
+    if !p.disable_clat {
+        lat_line(out, "clat", s.clat_or_lat());
+    }
+    if s.clat.count() > 0 && !p.disable_lat {
         lat_line(out, " lat", &s.lat);
+    }
+    if p.disable_clat {
+        return;
     }
     let _ = writeln!(out, "    clat percentiles (nsec):");
     let cells: Vec<String> = FIO_PERCENTILES
