@@ -151,8 +151,9 @@ impl Ctx<'_> {
     }
 
     /// The pacing step before an I/O (only with [`Self::pace`]): the
-    /// flow's turn and the rate.
-    pub fn pace_wait(&mut self, write: bool, stop: &StopFlag) -> Step {
+    /// flow's turn and the rate; it may turn the I/O to the other
+    /// direction of a mix, as fio.
+    pub fn pace_wait(&mut self, write: &mut bool, stop: &StopFlag) -> Step {
         let deadline = self.deadline;
         match &mut self.pace {
             Some(p) => p.wait(write, deadline, stop),

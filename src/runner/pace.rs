@@ -10,6 +10,7 @@ use super::flow::FlowMember;
 use super::stop::StopFlag;
 use crate::job::JobSpec;
 use crate::job::groups::pacing::Pacing;
+use crate::job::spec::Mix;
 use crate::metrics::clock::now_ns;
 use std::time::Duration;
 
@@ -118,6 +119,9 @@ pub struct Pace {
     job: String,
     bps: [u64; 2],
     min_bs: [u64; 2],
+    /// An I/O may turn to this direction (a mix with a share of it and the
+    /// same sizes both ways).
+    switch: [bool; 2],
     poisson: bool,
     rng: u64,
     last_usec: [u64; 2],
@@ -189,6 +193,17 @@ impl Pace {
             job: job.name.clone(),
             bps,
             min_bs,
+            switch: [0, 1].map(|d| {
+                let share = if d == 0 {
+                    job.rwmixread
+                } else {
+                    100 - job.rwmixread
+                };
+                job.mix == Mix::Mixed
+                    && share > 0
+                    && job.access.sizes[0] == job.access.sizes[1]
+                    && job.access.bssplit[0] == job.access.bssplit[1]
+            }),
             poisson: p.poisson,
             rng: seed | 1,
             last_usec: [0; 2],
@@ -247,7 +262,9 @@ impl Pace {
 
     /// Before an I/O in direction `write`: the flow's turn, then the rate
     /// (fio's `flow_threshold_exceeded`, `rate_ddir`), until `deadline`.
-    pub fn wait(&mut self, write: bool, deadline: u64, stop: &StopFlag) -> Step {
+    /// In a mix, the I/O turns to the other direction when that one is
+    /// behind its rate or due first, as fio.
+    pub fn wait(&mut self, write: &mut bool, deadline: u64, stop: &StopFlag) -> Step {
         if let Some(f) = &mut self.flow {
             while f.held_back() {
                 if stop.is_set() {
@@ -262,12 +279,9 @@ impl Pace {
                 }
             }
         }
-        let d = write as usize;
-        if self.bps[d] == 0 {
-            return Step::On;
-        }
         let now = now_ns();
-        let due = self.epoch + self.next_io_us[d].saturating_mul(1000);
+        let (due, dir) = self.due(*write, now);
+        *write = dir;
         if due <= now {
             return Step::On;
         }
@@ -280,19 +294,32 @@ impl Pace {
         }
     }
 
+    /// When the next I/O may go (ns of [`now_ns`]) and in which direction
+    /// (fio's `rate_ddir`): the planned one `write` if it is due, else the
+    /// other one of a mix if that is due or due sooner.
+    fn due(&self, write: bool, now: u64) -> (u64, bool) {
+        let at = |w: bool| self.epoch + self.next_io_us[w as usize].saturating_mul(1000);
+        let mine = at(write);
+        if mine <= now || !self.switch[!write as usize] {
+            return (mine, write);
+        }
+        let other = at(!write);
+        if other <= now || other < mine {
+            (other, !write)
+        } else {
+            (mine, write)
+        }
+    }
+
     /// [`Pace::wait`] would wait now (the flow holds the clone back with
     /// `flow_sleep`, or the rate is ahead): the loop with I/Os in flight
     /// lets them complete first, as fio.
     pub fn would_wait(&self, write: bool) -> bool {
-        if self
-            .flow
-            .as_ref()
-            .is_some_and(|f| f.sleep_us > 0 && f.would_hold())
-        {
+        if (self.flow.as_ref()).is_some_and(|f| f.sleep_us > 0 && f.would_hold()) {
             return true;
         }
-        let d = write as usize;
-        self.bps[d] > 0 && self.epoch + self.next_io_us[d].saturating_mul(1000) > now_ns()
+        let now = now_ns();
+        self.due(write, now).0 > now
     }
 
     /// After an I/O of `len` bytes in direction `write` was issued: fio's

@@ -100,7 +100,7 @@ pub(super) fn run<E: Engine>(
                 break;
             }
             if paced {
-                match pace(cx, (engine, bufs, &mut q), true, io.write, stop) {
+                match pace(cx, (engine, bufs, &mut q), true, &mut io.write, stop) {
                     Step::On | Step::Reset => {}
                     step => {
                         interrupted |= step == Step::Stopped;
@@ -166,7 +166,7 @@ pub(super) fn run<E: Engine>(
                 filling = false;
             }
             if paced && cx.pace.as_mut().is_some_and(|p| p.think_due()) {
-                let step = pace(cx, (engine, bufs, &mut q), false, io.write, stop);
+                let step = pace(cx, (engine, bufs, &mut q), false, &mut io.write, stop);
                 interrupted |= step == Step::Stopped;
                 filling &= matches!(step, Step::On | Step::Reset);
             }
@@ -259,16 +259,16 @@ fn pace<E: Engine>(
     cx: &mut Ctx,
     (engine, bufs, q): (&mut E, &mut [AlignedBuf], &mut Queue),
     before: bool,
-    write: bool,
+    write: &mut bool,
     stop: &StopFlag,
 ) -> Step {
-    let waits = !before || cx.pace.as_ref().is_some_and(|p| p.would_wait(write));
+    let waits = !before || cx.pace.as_ref().is_some_and(|p| p.would_wait(*write));
     if waits && !quiesce(cx, engine, bufs, q) {
         return Step::End;
     }
     match &mut cx.pace {
         Some(_) if before => cx.pace_wait(write, stop),
-        Some(p) => p.think(write, stop),
+        Some(p) => p.think(*write, stop),
         None => Step::On,
     }
 }

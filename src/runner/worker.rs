@@ -388,7 +388,7 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool>(
             return false;
         }
         if PACE {
-            match cx.pace_wait(io.write, stop) {
+            match cx.pace_wait(&mut io.write, stop) {
                 Step::On | Step::Reset => {}
                 Step::Stopped => return true,
                 Step::End => return false,
