@@ -241,10 +241,12 @@ impl Pace {
         if let Some(m) = &mut self.min {
             (m.last_bytes, m.last_ios) = ([0; 2], [0; 2]);
         }
-        if let Some(l) = &mut self.lat
-            && !l.end_run
-        {
-            l.init(now, 0);
+        // The final run of the search keeps its depth; its window counts
+        // from here (fio's lat_new_cycle after reset_all_stats).
+        match &mut self.lat {
+            Some(l) if l.end_run => l.new_cycle(now, 0),
+            Some(l) => l.init(now, 0),
+            None => {}
         }
         self.last_think = now;
     }
@@ -385,7 +387,7 @@ impl Pace {
         }
         match &mut self.lat {
             Some(l) if now - l.cycle_start >= l.window_ns => {
-                let n = ios - l.cycle_ios;
+                let n = ios.saturating_sub(l.cycle_ios);
                 let success = (n as f64 - l.failed as f64) / n as f64 * 100.0;
                 if success >= l.percentile {
                     l.success(now, ios)

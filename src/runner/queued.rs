@@ -38,8 +38,9 @@ impl Queue {
 
 /// Runs until the plan ends, the deadline passes, an I/O fails or `stop` is
 /// set; every I/O in flight is reaped before it returns (its buffer must
-/// outlive it). Returns true if stopped.
-pub(super) fn run<E: Engine>(
+/// outlive it). Returns true if stopped. Compiled with and without the
+/// pacing step (`PACE`: the clone has [`Ctx::pace`]), decided once.
+pub(super) fn run<E: Engine, const PACE: bool>(
     cx: &mut Ctx,
     engine: &mut E,
     bufs: &mut [AlignedBuf],
@@ -67,8 +68,6 @@ pub(super) fn run<E: Engine>(
         done: Vec::with_capacity(depth),
         in_flight: 0,
     };
-    // Decided once: a job without pacing options has no pacing step.
-    let paced = cx.pace.is_some();
     let mut filling = true;
     let mut interrupted = false;
 
@@ -78,7 +77,7 @@ pub(super) fn run<E: Engine>(
             filling = false;
         }
         while filling && !q.free.is_empty() {
-            if paced
+            if PACE
                 && cx
                     .pace
                     .as_ref()
@@ -99,7 +98,7 @@ pub(super) fn run<E: Engine>(
                 filling = false;
                 break;
             }
-            if paced {
+            if PACE {
                 match pace(cx, (engine, bufs, &mut q), true, &mut io.write, stop) {
                     Step::On | Step::Reset => {}
                     step => {
@@ -135,7 +134,7 @@ pub(super) fn run<E: Engine>(
                 (s.t_queue, s.t_submit) = (t_queue, t_queue);
                 res = engine.queue(tag, fd, io, buf);
             }
-            if paced && let Some(p) = &mut cx.pace {
+            if PACE && let Some(p) = &mut cx.pace {
                 p.issued(io.write, io.len);
             }
             match res {
@@ -150,7 +149,7 @@ pub(super) fn run<E: Engine>(
                 Ok(Queued::Done(n)) => {
                     let now = now_ns();
                     q.free.push(tag);
-                    if !complete(cx, (tag, &q.slots[tag as usize]), n as i64, now, buf) {
+                    if !complete::<PACE>(cx, (tag, &q.slots[tag as usize]), n as i64, now, buf) {
                         filling = false;
                     }
                     continue;
@@ -165,7 +164,7 @@ pub(super) fn run<E: Engine>(
             if q.unsubmitted.len() >= batch_submit && !submit(cx, engine, &mut q) {
                 filling = false;
             }
-            if paced && cx.pace.as_mut().is_some_and(|p| p.think_due()) {
+            if PACE && cx.pace.as_mut().is_some_and(|p| p.think_due()) {
                 let step = pace(cx, (engine, bufs, &mut q), false, &mut io.write, stop);
                 interrupted |= step == Step::Stopped;
                 filling &= matches!(step, Step::On | Step::Reset);
@@ -186,7 +185,7 @@ pub(super) fn run<E: Engine>(
         } else {
             q.in_flight
         };
-        match reap(cx, engine, bufs, &mut q, min) {
+        match reap::<E, PACE>(cx, engine, bufs, &mut q, min) {
             None => return interrupted,
             Some(ok) => filling &= ok,
         }
@@ -201,7 +200,7 @@ pub(super) fn run<E: Engine>(
 /// engine failed to wait (the I/Os in flight cannot be accounted for:
 /// their buffers stay alive until the engine is dropped, which waits for
 /// them), else false when one failed or did not verify.
-fn reap<E: Engine>(
+fn reap<E: Engine, const PACE: bool>(
     cx: &mut Ctx,
     engine: &mut E,
     bufs: &mut [AlignedBuf],
@@ -226,7 +225,7 @@ fn reap<E: Engine>(
             &q.slots[c.tag as usize],
             bufs[c.tag as usize].as_mut_slice(),
         );
-        ok &= complete(cx, (c.tag, slot), c.result, now, buf);
+        ok &= complete::<PACE>(cx, (c.tag, slot), c.result, now, buf);
     }
     Some(ok)
 }
@@ -244,7 +243,7 @@ fn quiesce<E: Engine>(
     }
     while q.in_flight > 0 {
         let n = q.in_flight;
-        if reap(cx, engine, bufs, q, n) != Some(true) {
+        if reap::<E, true>(cx, engine, bufs, q, n) != Some(true) {
             return false;
         }
     }
@@ -304,7 +303,13 @@ fn submit<E: Engine>(cx: &mut Ctx, engine: &mut E, q: &mut Queue) -> bool {
 
 /// Records the completion of slot `tag` (its buffer `buf`); false if it
 /// failed or did not verify (the run then drains).
-fn complete(cx: &mut Ctx, (tag, s): (u32, &Slot), result: i64, now: u64, buf: &mut [u8]) -> bool {
+fn complete<const PACE: bool>(
+    cx: &mut Ctx,
+    (tag, s): (u32, &Slot),
+    result: i64,
+    now: u64,
+    buf: &mut [u8],
+) -> bool {
     let io = s.io;
     if result != io.len as i64 {
         let r = if result < 0 {
@@ -324,7 +329,7 @@ fn complete(cx: &mut Ctx, (tag, s): (u32, &Slot), result: i64, now: u64, buf: &m
     if cx.io_log.is_some() {
         cx.log_io(io, now, lat, clat, slat);
     }
-    if cx.pace.is_some() && cx.pace_done(io, lat, now) == Step::End {
+    if PACE && cx.pace_done(io, lat, now) == Step::End {
         return false;
     }
     if io.write {

@@ -266,7 +266,12 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         cx.verify_only(meet.stop)
     } else if E::QUEUED {
         let batches = (batch_submit, complete_min);
-        super::queued::run(&mut cx, &mut engine, &mut bufs, batches, meet.stop)
+        let (e, b, stop) = (&mut engine, &mut bufs, meet.stop);
+        if cx.pace.is_some() {
+            super::queued::run::<E, true>(&mut cx, e, b, batches, stop)
+        } else {
+            super::queued::run::<E, false>(&mut cx, e, b, batches, stop)
+        }
     } else {
         sync_loop(&mut cx, &mut engine, bufs[0].as_mut_slice(), meet.stop)
     };
