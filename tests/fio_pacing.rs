@@ -14,7 +14,11 @@ use std::process::Command;
 /// `tool`'s JSON for the job file `text`, run in a fresh directory holding
 /// a 1 MiB file `f` written first.
 fn run(tool: &str, text: &str) -> Value {
-    let d = scratch();
+    run_in(&scratch(), tool, text)
+}
+
+/// [`run`] in the directory `d`.
+fn run_in(d: &tempfile::TempDir, tool: &str, text: &str) -> Value {
     std::fs::write(d.path().join("f"), vec![7u8; 1 << 20]).unwrap();
     let job = write_file(d.path(), "job.fio", text);
     let mut cmd = if tool == "fio" {
@@ -95,23 +99,28 @@ fn thinktime_leaves_the_same_ios_in_a_fixed_runtime() {
 #[test]
 fn ramp_time_ios_are_not_counted() {
     skip_unless_installed!("fio");
-    // 400 I/Os a second for 0.5 s of ramp and 1 s of runtime: 400 counted.
+    // 400 I/Os a second for 0.5 s of ramp and 1 s of runtime: 400 counted,
+    // and logged.
     let text = "[r]\nfilename=f\nrw=randread\nbs=4k\nrate_iops=400\nramp_time=500ms\n\
-                runtime=1\ntime_based\n";
-    let [fio, iolab] = both(text);
-    for (tool, v) in [("fio", &fio), ("iolab", &iolab)] {
-        let j = job(v, "r");
-        near(
-            &format!("{tool}'s I/Os"),
-            j["read"]["total_ios"].as_f64().unwrap(),
-            400.0,
-            0.1,
-        );
+                runtime=1\ntime_based\nwrite_lat_log=r\n";
+    for tool in ["fio", "iolab"] {
+        let d = scratch();
+        let v = run_in(&d, tool, text);
+        let j = job(&v, "r");
+        let ios = j["read"]["total_ios"].as_f64().unwrap();
+        near(&format!("{tool}'s I/Os"), ios, 400.0, 0.1);
         near(
             &format!("{tool}'s runtime"),
             j["job_runtime"].as_f64().unwrap(),
             1000.0,
             0.1,
+        );
+        let log = std::fs::read_to_string(d.path().join("r_lat.1.log")).unwrap();
+        near(
+            &format!("{tool}'s lines in r_lat.1.log"),
+            log.lines().count() as f64,
+            ios,
+            0.02,
         );
     }
 }

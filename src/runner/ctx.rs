@@ -124,8 +124,8 @@ impl Ctx<'_> {
     }
 
     /// Starts the figures over at `now`, as fio's `reset_all_stats` at the
-    /// end of `ramp_time`: recorders, intervals, depth counts, the clock
-    /// of the runtime and of the rates.
+    /// end of `ramp_time`: recorders, intervals, the per-I/O log, depth
+    /// counts, the clock of the runtime and of the rates.
     #[cold]
     pub fn restart(&mut self, now: u64) {
         let f = self.fresh;
@@ -136,6 +136,9 @@ impl Ctx<'_> {
         ];
         self.series = Ticker::new(f.series_ms, now);
         self.hist = f.hist_ms.map(|ms| Ticker::new(Some(ms), now));
+        if let Some(l) = &mut self.io_log {
+            l.clear();
+        }
         self.depth_counts = [0; 7];
         self.submit_counts = [0; 7];
         self.complete_counts = [0; 7];
