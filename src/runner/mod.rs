@@ -14,6 +14,7 @@ pub mod cache;
 mod ctx;
 pub mod flow;
 pub mod iolog;
+mod lat_target;
 pub mod launch;
 pub mod layout;
 mod lookahead;

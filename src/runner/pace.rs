@@ -7,6 +7,7 @@
 //! Waits happen before an I/O is stamped, so they are never I/O latency.
 
 use super::flow::FlowMember;
+use super::lat_target::LatTarget;
 use super::stop::StopFlag;
 use crate::job::JobSpec;
 use crate::job::groups::pacing::Pacing;
@@ -29,79 +30,6 @@ pub enum Step {
     Stopped,
     /// Statistics start over now (the final run of `latency_target`).
     Reset,
-}
-
-/// fio's latency-target search (`latency_qd`, `latency_qd_low`, ...).
-struct LatTarget {
-    target_ns: u64,
-    window_ns: u64,
-    percentile: f64,
-    run: bool,
-    max_depth: u32,
-    qd: u32,
-    high: u32,
-    low: u32,
-    stable: u32,
-    failed: u64,
-    cycle_start: u64,
-    cycle_ios: u64,
-    end_run: bool,
-}
-
-impl LatTarget {
-    fn init(&mut self, now: u64, ios: u64) {
-        self.end_run = false;
-        (self.qd, self.high, self.low) = (1, self.max_depth, 1);
-        self.new_cycle(now, ios);
-    }
-
-    fn new_cycle(&mut self, now: u64, ios: u64) {
-        (self.cycle_start, self.cycle_ios, self.failed) = (now, ios, 0);
-    }
-
-    /// fio's `__lat_target_failed`: false at depth 1 (fio gives up there).
-    fn failed(&mut self, now: u64, ios: u64) -> bool {
-        if self.qd == 1 {
-            return false;
-        }
-        self.high = self.qd;
-        if self.qd == self.low {
-            self.low -= 1;
-        }
-        self.qd = (self.qd + self.low) / 2;
-        self.stable = 0;
-        self.new_cycle(now, ios);
-        true
-    }
-
-    /// fio's `lat_target_success`.
-    fn success(&mut self, now: u64, ios: u64) -> Step {
-        let qd = self.qd;
-        self.low = qd;
-        if qd + 1 == self.high {
-            self.stable += 1;
-            if self.stable >= 3 {
-                self.high += 1;
-                self.stable = 0;
-            }
-        }
-        self.qd = if self.high != self.max_depth {
-            (qd + self.high) / 2
-        } else {
-            qd * 2
-        }
-        .min(self.max_depth);
-        let mut step = Step::On;
-        if !self.run && self.qd == qd {
-            if self.end_run {
-                return Step::End;
-            }
-            self.end_run = true;
-            step = Step::Reset;
-        }
-        self.new_cycle(now, ios);
-        step
-    }
 }
 
 /// The `rate_min`/`rate_iops_min` checks.
