@@ -143,6 +143,10 @@ pub struct JobSpec {
     /// Per-I/O priorities (`cmdprio_*`).
     #[serde(default)]
     pub cmdprio: crate::engine::cmdprio::CmdprioSpec,
+    /// When each I/O may start and which times are taken (`rate*`,
+    /// `thinktime*`, `ramp_time`, `flow*`, `latency_target`, `gtod_reduce`).
+    #[serde(default)]
+    pub pacing: super::groups::pacing::Pacing,
     /// fio's `stonewall`: this job starts once every job before it ended
     /// (in each repetition). Absent from runs stored before it existed.
     #[serde(default)]
@@ -266,6 +270,7 @@ impl JobSpec {
             memory: Default::default(),
             lifecycle: Default::default(),
             cmdprio: Default::default(),
+            pacing: Default::default(),
             description: None,
             engine: "psync".into(),
             direct: false,

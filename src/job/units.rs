@@ -111,8 +111,15 @@ fn bad(what: &'static str, text: &str, e: ValueError) -> ValueError {
 /// Parses a time; a bare number is in seconds (`runtime=10`), suffixes
 /// `us`, `ms`, `s`, `m`, `h`, `d` as fio. Returns microseconds.
 pub fn parse_time_us(text: &str) -> Result<u64, ValueError> {
+    parse_time_in(text, 1e6)
+}
+
+/// Parses a time whose bare number is in units of `default_us`
+/// microseconds (1.0 for fio's times in microseconds, `thinktime=10`);
+/// suffixes as [`parse_time_us`]. Returns microseconds.
+pub fn parse_time_in(text: &str, default_us: f64) -> Result<u64, ValueError> {
     let t = text.trim();
-    let v = expr::eval(t, &|n, s| time_atom(n, s, 1e6)).map_err(|e| bad("time", t, e))?;
+    let v = expr::eval(t, &|n, s| time_atom(n, s, default_us)).map_err(|e| bad("time", t, e))?;
     to_u64(v, t)
 }
 

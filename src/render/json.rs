@@ -206,10 +206,10 @@ impl Json {
             "latency_ns": lns,
             "latency_us": lus,
             "latency_ms": lms,
-            "latency_depth": job.iodepth,
-            "latency_target": 0,
-            "latency_percentile": 100.0,
-            "latency_window": 0,
+            "latency_depth": t.latency_depth.unwrap_or(job.iodepth),
+            "latency_target": job.pacing.latency_target_us * 1000,
+            "latency_percentile": job.pacing.latency_percentile,
+            "latency_window": job.pacing.latency_window_us,
             "iolab": {
                 "engine": job.engine,
                 "rw": job.rw_name(),
@@ -242,6 +242,7 @@ impl Json {
                 },
             },
         });
+        super::json_dir::hide_disabled(&mut doc, &job.pacing);
         // fio writes `desc` only for a job that has a description.
         if let (Some(d), Some(o)) = (&job.description, doc.as_object_mut()) {
             o.insert("desc".into(), json!(d));

@@ -191,3 +191,47 @@ pub(super) fn percents(counts: &[u64; 7], keys: &[&str]) -> Value {
         .collect::<Map<_, _>>()
         .into()
 }
+
+/// What fio leaves out of a job's JSON when it does not take those times
+/// (`gtod_reduce`, `disable_lat`, `disable_clat`, `disable_slat`,
+/// `disable_bw_measurement`): zeros, as fio writes them. iolab measures
+/// anyway (its I/O counts come from the latency recorders).
+pub(super) fn hide_disabled(doc: &mut Value, p: &crate::job::groups::pacing::Pacing) {
+    let zero = json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0});
+    for dir in ["read", "write", "trim"] {
+        let Some(d) = doc.get_mut(dir).and_then(Value::as_object_mut) else {
+            continue;
+        };
+        for (off, key) in [
+            (p.disable_slat, "slat_ns"),
+            (p.disable_clat, "clat_ns"),
+            (p.disable_lat, "lat_ns"),
+        ] {
+            if off {
+                d.insert(key.into(), zero.clone());
+            }
+        }
+        if p.disable_bw {
+            for key in [
+                "bw_min",
+                "bw_max",
+                "bw_samples",
+                "iops_min",
+                "iops_max",
+                "iops_samples",
+            ] {
+                d.insert(key.into(), json!(0));
+            }
+            for key in ["bw_agg", "bw_mean", "bw_dev", "iops_mean", "iops_stddev"] {
+                d.insert(key.into(), json!(0.0));
+            }
+        }
+    }
+    if p.disable_clat {
+        for key in ["latency_ns", "latency_us", "latency_ms"] {
+            if let Some(Value::Object(m)) = doc.get_mut(key) {
+                m.values_mut().for_each(|v| *v = json!(0.0));
+            }
+        }
+    }
+}

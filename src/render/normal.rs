@@ -177,7 +177,7 @@ fn iolab_figures(out: &mut String, r: &RunResult, e: &ReportEntry) {
         ("advise", &t.advise),
         ("fsync", &t.fsync),
     ] {
-        if h.count() > 0 {
+        if h.count() > 0 && !(job.pacing.disable_clat && matches!(name, "read" | "write")) {
             out.push_str(&log2::render(&format!("{name} latency (ns)"), h));
             out.push('\n');
         }

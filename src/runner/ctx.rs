@@ -7,7 +7,9 @@
 use super::buffer::Contents;
 use super::iolog::{IoLogEntry, IoLogWriter};
 use super::lookahead::Lookahead;
+use super::pace::{Pace, Step};
 use super::series::{DirRecorders, Ticker};
+use super::stop::StopFlag;
 use super::verifier::Verifier;
 use crate::metrics::Recorder;
 use crate::metrics::clock::now_ns;
@@ -70,6 +72,31 @@ pub struct Ctx<'a> {
     pub complete_counts: [u64; 7],
     /// The launcher's watch (`exitall`, steady state), when the run has one.
     pub watch: Option<super::control::Watch>,
+    /// Rate, think time, flow, latency target: `None` when the job sets
+    /// none of them (the loops then have no pacing step).
+    pub pace: Option<Box<Pace>>,
+    /// When `ramp_time` ends (0: no ramp, or it is over).
+    pub ramp_end: u64,
+    /// What the figures start over with after the ramp.
+    pub fresh: Fresh,
+}
+
+/// What a clone's figures start over with when fio resets them (the end
+/// of `ramp_time`, the final run of `latency_target`).
+#[derive(Debug, Clone, Copy)]
+pub struct Fresh {
+    /// The job does not write (no write recorders).
+    pub no_writes: bool,
+    /// The job does not trim (no trim recorders).
+    pub no_trims: bool,
+    /// The engine has I/Os in flight (slat and clat recorders).
+    pub queued: bool,
+    /// Time-series interval in ms.
+    pub series_ms: Option<u64>,
+    /// Histogram-log interval in ms, when it differs.
+    pub hist_ms: Option<u64>,
+    /// `runtime` in ns, counted from the reset as fio.
+    pub runtime_ns: Option<u64>,
 }
 
 impl Ctx<'_> {
@@ -78,6 +105,9 @@ impl Ctx<'_> {
     /// launcher asked the clone to end.
     #[cold]
     pub fn event(&mut self, now: u64) -> bool {
+        if self.ramp_end > 0 && now >= self.ramp_end {
+            self.restart(now);
+        }
         let mut ended = false;
         if let Some(w) = &mut self.watch
             && now >= w.next_ns
@@ -102,13 +132,84 @@ impl Ctx<'_> {
             .deadline
             .min(self.series.next_ns)
             .min(self.hist.as_ref().map_or(u64::MAX, |h| h.next_ns))
-            .min(self.watch.as_ref().map_or(u64::MAX, |w| w.next_ns));
+            .min(self.watch.as_ref().map_or(u64::MAX, |w| w.next_ns))
+            .min(if self.ramp_end > 0 {
+                self.ramp_end
+            } else {
+                u64::MAX
+            });
         now >= self.deadline || ended
     }
 
     /// True when the launcher asked this clone to end (`exitall`, steady state).
     pub fn ended(&self) -> bool {
         self.watch.as_ref().is_some_and(|w| w.ctl.ended())
+    }
+
+    /// Starts the figures over at `now`, as fio's `reset_all_stats` at the
+    /// end of `ramp_time`: recorders, intervals, the per-I/O log, depth
+    /// counts, the clock of the runtime and of the rates.
+    #[cold]
+    pub fn restart(&mut self, now: u64) {
+        let f = self.fresh;
+        self.ramp_end = 0;
+        self.recs = [
+            DirRecorders::new(false, f.queued),
+            DirRecorders::new(f.no_writes, f.queued),
+            DirRecorders::new(f.no_trims, f.queued),
+        ];
+        self.series = Ticker::new(f.series_ms, now);
+        self.hist = f.hist_ms.map(|ms| Ticker::new(Some(ms), now));
+        if let Some(l) = &mut self.io_log {
+            l.clear();
+        }
+        self.depth_counts = [0; 7];
+        self.submit_counts = [0; 7];
+        self.complete_counts = [0; 7];
+        self.t_start = now;
+        self.deadline = f.runtime_ns.map_or(u64::MAX, |r| now.saturating_add(r));
+        if let Some(p) = &mut self.pace {
+            p.start(now);
+        }
+        self.next_event = self
+            .deadline
+            .min(self.series.next_ns)
+            .min(self.hist.as_ref().map_or(u64::MAX, |h| h.next_ns));
+    }
+
+    /// The pacing step before an I/O (only with [`Self::pace`]): the
+    /// flow's turn and the rate; it may turn the I/O to the other
+    /// direction of a mix, as fio.
+    pub fn pace_wait(&mut self, write: &mut bool, stop: &StopFlag) -> Step {
+        let deadline = self.deadline;
+        match &mut self.pace {
+            Some(p) => p.wait(write, deadline, stop),
+            None => Step::On,
+        }
+    }
+
+    /// The pacing step after an I/O of `io` completed at `now` with total
+    /// latency `lat` (only with [`Self::pace`]): `rate_min`, the latency
+    /// target; a reset of the figures or the end of the clone (its error
+    /// kept) are done here. `On`/`Stopped`/`End` are left to the loop.
+    pub fn pace_done(&mut self, io: IoUnit, lat: u64, now: u64) -> Step {
+        let ramp = self.ramp_end > 0 && now < self.ramp_end;
+        let Some(p) = &mut self.pace else {
+            return Step::On;
+        };
+        match p.done(io.write, io.len, lat, now, ramp) {
+            Step::Reset => {
+                self.restart(now);
+                Step::On
+            }
+            Step::End => {
+                if let Some(e) = p.error.take() {
+                    self.errors.push(e);
+                }
+                Step::End
+            }
+            s => s,
+        }
     }
 
     /// Records the per-I/O log entry.

@@ -104,6 +104,13 @@ impl IoLogWriter {
         self.buf.clear();
     }
 
+    /// Forgets every entry so far (fio logs nothing of `ramp_time`); the
+    /// next ones overwrite them on disk.
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.count = 0;
+    }
+
     /// The finished log, or why it could not be kept.
     pub fn finish(mut self) -> io::Result<IoLog> {
         self.spill();

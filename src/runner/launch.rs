@@ -12,6 +12,7 @@
 //! a clone or its group.
 
 use super::control::CloneCtl;
+use super::flow::Flows;
 use super::iolog::IoLogWriter;
 use super::layout::{CloneFile, Layout};
 use super::open::open_clone;
@@ -40,6 +41,7 @@ fn worker(
     (clone, index): (u32, u64),
     tables: bool,
     watch: Option<Arc<CloneCtl>>,
+    flows: &Flows,
 ) -> Result<Worker> {
     let io_log = match job.logs.per_io_dir() {
         Some(dir) => Some(IoLogWriter::new(&dir).map_err(|e| {
@@ -105,6 +107,18 @@ fn worker(
         contents,
         verifier,
         watch,
+        pace: super::pace::Pace::of_job(
+            job,
+            crate::plan::clone_seed(job, clone),
+            depth as u32,
+            flows.join(
+                job.pacing.flow_id,
+                job.pacing.flow,
+                job.pacing.flow_sleep_us,
+            ),
+        )
+        .map(Box::new),
+        ramp: (job.pacing.ramp_us > 0).then(|| Duration::from_micros(job.pacing.ramp_us)),
     })
 }
 
@@ -261,6 +275,7 @@ pub fn run_clones(
         .map(|(job, files)| (job, files.iter().map(|f| f.region).collect()))
         .collect();
     let tables = tables_fit(regions.iter().map(|(job, r)| (*job, r.as_slice())));
+    let flows = Flows::default();
     let mut failure: Option<Error> = None;
     let mut runs: Vec<Option<CloneRun>> = tds.iter().map(|_| None).collect();
     let mut epochs = vec![0u64; tds.len()];
@@ -287,7 +302,7 @@ pub fn run_clones(
                 let watch = watched.then(|| ctls[i].clone());
                 let (opened, w) = match open_clone(job, files).and_then(|f| {
                     let index = first_index(jobs, j) + u64::from(c);
-                    Ok((f, worker(job, files, (c, index), tables, watch)?))
+                    Ok((f, worker(job, files, (c, index), tables, watch, &flows)?))
                 }) {
                     Ok(x) => x,
                     Err(e) => {

@@ -6,6 +6,7 @@
 
 use super::ctx::{Ctx, batch_bucket, depth_bucket};
 use super::iomem::IoBuf;
+use super::pace::Step;
 use super::stop::StopFlag;
 use crate::engine::{Completion, Engine, Queued};
 use crate::metrics::clock::now_ns;
@@ -18,10 +19,28 @@ struct Slot {
     t_submit: u64,
 }
 
+/// The I/Os of the loop: slots, which are free, queued but not submitted,
+/// in flight, and the completions of the last reap.
+struct Queue {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    unsubmitted: Vec<u32>,
+    done: Vec<Completion>,
+    in_flight: usize,
+}
+
+impl Queue {
+    /// I/Os queued or in flight.
+    fn busy(&self) -> usize {
+        self.in_flight + self.unsubmitted.len()
+    }
+}
+
 /// Runs until the plan ends, the deadline passes, an I/O fails or `stop` is
 /// set; every I/O in flight is reaped before it returns (its buffer must
-/// outlive it). Returns true if stopped.
-pub(super) fn run<E: Engine>(
+/// outlive it). Returns true if stopped. Compiled with and without the
+/// pacing step (`PACE`: the clone has [`Ctx::pace`]), decided once.
+pub(super) fn run<E: Engine, const PACE: bool>(
     cx: &mut Ctx,
     engine: &mut E,
     bufs: &mut [IoBuf],
@@ -36,18 +55,20 @@ pub(super) fn run<E: Engine>(
         write: false,
         trim: false,
     };
-    let mut slots = vec![
-        Slot {
-            io: empty,
-            t_queue: 0,
-            t_submit: 0,
-        };
-        depth
-    ];
-    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-    let mut unsubmitted: Vec<u32> = Vec::with_capacity(depth);
-    let mut done: Vec<Completion> = Vec::with_capacity(depth);
-    let mut in_flight = 0usize;
+    let mut q = Queue {
+        slots: vec![
+            Slot {
+                io: empty,
+                t_queue: 0,
+                t_submit: 0,
+            };
+            depth
+        ],
+        free: (0..depth as u32).rev().collect(),
+        unsubmitted: Vec::with_capacity(depth),
+        done: Vec::with_capacity(depth),
+        in_flight: 0,
+    };
     let mut filling = true;
     let mut interrupted = false;
 
@@ -56,11 +77,20 @@ pub(super) fn run<E: Engine>(
             interrupted = true;
             filling = false;
         }
-        while filling && !free.is_empty() {
+        while filling && !q.free.is_empty() {
+            if PACE
+                && cx
+                    .pace
+                    .as_ref()
+                    .and_then(|p| p.depth())
+                    .is_some_and(|d| q.busy() >= d as usize)
+            {
+                break;
+            }
             let mut io = IoUnit::default();
             if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
                 // A pass read back is complete first: reap, then come back.
-                if in_flight + unsubmitted.len() > 0 && cx.reads_back() {
+                if q.in_flight + q.unsubmitted.len() > 0 && cx.reads_back() {
                     break;
                 }
                 if cx.next_pass() {
@@ -73,10 +103,20 @@ pub(super) fn run<E: Engine>(
                 filling = false;
                 break;
             }
-            let tag = free.pop().expect("a free slot");
-            cx.depth_counts[depth_bucket(in_flight + unsubmitted.len() + 1)] += 1;
+            if PACE {
+                match pace(cx, (engine, bufs, &mut q), true, &mut io.write, stop) {
+                    Step::On | Step::Reset => {}
+                    step => {
+                        interrupted |= step == Step::Stopped;
+                        filling = false;
+                        break;
+                    }
+                }
+            }
+            let tag = q.free.pop().expect("a free slot");
+            cx.depth_counts[depth_bucket(q.busy() + 1)] += 1;
             let t_queue = now_ns();
-            slots[tag as usize] = Slot {
+            q.slots[tag as usize] = Slot {
                 io,
                 t_queue,
                 t_submit: t_queue,
@@ -87,21 +127,25 @@ pub(super) fn run<E: Engine>(
                 cx.before_write(tag, io, buf);
             }
             let mut res = engine.issue(tag, fd, io, buf);
-            if res.as_ref().is_ok_and(|q| *q == Queued::Busy) && !unsubmitted.is_empty() {
+            if res.as_ref().is_ok_and(|r| *r == Queued::Busy) && !q.unsubmitted.is_empty() {
                 // fio's FIO_Q_BUSY: send what is queued, then offer it again.
-                if !submit(cx, engine, &mut unsubmitted, &mut slots, &mut in_flight) {
-                    free.push(tag);
+                if !submit(cx, engine, &mut q) {
+                    q.free.push(tag);
                     filling = false;
                     break;
                 }
                 let t_queue = now_ns();
-                (slots[tag as usize].t_queue, slots[tag as usize].t_submit) = (t_queue, t_queue);
+                let s = &mut q.slots[tag as usize];
+                (s.t_queue, s.t_submit) = (t_queue, t_queue);
                 res = engine.issue(tag, fd, io, buf);
             }
+            if PACE && let Some(p) = &mut cx.pace {
+                p.issued(io.write, io.len);
+            }
             match res {
-                Ok(Queued::Pending) => unsubmitted.push(tag),
+                Ok(Queued::Pending) => q.unsubmitted.push(tag),
                 Ok(Queued::Busy) => {
-                    free.push(tag);
+                    q.free.push(tag);
                     cx.errors
                         .push(format!("{} took no I/O with nothing queued", cx.engine));
                     filling = false;
@@ -109,31 +153,32 @@ pub(super) fn run<E: Engine>(
                 }
                 Ok(Queued::Done(n)) => {
                     let now = now_ns();
-                    free.push(tag);
-                    if !complete(cx, (tag, &slots[tag as usize]), n as i64, now, buf) {
+                    q.free.push(tag);
+                    if !complete::<PACE>(cx, (tag, &q.slots[tag as usize]), n as i64, now, buf) {
                         filling = false;
                     }
                     continue;
                 }
                 Err(e) => {
-                    free.push(tag);
+                    q.free.push(tag);
                     cx.io_error(io, Err(e));
                     filling = false;
                     break;
                 }
             }
-            if unsubmitted.len() >= batch_submit
-                && !submit(cx, engine, &mut unsubmitted, &mut slots, &mut in_flight)
-            {
+            if q.unsubmitted.len() >= batch_submit && !submit(cx, engine, &mut q) {
                 filling = false;
             }
+            if PACE && cx.pace.as_mut().is_some_and(|p| p.think_due()) {
+                let step = pace(cx, (engine, bufs, &mut q), false, &mut io.write, stop);
+                interrupted |= step == Step::Stopped;
+                filling &= matches!(step, Step::On | Step::Reset);
+            }
         }
-        if !unsubmitted.is_empty()
-            && !submit(cx, engine, &mut unsubmitted, &mut slots, &mut in_flight)
-        {
+        if !q.unsubmitted.is_empty() && !submit(cx, engine, &mut q) {
             filling = false;
         }
-        if in_flight == 0 {
+        if q.in_flight == 0 {
             if filling {
                 continue;
             }
@@ -141,47 +186,97 @@ pub(super) fn run<E: Engine>(
         }
         // Reap at least complete_min, or everything when draining.
         let min = if filling {
-            complete_min.min(in_flight)
+            complete_min.min(q.in_flight)
         } else {
-            in_flight
+            q.in_flight
         };
-        done.clear();
-        if let Err(e) = engine.reap(min.max(1), depth, &mut done) {
-            cx.errors.push(format!(
-                "waiting for completions ({}) failed: {e}",
-                cx.engine
-            ));
-            // The I/Os in flight cannot be accounted for; their buffers stay
-            // alive until the engine is dropped, which waits for them.
-            return interrupted;
+        match reap::<E, PACE>(cx, engine, bufs, &mut q, min) {
+            None => return interrupted,
+            Some(ok) => filling &= ok,
         }
         let now = now_ns();
-        cx.complete_counts[batch_bucket(done.len())] += 1;
-        for c in &done {
-            in_flight -= 1;
-            free.push(c.tag);
-            let (slot, buf) = (&slots[c.tag as usize], bufs[c.tag as usize].as_mut_slice());
-            if !complete(cx, (c.tag, slot), c.result, now, buf) {
-                filling = false;
-            }
-        }
         if now >= cx.next_event && cx.event(now) {
             filling = false;
         }
     }
 }
 
-/// Submits the queued tags and stamps their submission time.
-fn submit<E: Engine>(
+/// Reaps at least `min` completions and records them; `None` when the
+/// engine failed to wait (the I/Os in flight cannot be accounted for:
+/// their buffers stay alive until the engine is dropped, which waits for
+/// them), else false when one failed or did not verify.
+fn reap<E: Engine, const PACE: bool>(
     cx: &mut Ctx,
     engine: &mut E,
-    unsubmitted: &mut Vec<u32>,
-    slots: &mut [Slot],
-    in_flight: &mut usize,
-) -> bool {
+    bufs: &mut [IoBuf],
+    q: &mut Queue,
+    min: usize,
+) -> Option<bool> {
+    q.done.clear();
+    if let Err(e) = engine.reap(min.max(1), q.slots.len(), &mut q.done) {
+        cx.errors.push(format!(
+            "waiting for completions ({}) failed: {e}",
+            cx.engine
+        ));
+        return None;
+    }
+    let now = now_ns();
+    cx.complete_counts[batch_bucket(q.done.len())] += 1;
+    let mut ok = true;
+    for c in &q.done {
+        q.in_flight -= 1;
+        q.free.push(c.tag);
+        let (slot, buf) = (
+            &q.slots[c.tag as usize],
+            bufs[c.tag as usize].as_mut_slice(),
+        );
+        ok &= complete::<PACE>(cx, (c.tag, slot), c.result, now, buf);
+    }
+    Some(ok)
+}
+
+/// Submits what is queued and reaps everything in flight (fio's
+/// `io_u_quiesce`); false when that failed.
+fn quiesce<E: Engine>(cx: &mut Ctx, engine: &mut E, bufs: &mut [IoBuf], q: &mut Queue) -> bool {
+    if !q.unsubmitted.is_empty() && !submit(cx, engine, q) {
+        return false;
+    }
+    while q.in_flight > 0 {
+        let n = q.in_flight;
+        if reap::<E, true>(cx, engine, bufs, q, n) != Some(true) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A pacing step: `before` an I/O, the wait for the rate and the flow;
+/// after it, a think time that is due. When it waits, the I/Os in flight
+/// complete first, as fio quiesces before it sleeps.
+#[cold]
+fn pace<E: Engine>(
+    cx: &mut Ctx,
+    (engine, bufs, q): (&mut E, &mut [IoBuf], &mut Queue),
+    before: bool,
+    write: &mut bool,
+    stop: &StopFlag,
+) -> Step {
+    let waits = !before || cx.pace.as_ref().is_some_and(|p| p.would_wait(*write));
+    if waits && !quiesce(cx, engine, bufs, q) {
+        return Step::End;
+    }
+    match &mut cx.pace {
+        Some(_) if before => cx.pace_wait(write, stop),
+        Some(p) => p.think(*write, stop),
+        None => Step::On,
+    }
+}
+
+/// Submits the queued tags and stamps their submission time.
+fn submit<E: Engine>(cx: &mut Ctx, engine: &mut E, q: &mut Queue) -> bool {
     let res = engine.commit();
     let now = now_ns();
-    let n = unsubmitted.len();
+    let n = q.unsubmitted.len();
     let sent = match res {
         Ok(sent) => sent.min(n),
         Err(e) => {
@@ -197,18 +292,24 @@ fn submit<E: Engine>(
             cx.engine
         ));
     }
-    for &tag in &unsubmitted[..sent] {
-        slots[tag as usize].t_submit = now;
+    for &tag in &q.unsubmitted[..sent] {
+        q.slots[tag as usize].t_submit = now;
     }
     // Only what the kernel took completes; waiting for more would hang.
-    *in_flight += sent;
-    unsubmitted.clear();
+    q.in_flight += sent;
+    q.unsubmitted.clear();
     sent == n
 }
 
 /// Records the completion of slot `tag` (its buffer `buf`); false if it
 /// failed or did not verify (the run then drains).
-fn complete(cx: &mut Ctx, (tag, s): (u32, &Slot), result: i64, now: u64, buf: &mut [u8]) -> bool {
+fn complete<const PACE: bool>(
+    cx: &mut Ctx,
+    (tag, s): (u32, &Slot),
+    result: i64,
+    now: u64,
+    buf: &mut [u8],
+) -> bool {
     let io = s.io;
     if result != io.len as i64 {
         let r = if result < 0 {
@@ -227,6 +328,9 @@ fn complete(cx: &mut Ctx, (tag, s): (u32, &Slot), result: i64, now: u64, buf: &m
     d.bytes += io.len as u64;
     if cx.io_log.is_some() {
         cx.log_io(io, now, lat, clat, slat);
+    }
+    if PACE && cx.pace_done(io, lat, now) == Step::End {
+        return false;
     }
     if io.write {
         cx.after_write(io.file) && cx.write_done(tag, io)

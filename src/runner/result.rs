@@ -96,6 +96,10 @@ pub struct Totals {
     /// `iodepth_complete`, same buckets).
     #[serde(default)]
     pub complete_counts: [u64; 7],
+    /// The queue depth `latency_target` settled on (fio's `latency_depth`);
+    /// `None` without a latency target.
+    #[serde(default)]
+    pub latency_depth: Option<u32>,
 }
 
 impl Totals {
@@ -131,6 +135,7 @@ impl Totals {
         self.advise.merge(&c.advise);
         self.fsync.merge(&c.fsync);
         self.thread_ns += c.thread_ns;
+        self.latency_depth = self.latency_depth.or(c.latency_depth);
         for (mine, theirs) in [
             (&mut self.depth_counts, &c.depth_counts),
             (&mut self.submit_counts, &c.submit_counts),

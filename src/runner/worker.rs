@@ -4,10 +4,11 @@
 //! [`super::queued`] for engines with I/Os in flight) and return what it
 //! measured. Nothing here prints or allocates per I/O.
 
-use super::ctx::{Ctx, batch_bucket};
+use super::ctx::{Ctx, Fresh, batch_bucket};
 use super::iolog::IoLogWriter;
 use super::iomem::IoBuf;
 use super::lookahead::Lookahead;
+use super::pace::Step;
 use super::result::Totals;
 use super::series::{DirRecorders, Ticker};
 use super::stop::StopFlag;
@@ -66,6 +67,10 @@ pub struct Worker {
     pub verifier: Option<Box<super::verifier::Verifier>>,
     /// The launcher's watch (`exitall`, steady state), when the run has one.
     pub watch: Option<std::sync::Arc<super::control::CloneCtl>>,
+    /// Rate, think time, flow, latency target, when the job sets one.
+    pub pace: Option<Box<super::pace::Pace>>,
+    /// fio's `ramp_time`: I/O that is not counted before the figures start.
+    pub ramp: Option<Duration>,
 }
 
 /// Where every clone waits for the start; the launcher opens it once.
@@ -192,6 +197,8 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         contents,
         verifier,
         watch,
+        pace,
+        ramp,
     } = w;
     let recorder = |on: bool| {
         if on {
@@ -233,12 +240,27 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         contents,
         verifier,
         watch: watch.map(|ctl| super::control::Watch { ctl, next_ns: 0 }),
+        pace,
+        ramp_end: 0,
+        fresh: Fresh {
+            no_writes: !writes && !dry_writes,
+            no_trims: !cfg.trims,
+            queued: E::QUEUED,
+            series_ms,
+            hist_ms,
+            runtime_ns: runtime.map(|d| d.as_nanos() as u64),
+        },
     };
 
     let cpu0 = CpuUsage::thread_now();
     let t_start = now_ns();
     cx.t_start = t_start;
-    cx.deadline = runtime.map_or(u64::MAX, |d| t_start + d.as_nanos() as u64);
+    let ramp_ns = ramp.map_or(0, |r| r.as_nanos() as u64);
+    cx.ramp_end = if ramp_ns > 0 { t_start + ramp_ns } else { 0 };
+    cx.deadline = runtime.map_or(u64::MAX, |d| t_start + ramp_ns + d.as_nanos() as u64);
+    if let Some(p) = &mut cx.pace {
+        p.start(t_start);
+    }
     cx.series = Ticker::new(series_ms, t_start);
     cx.hist = hist_ms.map(|ms| Ticker::new(Some(ms), t_start));
     cx.event(t_start);
@@ -251,7 +273,12 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         cx.verify_only(meet.stop)
     } else if E::QUEUED {
         let batches = (batch_submit, complete_min);
-        super::queued::run(&mut cx, &mut engine, &mut bufs, batches, meet.stop)
+        let (e, b, stop) = (&mut engine, &mut bufs, meet.stop);
+        if cx.pace.is_some() {
+            super::queued::run::<E, true>(&mut cx, e, b, batches, stop)
+        } else {
+            super::queued::run::<E, false>(&mut cx, e, b, batches, stop)
+        }
     } else {
         sync_loop(&mut cx, &mut engine, bufs[0].as_mut_slice(), meet.stop)
     };
@@ -272,7 +299,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         h.finish(t_end, &cx.recs);
     }
     drop(engine);
-    t.runtime_ns = t_end - t_start;
+    t.runtime_ns = t_end - cx.t_start;
     t.thread_ns = t.runtime_ns;
     t.cpu = CpuUsage::thread_now().since(&cpu0);
     collect(&mut t, cx, E::QUEUED);
@@ -292,6 +319,7 @@ fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
     t.fsync = cx.fsync.finish();
     t.series = std::mem::take(&mut cx.series.out);
     t.hist_series = cx.hist.map(|h| h.out);
+    t.latency_depth = cx.pace.as_ref().and_then(|p| p.final_depth());
     t.errors = cx.errors;
     t.verify = cx.verifier.map(|v| v.out).unwrap_or_default();
     match cx.io_log.take().map(IoLogWriter::finish) {
@@ -346,17 +374,18 @@ const STOP_POLL_NS: u64 = 5_000_000;
 
 /// One I/O at a time: time it, record it. Returns true if stopped.
 fn sync_loop<E: Engine>(cx: &mut Ctx, engine: &mut E, buf: &mut [u8], stop: &StopFlag) -> bool {
-    if cx.io_log.is_some() {
-        sync_loop_with::<E, true>(cx, engine, buf, stop)
-    } else {
-        sync_loop_with::<E, false>(cx, engine, buf, stop)
+    match (cx.io_log.is_some(), cx.pace.is_some()) {
+        (false, false) => sync_loop_with::<E, false, false>(cx, engine, buf, stop),
+        (true, false) => sync_loop_with::<E, true, false>(cx, engine, buf, stop),
+        (false, true) => sync_loop_with::<E, false, true>(cx, engine, buf, stop),
+        (true, true) => sync_loop_with::<E, true, true>(cx, engine, buf, stop),
     }
 }
 
-/// The loop, compiled once with and once without the per-I/O log so the
-/// common case pays nothing for it. The stop flag is polled with the
-/// interval events (at least every [`STOP_POLL_NS`]), not per I/O.
-fn sync_loop_with<E: Engine, const LOG: bool>(
+/// The loop, compiled with and without the per-I/O log and the pacing
+/// step so the common case pays nothing for them. The stop flag is polled
+/// with the interval events (at least every [`STOP_POLL_NS`]), not per I/O.
+fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool>(
     cx: &mut Ctx,
     engine: &mut E,
     buf: &mut [u8],
@@ -377,6 +406,13 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
         }
         if cx.sync_pending.is_some() && !cx.sync_due() {
             return false;
+        }
+        if PACE {
+            match cx.pace_wait(&mut io.write, stop) {
+                Step::On | Step::Reset => {}
+                Step::Stopped => return true,
+                Step::End => return false,
+            }
         }
         let fd = cx.fds[io.file as usize];
         if io.write {
@@ -413,6 +449,19 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
         if LOG {
             cx.log_io(io, t1, t1 - t0, t1 - t0, 0);
         }
+        if PACE {
+            match pace_after(cx, io, t1 - t0, t1, stop) {
+                Step::On | Step::Reset => {}
+                Step::Stopped => return true,
+                Step::End => return false,
+            }
+            // A think time may have passed the deadline or an interval.
+            let now = now_ns();
+            if now >= cx.next_event && cx.event(now) {
+                return false;
+            }
+            next = cx.next_event.min(poll);
+        }
         if t1 >= next {
             if stop.is_set() {
                 return true;
@@ -423,5 +472,27 @@ fn sync_loop_with<E: Engine, const LOG: bool>(
             poll = t1 + STOP_POLL_NS;
             next = cx.next_event.min(poll);
         }
+    }
+}
+
+/// The pacing after one synchronous I/O: rate bookkeeping, checks, and a
+/// think time when one is due.
+fn pace_after(cx: &mut Ctx, io: IoUnit, lat: u64, now: u64, stop: &StopFlag) -> Step {
+    if let Some(p) = &mut cx.pace {
+        p.issued(io.write, io.len);
+    }
+    let step = cx.pace_done(io, lat, now);
+    if step != Step::On {
+        return step;
+    }
+    match &mut cx.pace {
+        Some(p) => {
+            if p.think_due() {
+                p.think(io.write, stop)
+            } else {
+                Step::On
+            }
+        }
+        None => Step::On,
     }
 }

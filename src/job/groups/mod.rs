@@ -16,6 +16,7 @@ pub mod files;
 pub mod lifecycle;
 pub mod logs;
 pub mod memory;
+pub mod pacing;
 pub mod pattern;
 pub mod process;
 pub mod report;
@@ -51,6 +52,7 @@ pub const GROUPS: &[OptionGroup] = &[
     lifecycle::GROUP,
     logs::GROUP,
     cmdprio::GROUP,
+    pacing::GROUP,
 ];
 
 /// The group an option belongs to (`None` for the core options).
