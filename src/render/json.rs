@@ -21,12 +21,28 @@ use serde_json::{Map, Value, json};
 pub struct Json {
     /// Include histogram bins (json+).
     pub bins: bool,
+    /// Include each repetition in the `iolab` objects (off for the text
+    /// and terse outputs, which read only fio's figures: 1,000
+    /// repetitions would cost them tens of MB).
+    pub repetitions: bool,
 }
 
 /// `json`.
-pub const JSON: Json = Json { bins: false };
+pub const JSON: Json = Json {
+    bins: false,
+    repetitions: true,
+};
 /// `json+`.
-pub const JSON_PLUS: Json = Json { bins: true };
+pub const JSON_PLUS: Json = Json {
+    bins: true,
+    repetitions: true,
+};
+
+/// fio's figures for the text and terse outputs (no repetitions).
+pub const FIO_FIGURES: Json = Json {
+    bins: false,
+    repetitions: false,
+};
 
 impl Exporter for Json {
     fn run(&self, r: &RunResult) -> crate::Result<String> {
@@ -69,7 +85,11 @@ pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
     let mut v = if r.kind == kind::TREE {
         super::tree::json(&r.tree_result()?, bins)
     } else {
-        Json { bins }.value(&r.result()?)
+        Json {
+            bins,
+            repetitions: true,
+        }
+        .value(&r.result()?)
     };
     if let Value::Object(o) = &mut v {
         o.insert(
@@ -146,6 +166,7 @@ impl Json {
         let reps: Vec<Value> = e
             .reps
             .iter()
+            .take(if self.repetitions { usize::MAX } else { 0 })
             .enumerate()
             .map(|(i, rt)| {
                 // A job takes part in repetitions 0..repeat, so entry i is repetition i.

@@ -48,7 +48,7 @@ impl Exporter for Normal {
 /// job's block, the run status groups, the disk stats), each job's block
 /// followed by iolab's own figures.
 pub fn text(r: &RunResult) -> String {
-    let doc = super::json::JSON.value(r);
+    let doc = super::json::FIO_FIGURES.value(r);
     let jobs = doc["jobs"].as_array().cloned().unwrap_or_default();
     let time = doc["time"].as_str().unwrap_or("");
     let entries = r.entries();

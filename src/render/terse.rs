@@ -34,7 +34,7 @@ const LAT_MS: [&str; 12] = [
 
 impl Exporter for Terse {
     fn run(&self, r: &RunResult) -> crate::Result<String> {
-        Ok(text(&super::json::JSON.value(r)))
+        Ok(text(&super::json::FIO_FIGURES.value(r)))
     }
 }
 
