@@ -53,6 +53,19 @@ pub(crate) const fn opt(name: &'static str, kind: Kind, help: &'static str) -> O
     }
 }
 
+/// A fio option's row with other names fio accepts for it.
+pub(crate) const fn aliased(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    kind: Kind,
+    help: &'static str,
+) -> OptDef {
+    OptDef {
+        aliases,
+        ..opt(name, kind, help)
+    }
+}
+
 /// The core job options (those [`JobSpec::apply`](super::spec::JobSpec)
 /// sets itself), in the order of `docs/fio-compat.md`. The option groups
 /// of [`super::groups::GROUPS`] add theirs: [`all`] is every option.

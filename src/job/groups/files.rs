@@ -7,7 +7,7 @@
 use super::OptionGroup;
 use crate::job::apply::num as number;
 use crate::job::error::{JobProblem, ValueError};
-use crate::job::options::{Kind, OptDef, Range};
+use crate::job::options::{Kind, OptDef, Range, opt};
 use crate::job::range::POSITIVE;
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, plain_text};
@@ -102,16 +102,6 @@ impl FileSet {
             SyncMode::Sync => libc::O_SYNC,
             SyncMode::Dsync => libc::O_DSYNC,
         }
-    }
-}
-
-const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
-    OptDef {
-        name,
-        aliases: &[],
-        kind,
-        iolab_only: false,
-        help,
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::OptionGroup;
 use crate::job::error::{JobError, JobProblem};
-use crate::job::options::{Kind, OptDef, Range};
+use crate::job::options::{Kind, OptDef, Range, aliased};
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, parse_size};
 use serde::{Deserialize, Serialize};
@@ -90,21 +90,6 @@ pub struct Lifecycle {
     pub steady: Steady,
 }
 
-const fn opt(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    kind: Kind,
-    help: &'static str,
-) -> OptDef {
-    OptDef {
-        name,
-        aliases,
-        kind,
-        iolab_only: false,
-        help,
-    }
-}
-
 /// A time option (µs, seconds unless suffixed), up to a year.
 const TIME: Kind = Kind::Time(Range {
     min: 0,
@@ -113,55 +98,55 @@ const TIME: Kind = Kind::Time(Range {
 
 /// This group's rows of the option table.
 pub const OPTIONS: &[OptDef] = &[
-    opt(
+    aliased(
         "startdelay",
         &[],
         TIME,
         "start the job this long after the run began; a range a-b: each clone draws its own",
     ),
-    opt(
+    aliased(
         "wait_for",
         &[],
         Kind::Str,
         "start the job once every clone of the named (earlier) job has ended",
     ),
-    opt(
+    aliased(
         "new_group",
         &[],
         Kind::Bool,
         "begin a new reporting group (fio's groupid, group_reporting)",
     ),
-    opt(
+    aliased(
         "exitall",
         &[],
         Kind::Bool,
         "when a job ends, end others (exit_what says which)",
     ),
-    opt(
+    aliased(
         "exitall_on_error",
         &[],
         Kind::Bool,
         "when a job ends with an error, end others (exit_what says which)",
     ),
-    opt(
+    aliased(
         "exit_what",
         &[],
         Kind::Choice(&["group", "stonewall", "all"]),
         "what exitall ends: group (its reporting group), stonewall (every running job), all",
     ),
-    opt(
+    aliased(
         "steadystate",
         &["ss"],
         Kind::Str,
         "stop once steady: iops, iops_slope, bw or bw_slope, ':' and a limit (N or N%)",
     ),
-    opt(
+    aliased(
         "steadystate_duration",
         &["ss_dur"],
         TIME,
         "steady-state window (whole seconds, one sample a second); 0: no detection",
     ),
-    opt(
+    aliased(
         "steadystate_ramp_time",
         &["ss_ramp"],
         TIME,

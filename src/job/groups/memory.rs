@@ -15,7 +15,7 @@
 use super::OptionGroup;
 use crate::job::apply::num as number;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, Range};
+use crate::job::options::{Kind, OptDef, Range, aliased};
 use crate::job::spec::JobSpec;
 use serde::{Deserialize, Serialize};
 
@@ -60,30 +60,15 @@ impl Memory {
     }
 }
 
-const fn opt(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    kind: Kind,
-    help: &'static str,
-) -> OptDef {
-    OptDef {
-        name,
-        aliases,
-        kind,
-        iolab_only: false,
-        help,
-    }
-}
-
 /// This group's rows of the option table.
 pub const OPTIONS: &[OptDef] = &[
-    opt(
+    aliased(
         "iomem",
         &["mem"],
         Kind::Str,
         "memory of the I/O buffers: malloc (default), mmap, mmapshared, shm",
     ),
-    opt(
+    aliased(
         "iomem_align",
         &["mem_align"],
         Kind::Size(Range {

@@ -10,7 +10,7 @@ use super::OptionGroup;
 use super::access_values::per_direction;
 use crate::job::apply::num as number;
 use crate::job::error::{JobProblem, ValueError};
-use crate::job::options::{Kind, OptDef, Range, opt};
+use crate::job::options::{Kind, OptDef, Range, aliased, opt};
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, parse_int, parse_size, parse_time_in};
 use serde::{Deserialize, Serialize};
@@ -131,18 +131,6 @@ impl Pacing {
     }
 }
 
-const fn alias(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    kind: Kind,
-    help: &'static str,
-) -> OptDef {
-    OptDef {
-        aliases,
-        ..opt(name, kind, help)
-    }
-}
-
 const UINT: Range = Range {
     min: 0,
     max: u32::MAX as u64,
@@ -160,7 +148,7 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Str,
         "cap the I/Os per second, per direction read,write",
     ),
-    alias(
+    aliased(
         "rate_min",
         &["ratemin"],
         Kind::Str,
@@ -176,7 +164,7 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Choice(&["linear", "poisson"]),
         "how rated I/Os are spaced: evenly (linear) or at random (poisson)",
     ),
-    alias(
+    aliased(
         "rate_cycle",
         &["ratecycle"],
         Kind::Int(UINT),
@@ -274,7 +262,7 @@ pub const OPTIONS: &[OptDef] = &[
     opt("disable_lat", Kind::Bool, "no total latency figures"),
     opt("disable_clat", Kind::Bool, "no completion latency figures"),
     opt("disable_slat", Kind::Bool, "no submission latency figures"),
-    alias(
+    aliased(
         "disable_bw_measurement",
         &["disable_bw"],
         Kind::Bool,

@@ -7,7 +7,7 @@
 use super::OptionGroup;
 use crate::job::apply::num as number;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, Range};
+use crate::job::options::{Kind, OptDef, Range, opt};
 use crate::job::spec::JobSpec;
 use crate::sys::thread::{MAX_CPUS, Sched};
 use serde::{Deserialize, Serialize};
@@ -51,16 +51,6 @@ impl Process {
                 }
             }),
         }
-    }
-}
-
-const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
-    OptDef {
-        name,
-        aliases: &[],
-        kind,
-        iolab_only: false,
-        help,
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::OptionGroup;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef};
+use crate::job::options::{Kind, OptDef, opt};
 use crate::job::spec::JobSpec;
 use crate::job::units::parse_bool;
 use serde::{Deserialize, Serialize};
@@ -34,16 +34,6 @@ impl Default for Report {
             lat_percentiles: false,
             slat_percentiles: false,
         }
-    }
-}
-
-const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
-    OptDef {
-        name,
-        aliases: &[],
-        kind,
-        iolab_only: false,
-        help,
     }
 }
 
