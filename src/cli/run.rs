@@ -2,7 +2,7 @@
 
 use super::{Stderr, db, fio_flags, write_out};
 use iolab::profile::Profiler;
-use iolab::render::{self, fio_logs};
+use iolab::render::{self, fio_iolog, fio_logs};
 use iolab::runner::{self, Observer, Progress, RunOptions};
 use iolab::{Error, Result, job};
 use std::path::{Path, PathBuf};
@@ -217,7 +217,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     }
     for log in fio_logs::logs(&result) {
         if log.append {
-            append_log(&log)?;
+            append_log(&log.path, |w| log.write_to(w))?;
         } else {
             iolab::sys::fs::write_atomic_with(&log.path, |tmp| {
                 let mut w = std::io::BufWriter::new(tmp.as_file());
@@ -227,6 +227,16 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         }
         say(&format!("wrote {}", log.path.display()));
     }
+    for log in fio_iolog::iolog_files(&result) {
+        append_log(&log.path, |w| log.write_to(w))?;
+        say(&format!("wrote {}", log.path.display()));
+    }
+    if args.fio.bandwidth_log {
+        for (path, text) in fio_logs::aggregate_bw(&result) {
+            iolab::sys::fs::write_atomic(&path, text.as_bytes())?;
+            say(&format!("wrote {}", path.display()));
+        }
+    }
     if result.interrupted {
         eprintln!("iolab: the results above cover only the part that ran");
     }
@@ -235,15 +245,18 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
 }
 
 /// Adds a log at the end of its file (fio's `per_job_logs=0`).
-fn append_log(log: &fio_logs::LogFile) -> Result<()> {
-    let fail = |e| Error::io(format!("cannot write {}", log.path.display()), e);
+fn append_log(
+    path: &std::path::Path,
+    write_to: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let fail = |e| Error::io(format!("cannot write {}", path.display()), e);
     let f = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
-        .open(&log.path)
+        .open(path)
         .map_err(fail)?;
     let mut w = std::io::BufWriter::new(f);
-    log.write_to(&mut w)
+    write_to(&mut w)
         .and_then(|()| std::io::Write::flush(&mut w))
         .map_err(fail)
 }

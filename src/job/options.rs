@@ -262,6 +262,11 @@ pub const CORE: &[OptDef] = &[
     ),
     opt("write_iops_log", Kind::StrOrFlag, "write PREFIX_iops.N.log"),
     opt(
+        "write_iolog",
+        Kind::Str,
+        "write fio's iolog v3 of every I/O to FILE (appended, as fio)",
+    ),
+    opt(
         "write_hist_log",
         Kind::StrOrFlag,
         "write PREFIX_clat_hist.N.log (fio's latency bins per interval)",
@@ -376,7 +381,6 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "unified_rw_reporting",
     "replay_redirect",
     "read_iolog",
-    "write_iolog",
     "uid",
     "gid",
     "ignore_error",

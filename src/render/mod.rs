@@ -6,6 +6,7 @@ pub mod cache;
 pub mod chart;
 pub mod compare;
 pub mod csv;
+pub mod fio_iolog;
 pub mod fio_log_samples;
 pub mod fio_logs;
 pub mod fio_text;
