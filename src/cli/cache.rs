@@ -19,7 +19,7 @@ O = all pages resident, o = some, blank = none.
 Examples:
   iolab cache status /var/log/app -v
   iolab cache warm data/*.log
-  iolab cache evict big.dat -o json
+  iolab cache evict big.dat -f json
   iolab cache lock hot.idx                      # until Ctrl-C
   iolab cache lock hot.idx --daemon --pid-file /run/iolab-lock.pid";
 
@@ -32,8 +32,9 @@ pub struct CacheArgs {
     pub cmd: CacheCmd,
     /// Output: normal or json.
     #[arg(
-        short = 'o',
+        short = 'f',
         long = "output-format",
+        short_alias = 'o',
         value_enum,
         default_value = "normal",
         global = true
