@@ -247,6 +247,16 @@ fn a_slip_in_an_option_subcommand_or_value_is_suggested() {
     // fio's job options (iolab's own "did you mean") and registry names.
     let err = usage_error(&["run", "--no-store", "--name=a", "--blocksze=4k"]);
     assert!(err.contains("did you mean 'blocksize'"), "{err}");
+    // A slip for run's or sweep's own flags, among fio's job options.
+    let err = usage_error(&["run", "--no-store", "--output-fromat=json", "--name=a"]);
+    assert_one_line(
+        &err,
+        &["--output-fromat=json", "did you mean --output-format?"],
+    );
+    let err = usage_error(&["run", "--no-store", "--parse-onyl", "--name=a"]);
+    assert!(err.contains("did you mean --parse-only?"), "{err}");
+    let err = usage_error(&["sweep", "--no-store", "--vary", "bs=4k", "--metrc", "iops"]);
+    assert!(err.contains("did you mean --metric?"), "{err}");
     let err = usage_error(&["lab", "prefetc"]);
     assert!(err.contains("(did you mean 'prefetch'?)"), "{err}");
 }
@@ -267,6 +277,8 @@ fn nothing_unlike_what_was_typed_is_suggested() {
     }
     let err = usage_error(&["histroy"]);
     assert!(!err.contains("'list'"), "{err}");
+    let err = usage_error(&["run", "--no-store", "--zzz", "--name=a"]);
+    assert!(!err.contains("did you mean"), "{err}");
     let err = usage_error(&["run", "--no-store", "--name=a", "--iops=3"]);
     assert!(
         err.contains("unknown option 'iops'") && !err.contains("did you mean"),
@@ -342,17 +354,19 @@ fn man_prints_one_page_naming_every_subcommand() {
             "man lacks {sub}"
         );
     }
-    if have(
-        "man",
-        "man_prints_one_page_naming_every_subcommand (man -l)",
-    ) {
-        let d = scratch();
-        let f = write_file(d.path(), "iolab.1", &page);
-        let (text, _) = succeed_text(
-            std::process::Command::new("man")
-                .env("MANWIDTH", "80")
-                .args(["-l", s(&f)]),
-        );
+    if have("man", "man_prints_one_page_naming_every_subcommand") {
+        // The README's `iolab man | man -l -`.
+        let mut man = std::process::Command::new("man")
+            .env("MANWIDTH", "80")
+            .args(["-l", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut man.stdin.take().unwrap(), page.as_bytes()).unwrap();
+        let done = man.wait_with_output().unwrap();
+        assert!(done.status.success(), "man -l -: {:?}", done.status);
+        let text = String::from_utf8(done.stdout).unwrap();
         // Not on a terminal, man still overstrikes bold: "N\x08N".
         let mut plain = String::new();
         let mut chars = text.chars().peekable();

@@ -116,6 +116,11 @@ pub const OWN_FLAGS: &[&str] = &[
     "-h",
 ];
 
+/// Every flag of `run`, iolab's and fio's, for "did you mean".
+pub fn own_flags() -> Vec<&'static str> {
+    [OWN_VALUED, OWN_FLAGS, fio_flags::VALUED, fio_flags::FLAGS].concat()
+}
+
 /// Every flag of `run` that takes a value (iolab's and fio's).
 pub fn valued(flag: &str) -> bool {
     OWN_VALUED.contains(&flag) || fio_flags::VALUED.contains(&flag)
@@ -129,6 +134,7 @@ pub fn flag(arg: &str) -> bool {
 /// Runs `iolab run`.
 pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     let fio = &args.fio;
+    super::suggest::own_flag_slip(job_args, &own_flags())?;
     if let Some(f) = job_args.iter().find(|a| *a == "-f" || a.starts_with("-f=")) {
         // Every other command takes its format as -f; run follows fio, whose -f is
         // --append-terse: the short form is refused rather than read either way.

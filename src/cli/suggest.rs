@@ -97,6 +97,31 @@ fn with_suggestion(e: clap::Error, cmd: &clap::Command) -> clap::Error {
     e
 }
 
+/// Refuses a job argument of `run` or `sweep` that is no fio job option
+/// but a slip for one of the command's own flags `own` (`--output-fromat`):
+/// the job parser would only say "unknown option".
+pub fn own_flag_slip(job_args: &[String], own: &[&str]) -> iolab::Result<()> {
+    use iolab::job::options;
+    for arg in job_args {
+        let Some(key) = arg.strip_prefix("--") else {
+            continue;
+        };
+        let key = key.split_once('=').map_or(key, |(k, _)| k);
+        let fio_has = |k: &str| options::FIO_UNSUPPORTED.contains(&k.to_ascii_lowercase().as_str());
+        if options::lookup(key).is_some() || options::closest(key).is_some() || fio_has(key) {
+            continue;
+        }
+        let names = own.iter().filter_map(|f| f.strip_prefix("--"));
+        if let Some(n) = iolab::registry::closest(key, names) {
+            return Err(iolab::Error::usage(
+                arg.as_str(),
+                format!("unknown option (did you mean --{n}?)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

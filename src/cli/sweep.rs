@@ -65,6 +65,7 @@ pub const OWN_FLAGS: &[&str] = &["--no-store", "--help", "-h"];
 
 /// Runs `iolab sweep`.
 pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
+    super::suggest::own_flag_slip(job_args, &[OWN_VALUED, OWN_FLAGS].concat())?;
     let mut job_args = job_args.to_vec();
     job_args.extend(a.jobs.iter().cloned());
     let metric = metric_named("--metric", &a.metric)?;
