@@ -192,7 +192,7 @@ fn warm_keeps_the_newest_files_resident_round_after_round() {
             "--interval",
             "1s",
         ])
-        .args(["--rounds", "2", "-o", "json"])
+        .args(["--rounds", "2", "-f", "json"])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();

@@ -20,7 +20,7 @@ Examples:
   iolab cache status /var/log/app -v
   iolab cache warm data/*.log
   iolab cache warm logs/ --newest 3 --interval 10s   # keep the 3 newest resident
-  iolab cache evict big.dat -o json
+  iolab cache evict big.dat -f json
   iolab cache lock hot.idx                      # until Ctrl-C
   iolab cache lock hot.idx --daemon --pid-file /run/iolab-lock.pid";
 
@@ -33,8 +33,9 @@ pub struct CacheArgs {
     pub cmd: CacheCmd,
     /// Output: normal or json.
     #[arg(
-        short = 'o',
+        short = 'f',
         long = "output-format",
+        short_alias = 'o',
         value_enum,
         default_value = "normal",
         global = true

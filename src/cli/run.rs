@@ -63,8 +63,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "normal", value_parser = fio_flags::output_formats,
           value_name = "FORMAT[,FORMAT...]", overrides_with_all = ["output_format", "minimal"])]
     pub output_format: String,
-    /// Write the output to FILE instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    /// Write the output to FILE instead of stdout (fio's -o/--output).
+    #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Allow writing to files iolab did not lay out, and to block devices.
     #[arg(long)]
@@ -100,6 +100,7 @@ pub struct RunArgs {
 pub const OWN_VALUED: &[&str] = &[
     "--output-format",
     "--output",
+    "-o",
     "--max-jobs",
     "--flamegraph",
     "--label",
@@ -115,6 +116,11 @@ pub const OWN_FLAGS: &[&str] = &[
     "-h",
 ];
 
+/// Every flag of `run`, iolab's and fio's, for "did you mean".
+pub fn own_flags() -> Vec<&'static str> {
+    [OWN_VALUED, OWN_FLAGS, fio_flags::VALUED, fio_flags::FLAGS].concat()
+}
+
 /// Every flag of `run` that takes a value (iolab's and fio's).
 pub fn valued(flag: &str) -> bool {
     OWN_VALUED.contains(&flag) || fio_flags::VALUED.contains(&flag)
@@ -128,6 +134,15 @@ pub fn flag(arg: &str) -> bool {
 /// Runs `iolab run`.
 pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     let fio = &args.fio;
+    super::suggest::own_flag_slip(job_args, &own_flags())?;
+    if let Some(f) = job_args.iter().find(|a| *a == "-f" || a.starts_with("-f=")) {
+        // Every other command takes its format as -f; run follows fio, whose -f is
+        // --append-terse: the short form is refused rather than read either way.
+        return Err(Error::usage(
+            f.as_str(),
+            "iolab run writes the format as --output-format=FORMAT, as fio does (fio's -f is --append-terse)",
+        ));
+    }
     if let Some(what) = &fio.cmdhelp {
         return write_out(&fio_flags::cmdhelp(what)?, None);
     }
