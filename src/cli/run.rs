@@ -292,6 +292,18 @@ impl Observer for Flame {
         }
         Ok(())
     }
+
+    fn untimed_start(&mut self) {
+        if let Some(p) = &mut self.profiler {
+            p.pause();
+        }
+    }
+
+    fn untimed_end(&mut self) {
+        if let Some(p) = &mut self.profiler {
+            p.resume();
+        }
+    }
 }
 
 /// The directory of an output file must exist.
