@@ -93,14 +93,15 @@ const SCRIPTS: &[Script] = &[
         args: &["-r", "{root}", "-a", "{art}"],
         // Not in CI: t0002 and t0006 (a 1 GiB and a 4 GiB file, a minute
         // under fio), t0009 (4 CPUs), t0010 and t0013 (io_submit_mode=
-        // offload: fio 3.33 hangs).
+        // offload: fio 3.33 hangs), t0011, t0012 and t0014 (flows' rates
+        // over 10 s, which fio itself misses on a loaded 2-CPU machine;
+        // tests/fio_pacing.rs checks flows against fio).
         quick: Some(&[
-            "-o", "1", "3", "4", "5", "7", "8", "11", "12", "14", "15", "16", "17", "18", "19",
-            "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "33", "34",
-            "35", "36", "37",
+            "-o", "1", "3", "4", "5", "7", "8", "15", "16", "17", "18", "19", "20", "21", "22",
+            "23", "24", "25", "26", "27", "28", "29", "30", "31", "33", "34", "35", "36", "37",
         ]),
-        fio_passes: 26,
-        iolab_passes: 24,
+        fio_passes: 23,
+        iolab_passes: 21,
     },
     Script {
         file: "steadystate_tests.py",
@@ -201,6 +202,7 @@ fn count(script: &Script) -> (usize, usize, Vec<String>) {
     let mut lost = Vec::new();
     for (i, (case, passed)) in fio.iter().enumerate() {
         if !passed {
+            println!("  {}: fio fails: {case}", script.file);
             continue;
         }
         y += 1;
