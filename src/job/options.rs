@@ -380,6 +380,7 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "loop",
     "numa_cpu_nodes",
     "size_percent",
+    "serialize_overlap",
 ];
 
 /// Error text for an option iolab does not know.
