@@ -9,9 +9,12 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use iolab::metrics::clock::now_ns;
 use iolab::metrics::format::{bytes_iec, si};
+use iolab::runner::progress::LIVE_NS;
 use iolab::runner::{Live, Phase, Progress};
+use iolab::tree::ops::ops_done;
 use std::io::IsTerminal;
 use std::sync::OnceLock;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 /// When to show live progress (fio's `--eta`).
@@ -80,6 +83,8 @@ pub struct Shown {
     step: String,
     phase: Option<Phase>,
     prev: Option<Live>,
+    /// What an I/O is called in the rate (`IOPS`; `ops/s` for trees).
+    unit: &'static str,
     /// The run says how far it is: the bar shows it.
     known: bool,
     last_line: Option<Instant>,
@@ -104,6 +109,7 @@ impl Shown {
             step: String::new(),
             phase: None,
             prev: None,
+            unit: "IOPS",
             known: false,
             last_line: None,
         }
@@ -121,11 +127,32 @@ impl Shown {
 
     /// What the progress is about: the step, then the phase.
     fn label(&self) -> String {
-        let phase = self.phase.map(|p| p.to_string()).unwrap_or_default();
-        match self.step.as_str() {
-            "" => phase,
-            step => format!("{step} · {phase}"),
+        match (self.step.as_str(), self.phase) {
+            (step, None) => step.to_string(),
+            ("", Some(phase)) => phase.to_string(),
+            (step, Some(phase)) => format!("{step} · {phase}"),
         }
+    }
+
+    /// Shows that the label changed.
+    fn relabel(&mut self) {
+        let show = self.show;
+        match show {
+            Show::Bar => self.show_bar(),
+            Show::Lines if self.line_due() => eprintln!("iolab: {}", self.label()),
+            Show::Lines | Show::Off => {}
+        }
+    }
+
+    /// True when a plain line may be printed now (at most one every
+    /// `every`, whether it names a phase or has figures); it then counts
+    /// as printed.
+    fn line_due(&mut self) -> bool {
+        let due = self.last_line.is_none_or(|t| t.elapsed() >= self.every);
+        if due {
+            self.last_line = Some(Instant::now());
+        }
+        due
     }
 
     fn show_bar(&mut self) {
@@ -146,6 +173,45 @@ impl Shown {
         }
         bar.set_prefix(label);
     }
+}
+
+/// Runs `work` (a tree command, `label`) while a thread shows the
+/// operations per second the tree's threads count
+/// ([`iolab::tree::ops::ops_done`]) every [`LIVE_NS`], where [`Shown`]
+/// would show a run's.
+pub fn sampled<T: Send>(label: &str, work: impl FnOnce() -> T + Send) -> T {
+    let mut shown = Shown::new();
+    if !shown.live() {
+        return work();
+    }
+    shown.step = label.to_string();
+    shown.unit = "ops/s";
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let (base, start) = (ops_done(), now_ns());
+            shown.prev = Some(Live {
+                t_ns: start,
+                ..Default::default()
+            });
+            shown.relabel();
+            let every = Duration::from_nanos(LIVE_NS);
+            while let Err(RecvTimeoutError::Timeout) = done_rx.recv_timeout(every) {
+                let now = now_ns();
+                shown.tick(&Live {
+                    ios: ops_done().saturating_sub(base),
+                    t_ns: now,
+                    elapsed_ns: now.saturating_sub(start),
+                    running: 1,
+                    ..Default::default()
+                });
+            }
+            shown.phase(Phase::Done);
+        });
+        let out = work();
+        drop(done_tx);
+        out
+    })
 }
 
 impl Default for Shown {
@@ -178,7 +244,7 @@ impl Progress for Shown {
             if let Some(b) = self.bar.take() {
                 b.finish_and_clear();
             }
-            (self.phase, self.prev, self.last_line, self.known) = (None, None, None, false);
+            (self.phase, self.prev, self.known) = (None, None, false);
             return;
         }
         if matches!(phase, Phase::Run { .. }) && self.phase != Some(phase) {
@@ -193,11 +259,7 @@ impl Progress for Shown {
             // Between repetitions: no figures of the last one.
             b.set_message("");
         }
-        match self.show {
-            Show::Bar => self.show_bar(),
-            Show::Lines => eprintln!("iolab: {}", self.label()),
-            Show::Off => {}
-        }
+        self.relabel();
     }
 
     fn tick(&mut self, live: &Live) {
@@ -205,21 +267,20 @@ impl Progress for Shown {
         self.prev = Some(*live);
         self.known |= live.done.is_some();
         let Some(rates) = rates else { return };
-        match self.show {
+        let show = self.show;
+        match show {
             Show::Bar => {
                 self.show_bar();
                 if let Some(b) = &self.bar {
                     b.set_position(live.done.map_or(0, |d| (d * 1000.0) as u64));
-                    b.set_message(figures(live, rates, false));
+                    b.set_message(figures(live, rates, false, self.unit));
                 }
             }
-            Show::Lines => {
-                if self.last_line.is_none_or(|t| t.elapsed() >= self.every) {
-                    self.last_line = Some(Instant::now());
-                    eprintln!("iolab: {}: {}", self.label(), figures(live, rates, true));
-                }
+            Show::Lines if self.line_due() => {
+                let text = figures(live, rates, true, self.unit);
+                eprintln!("iolab: {}: {text}", self.label());
             }
-            Show::Off => {}
+            Show::Lines | Show::Off => {}
         }
     }
 }
@@ -228,13 +289,16 @@ impl Progress for Shown {
 /// elapsed 00:00:02, ETA 00:00:03` (the part done and the ETA when known);
 /// on a bar, which shows its own elapsed time, `40% 12.3k IOPS 48.1MiB/s
 /// ETA 3s`, to fit 80 columns.
-fn figures(live: &Live, (iops, bw): (f64, f64), line: bool) -> String {
+fn figures(live: &Live, (iops, bw): (f64, f64), line: bool, unit: &str) -> String {
     let mut parts = Vec::new();
     if let Some(d) = live.done {
         parts.push(format!("{:.0}%", d * 100.0));
     }
-    parts.push(format!("{} IOPS", si(iops)));
-    parts.push(format!("{}/s", bytes_iec(bw)));
+    parts.push(format!("{} {unit}", si(iops)));
+    // Work that counts no bytes (metadata trees) shows no bandwidth.
+    if live.bytes > 0 {
+        parts.push(format!("{}/s", bytes_iec(bw)));
+    }
     if line {
         parts.push(format!("elapsed {}", hms(live.elapsed_ns)));
     }
@@ -267,19 +331,25 @@ mod tests {
 
     #[test]
     fn figures_name_the_rate_and_the_time_left() {
-        let live = Live {
+        let mut live = Live {
             done: Some(0.4),
             eta_ns: Some(3_000_000_000),
             elapsed_ns: 2_000_000_000,
             ..Default::default()
         };
         let rates = (12_345.0, 48.0 * 1024.0 * 1024.0);
+        // No bytes counted (a tree): no bandwidth.
         assert_eq!(
-            figures(&live, rates, true),
+            figures(&live, rates, false, "ops/s"),
+            "40% 12.3k ops/s ETA 3s"
+        );
+        live.bytes = 1;
+        assert_eq!(
+            figures(&live, rates, true, "IOPS"),
             "40%, 12.3k IOPS, 48.0MiB/s, elapsed 00:00:02, ETA 00:00:03"
         );
         assert_eq!(
-            figures(&live, rates, false),
+            figures(&live, rates, false, "IOPS"),
             "40% 12.3k IOPS 48.0MiB/s ETA 3s"
         );
         assert_eq!(short(125_400_000_000), "2m05s");
