@@ -141,6 +141,21 @@ fn quiet_and_never_keep_a_terminal_clean() {
 }
 
 #[test]
+fn eta_newline_prints_lines_on_a_terminal() {
+    skip_unless_installed!("script");
+    let d = scratch();
+    let mut args = vec!["run".to_string(), "--eta-newline=1".to_string()];
+    args.extend(timed_job(d.path(), 3));
+    let all: String = (on_a_terminal(d.path(), &args).iter())
+        .map(|(_, c)| c.clone())
+        .collect();
+    // fio's ETA on a new line: plain lines (the pty ends them with CR LF), no bar.
+    assert!(!all.contains('\x1b'), "{all:?}");
+    let live = (all.lines()).filter(|l| l.starts_with("iolab: run: ") && l.contains(" IOPS, "));
+    assert!(live.count() >= 2, "{all:?}");
+}
+
+#[test]
 fn nothing_on_stderr_off_a_terminal() {
     let d = scratch();
     let (out, err) = succeed_text(bin().arg("run").args(timed_job(d.path(), 2)));

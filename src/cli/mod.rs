@@ -38,7 +38,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// Live progress on stderr (fio's --eta): auto on a terminal, always
-    /// also elsewhere (a plain line a second), never.
+    /// also elsewhere (plain lines, at most one a second), never.
     #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
     pub eta: progress::Eta,
     /// No progress and no `iolab: ...` step lines on stderr (warnings and

@@ -2,8 +2,8 @@
 //! ...`), and while jobs run a live line with the phase (layout, evict,
 //! run, repetition k/n), IOPS, bandwidth, elapsed time and ETA. On a
 //! terminal it is an indicatif bar redrawn in place; elsewhere nothing
-//! unless `--eta=always` (fio's flag), which prints a plain line every
-//! second. `--quiet` keeps steps and progress off stderr; warnings and
+//! unless `--eta=always` (fio's flag), which prints plain lines, at most
+//! one a second. `--quiet` keeps steps and progress off stderr; warnings and
 //! errors still show.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -23,7 +23,7 @@ pub enum Eta {
     /// On a terminal (stderr) only.
     #[default]
     Auto,
-    /// Also when stderr is not a terminal: a plain line a second.
+    /// Also when stderr is not a terminal: plain lines, at most one a second.
     Always,
     /// Never.
     Never,
