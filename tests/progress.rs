@@ -244,7 +244,7 @@ fn sweeps_and_comparisons_name_their_step_in_the_progress() {
 }
 
 #[test]
-fn quiet_keeps_a_labs_steps_off_stderr() {
+fn a_labs_steps_show_unless_quiet() {
     let d = scratch();
     let lab = [
         "lab",
@@ -262,6 +262,9 @@ fn quiet_keeps_a_labs_steps_off_stderr() {
     let (out, err) = succeed_text(bin().current_dir(d.path()).arg("-q").args(lab));
     assert_eq!(err, "");
     assert!(out.contains("small-reads"), "{out}");
+    // With progress asked for, it names the lab's step and the run's phase.
+    let (_, err) = succeed_text(bin().current_dir(d.path()).arg("--eta=always").args(lab));
+    assert!(err.contains("\niolab: small-reads · layout\n"), "{err}");
 }
 
 #[test]

@@ -94,8 +94,9 @@ pub enum Seen {
 }
 
 /// A sample of the repetition: counters summed over its clones, the part
-/// done and the time left (the longest of the running clones'; unknown
-/// when one of them sets no limit).
+/// done and the time left (the longest of the running clones' and the
+/// runtimes of those still to start; unknown when a running clone sets no
+/// limit).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RepSample {
     /// I/Os completed.
@@ -119,7 +120,8 @@ pub fn sample(clones: &[(Seen, Expect)], now: u64) -> RepSample {
     };
     for (seen, expect) in clones {
         let (part, left, counted) = match *seen {
-            Seen::Waiting => (Some(0.0), Some(0), Published::default()),
+            // As fio's ETA: a clone still to start has at least its runtime left.
+            Seen::Waiting => (Some(0.0), expect.time_ns.or(Some(0)), Published::default()),
             Seen::Over(p) => (Some(1.0), Some(0), p),
             Seen::Running { epoch_ns, done } => {
                 s.running += 1;
@@ -196,9 +198,11 @@ mod tests {
         ];
         let s = sample(&clones, 3_000);
         assert_eq!((s.ios, s.bytes, s.running), (13, 1_300, 2));
-        // 0.5 + 1 + 0 + 0.25, over four clones; the last has 3000 ns left.
+        // 0.5 + 1 + 0 + 0.25, over four clones; the one still to start
+        // has its 4000 ns left, more than the last one's 3000.
         assert_eq!(s.done, Some(0.4375));
-        assert_eq!(s.left_ns, Some(3_000));
+        assert_eq!(s.left_ns, Some(4_000));
+        assert_eq!(sample(&clones[..2], 3_000).left_ns, Some(2_000));
         let endless = [(
             Seen::Running {
                 epoch_ns: 0,
