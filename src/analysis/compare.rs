@@ -7,7 +7,7 @@ use super::stats::{self, Welch};
 use crate::error::{Error, Result};
 use crate::job;
 use crate::metrics::figures::{Better, Figures, METRICS, MetricDef};
-use crate::runner::{self, Progress, RunOptions, StopFlag};
+use crate::runner::{self, NoObserver, Progress, RunOptions, StopFlag};
 use crate::store::{Store, StoreError, Target};
 use serde::Serialize;
 use std::path::Path;
@@ -263,8 +263,14 @@ impl AbTest {
                     self.repeat,
                     sides[i].name
                 ));
-                let result = runner::run(job::jobs_from_args(args)?, &RunOptions::default(), stop)
-                    .and_then(|r| r.complete(stop))?;
+                let result = runner::run_with(
+                    job::jobs_from_args(args)?,
+                    &RunOptions::default(),
+                    stop,
+                    &mut NoObserver,
+                    progress,
+                )
+                .and_then(|r| r.complete(stop))?;
                 for w in &result.warnings {
                     progress.warning(w);
                 }
