@@ -11,6 +11,7 @@ fn main() {
     // know: split them off before clap sees the command line.
     let (clap_argv, job_args) = cli::split_job_args(&argv);
     let parsed = cli::Cli::parse_from(clap_argv);
+    cli::set_color(parsed.color);
     let json = parsed.command.wants_json();
     let code = match cli::dispatch(parsed.command, &job_args) {
         Ok(()) => iolab::error::code::OK,

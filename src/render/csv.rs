@@ -20,6 +20,15 @@ impl Exporter for Csv {
         Some(t.csv())
     }
 
+    fn records(&self, r: &super::records::Records) -> Option<String> {
+        Some(r.csv())
+    }
+
+    /// One record per run, every digit kept.
+    fn stored_runs(&self, runs: &[crate::store::StoredRun]) -> crate::Result<Option<String>> {
+        Ok(Some(super::records::Records::of_runs(runs)?.csv()))
+    }
+
     /// The table alone: CSV has no place for the header.
     fn comparison(&self, c: &Comparison) -> Option<String> {
         Some(super::compare::table(c).csv())
