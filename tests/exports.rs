@@ -198,6 +198,31 @@ fn exports_round_trip_to_the_stored_values() {
         "p99",
     );
 
+    // show's CSV: one row per job, the same names and figures.
+    let (jh, jobs) = parse_csv(&stdout_text(with_db(&db).args([
+        "show",
+        "2",
+        "--output-format",
+        "csv",
+    ])));
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(
+        &jh[..6],
+        ["job", "clones", "rw", "bs_bytes", "engine", "iodepth"]
+    );
+    for name in [
+        "read_ios",
+        "read_bytes",
+        "read_iops",
+        "read_clat_p99_ns",
+        "ios",
+        "clat_p99_ns",
+        "time_s",
+    ] {
+        let i = jh.iter().position(|h| h == name).unwrap();
+        assert_eq!(jobs[0][i], new[col(name)], "{name}");
+    }
+
     // JSON: the full documents carry the same figures, typed.
     let docs = stdout_json(with_db(&db).args(["export", "2", "1", "--format", "json"]));
     for (doc, row) in docs.as_array().unwrap().iter().zip(&rows) {

@@ -122,6 +122,18 @@ fn the_views_answer_queries() {
     assert_eq!(reps, 3);
     let sum: i64 = query_one(&db, "SELECT sum(ios) FROM v_reps WHERE run_id = 1");
     assert_eq!(sum, 150, "the repetitions add up to the run");
+    // The README's query.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let mut st = c
+        .prepare("SELECT id, label, read_iops, read_clat_p99_ns FROM v_runs")
+        .unwrap();
+    let rows: Vec<(i64, Option<String>, Option<f64>)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert!(rows[0].2.unwrap() > 0.0 && rows[1].2.is_none(), "{rows:?}");
     let none: Option<i64> = query_one(&db, "SELECT write_ios FROM v_runs WHERE label = 'v'");
     assert_eq!(none, None, "no writes: NULL");
 }

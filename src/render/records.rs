@@ -8,6 +8,8 @@
 use crate::job::JobSpec;
 use crate::metrics::figures::Figures;
 use crate::metrics::names::{FigureColumn, Number, figure_columns};
+use crate::runner::RunResult;
+use crate::runner::summary::{direction_figures, figures};
 use crate::store::{StoreError, StoredRun, kind};
 use serde::Deserialize;
 use serde_json::Value;
@@ -118,7 +120,7 @@ fn joined(jobs: &[JobSpec], f: impl Fn(&JobSpec) -> Cell) -> Cell {
 
 /// `rw`, `bs_bytes`, `engine` and `iodepth` of a stored run (null for a
 /// tree command).
-fn job_cells(r: &StoredRun) -> Result<[Cell; 4], StoreError> {
+fn stored_job_cells(r: &StoredRun) -> Result<[Cell; 4], StoreError> {
     if r.kind == kind::TREE {
         return Ok([Cell::Null, Cell::Null, Cell::Null, Cell::Null]);
     }
@@ -127,8 +129,12 @@ fn job_cells(r: &StoredRun) -> Result<[Cell; 4], StoreError> {
         what: "stored jobs",
         problem: e.to_string(),
     })?;
-    let j = &jobs.jobs;
-    Ok([
+    Ok(job_cells(&jobs.jobs))
+}
+
+/// `rw`, `bs_bytes`, `engine` and `iodepth` of `j`.
+fn job_cells(j: &[JobSpec]) -> [Cell; 4] {
+    [
         joined(j, |j| Cell::Text(j.rw_name().to_string())),
         joined(j, |j| {
             if j.bs_min == j.bs_max {
@@ -139,7 +145,7 @@ fn job_cells(r: &StoredRun) -> Result<[Cell; 4], StoreError> {
         }),
         joined(j, |j| Cell::Text(j.engine.clone())),
         joined(j, |j| Cell::Int(i64::from(j.iodepth))),
-    ])
+    ]
 }
 
 /// The point of a sweep as `key=value` pairs joined by spaces.
@@ -189,11 +195,42 @@ impl Records {
                 Cell::opt_text(point_text(r).as_deref()),
                 Cell::Int(r.summary.reps.len() as i64),
             ];
-            row.extend(job_cells(r)?);
+            row.extend(stored_job_cells(r)?);
             row.extend(figure_cells(&cols, &r.summary.total));
             rows.push(row);
         }
         Ok(Records { columns, rows })
+    }
+
+    /// One record per reported job of a run (`run` and `show` as CSV):
+    /// what it was, then every named figure of its clones together.
+    pub fn of_jobs(r: &RunResult) -> Records {
+        let cols = figure_columns();
+        let mut columns: Vec<String> = ["job", "clones", "rw", "bs_bytes", "engine", "iodepth"]
+            .map(String::from)
+            .to_vec();
+        columns.extend(cols.iter().map(|c| c.name.clone()));
+        let rows = r
+            .entries()
+            .iter()
+            .map(|e| {
+                let job = &r.jobs[e.job];
+                let mut f = figures(&e.total, None);
+                f.extend(direction_figures(&e.total));
+                let [rw, bs, engine, depth] = job_cells(std::slice::from_ref(job));
+                let mut row = vec![
+                    Cell::Text(job.name.clone()),
+                    Cell::Int(e.clones.len() as i64),
+                    rw,
+                    bs,
+                    engine,
+                    depth,
+                ];
+                row.extend(figure_cells(&cols, &f));
+                row
+            })
+            .collect();
+        Records { columns, rows }
     }
 
     /// CSV (RFC 4180), a header line then one line per record.
