@@ -411,6 +411,16 @@ fn colour_follows_color_and_no_color() {
     );
     assert!(!esc(&["history"], &[]), "auto: not on a pipe");
     assert!(!esc(&["history", "--color", "never"], &[]));
+    // A global option: before or after `run`, never taken for a job option.
+    for args in [
+        &["--color", "always", "run", "--no-store"][..],
+        &["run", "--color=never", "--no-store"],
+        &["run", "--no-store", "--color", "auto"],
+    ] {
+        let jobs = job("c", &f, "--size=1M --rw=read --number_ios=2");
+        let out = stdout_text(bin().args(args).args(&jobs));
+        assert!(out.contains("c: (g=0)"), "{args:?}: {out}");
+    }
     let plain = stdout_text(with_db(&db).arg("history"));
     assert!(plain.lines().next().unwrap().starts_with("id"));
     // On a terminal: colour in auto, none with NO_COLOR or never.

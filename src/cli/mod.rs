@@ -145,6 +145,10 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
     }
 }
 
+/// Global options of [`Cli`] that take a value: iolab's, wherever they
+/// stand, never a job's.
+pub const GLOBAL_VALUED: &[&str] = &["--color"];
+
 /// Tells whether an argument is one of a subcommand's own flags.
 type IsFlag = fn(&str) -> bool;
 
@@ -154,8 +158,14 @@ pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
     let Some(i) = argv.iter().position(|a| a == "run" || a == "sweep") else {
         return (argv.to_vec(), Vec::new());
     };
-    if !argv[1..i].iter().all(|a| a.starts_with('-')) {
-        return (argv.to_vec(), Vec::new());
+    let mut before = argv[1..i].iter();
+    while let Some(a) = before.next() {
+        if !a.starts_with('-') {
+            return (argv.to_vec(), Vec::new());
+        }
+        if GLOBAL_VALUED.contains(&a.as_str()) {
+            before.next();
+        }
     }
     let (valued, flags): (IsFlag, IsFlag) = if argv[i] == "run" {
         (run::valued, run::flag)
@@ -173,7 +183,7 @@ pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
         let key = a.split_once('=').map_or(a.as_str(), |(k, _)| k);
         if flags(a) {
             own.push(a.clone());
-        } else if valued(key) {
+        } else if valued(key) || GLOBAL_VALUED.contains(&key) {
             own.push(a.clone());
             if !a.contains('=')
                 && let Some(v) = argv.get(k + 1)
