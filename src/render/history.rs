@@ -114,3 +114,18 @@ pub fn table(r: &Records, when: &dyn Fn(i64) -> String, width: u16, paint: Paint
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_the_short_way() {
+        assert_eq!(short_size(4096), "4k");
+        assert_eq!(short_size(1 << 20), "1m");
+        assert_eq!(short_size(3 << 30), "3g");
+        assert_eq!(short_size(512), "512");
+        assert_eq!(short_size(6144), "6k");
+        assert_eq!(short_size(1000), "1000");
+    }
+}
