@@ -421,6 +421,25 @@ fn colour_follows_color_and_no_color() {
         let out = stdout_text(bin().args(args).args(&jobs));
         assert!(out.contains("c: (g=0)"), "{args:?}: {out}");
     }
+    // sweep's table too: a bold heading only when asked.
+    let sweep = |color: &str| {
+        let jobs = job("s", &f, "--size=1M --rw=read --number_ios=2");
+        let args = [
+            "sweep",
+            "--no-store",
+            "--color",
+            color,
+            "--vary",
+            "bs=4k,8k",
+        ];
+        stdout_text(bin().args(args).args(&jobs))
+    };
+    assert!(
+        sweep("always").starts_with("\x1b[1mbs"),
+        "{}",
+        sweep("always")
+    );
+    assert!(!sweep("auto").contains('\x1b'));
     let plain = stdout_text(with_db(&db).arg("history"));
     assert!(plain.lines().next().unwrap().starts_with("id"));
     // On a terminal: colour in auto, none with NO_COLOR or never.

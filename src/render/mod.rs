@@ -187,6 +187,15 @@ pub fn table(t: &Table, name: &str) -> Result<String> {
     shown(name, "tables", |e| Ok(e.table(t)))
 }
 
+/// A table in format `name`, its heading painted with `paint` in the
+/// terminal's format (normal).
+pub fn table_painted(t: &Table, name: &str, paint: style::Paint) -> Result<String> {
+    if find(name)?.name == "normal" {
+        return Ok(t.text_painted(paint));
+    }
+    table(t, name)
+}
+
 /// A tree result in format `name`.
 pub fn tree(t: &TreeResult, name: &str) -> Result<String> {
     shown(name, "a tree result", |e| Ok(e.tree(t)))
