@@ -13,6 +13,7 @@ fn main() {
         eta: parsed.eta,
         quiet: parsed.quiet,
     });
+    cli::set_color(parsed.color);
     let json = parsed.command.wants_json();
     let code = match cli::dispatch(parsed.command, &job_args) {
         Ok(()) => iolab::error::code::OK,

@@ -62,7 +62,7 @@ fn sweep_over_threads_prints_rows_and_plots() {
         .map(|r| {
             (
                 r["point"].as_str().unwrap().to_string(),
-                r["ops"].as_f64().unwrap(),
+                r["ios"].as_f64().unwrap(),
             )
         })
         .collect();
@@ -108,7 +108,7 @@ fn sweep_over_threads_prints_rows_and_plots() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| r["ops"].as_f64().unwrap())
+            .map(|r| r["ios"].as_f64().unwrap())
             .collect();
     assert_eq!(ops, [4000.0, 4000.0, 2000.0, 2000.0], "newest first");
     let body = std::fs::read_to_string(&svg).unwrap();
@@ -214,7 +214,7 @@ fn compare_job_files_interleaved_with_significance() {
     let labels: Vec<&str> = hist
         .lines()
         .skip(1)
-        .map(|l| l.split(',').nth(2).unwrap())
+        .map(|l| l.split(',').nth(3).unwrap())
         .collect();
     assert_eq!(labels.len(), 10);
     assert!(

@@ -82,7 +82,7 @@ fn runs_are_stored_listed_shown_exported_and_removed() {
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 3, "{csv}");
     assert!(
-        rows[0].starts_with("id,when,label,kind,status,job"),
+        rows[0].starts_with("id,created_unix,created_utc,label,kind,status,job"),
         "{csv}"
     );
     assert!(rows[1].starts_with("1,") && rows[2].starts_with("2,"));

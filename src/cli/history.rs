@@ -2,6 +2,7 @@
 
 use super::db;
 use iolab::metrics::format::local_time;
+use iolab::render::records::Records;
 use iolab::render::stored::summary_table;
 use iolab::store::Filter;
 use iolab::{Error, Result};
@@ -11,7 +12,11 @@ Examples:
   iolab history
   iolab history --label before --since 7d
   iolab history --job prefetch --since 2026-11-01 --until '2026-11-22 12:00'
-  iolab history -f csv > runs.csv";
+  iolab history -f csv > runs.csv     # every run, every digit
+  iolab history --limit 0             # the whole table, not the newest 50
+
+CSV and JSON carry every matching run (--limit N to cap) with the named
+figures of docs/schema.md; the table shows the newest 50 by default.";
 
 /// Options of `iolab history`.
 #[derive(Debug, clap::Args)]
@@ -32,9 +37,10 @@ pub struct HistoryArgs {
     /// Only the points of this sweep.
     #[arg(long, value_name = "ID")]
     pub sweep: Option<i64>,
-    /// Show at most N runs, newest first (0: all).
-    #[arg(long, default_value_t = 50, value_name = "N")]
-    pub limit: usize,
+    /// At most N runs, newest first (0: all). Default: 50 in the table,
+    /// every run in the other formats.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
     /// Output format (`iolab list formats`).
     #[arg(short = 'f', long = "output-format", alias = "format", default_value = "normal",
           value_parser = super::formats(), value_name = "FORMAT")]
@@ -44,28 +50,54 @@ pub struct HistoryArgs {
     pub db: db::DbArg,
 }
 
+/// How many runs the terminal table shows unless `--limit` says.
+const TABLE_ROWS: usize = 50;
+
 /// Runs `iolab history`.
 pub fn history(a: HistoryArgs) -> Result<()> {
     let when = |opt, v: &Option<String>| v.as_deref().map(|s| db::parse_when(opt, s)).transpose();
+    let normal = iolab::render::find(&a.format)?.name == "normal";
+    // The table's default cap; one more run is read to tell that there are more.
+    let cap = a.limit.unwrap_or(if normal { TABLE_ROWS } else { 0 });
     let filter = Filter {
         label: a.label.clone(),
         job: a.job.clone(),
         since: when("--since", &a.since)?,
         until: when("--until", &a.until)?,
         sweep: a.sweep,
-        limit: (a.limit > 0).then_some(a.limit),
+        limit: (cap > 0).then_some(cap + 1),
     };
     let store = a.db.open_read_only()?;
-    let runs = store.list(&filter)?;
-    if runs.is_empty() && iolab::render::find(&a.format)?.name == "normal" {
+    let mut runs = store.list(&filter)?;
+    let more = cap > 0 && runs.len() > cap;
+    runs.truncate(if cap > 0 { cap } else { runs.len() });
+    if runs.is_empty() && normal {
         eprintln!(
             "iolab: no stored runs match (database {})",
             store.path().display()
         );
         return Ok(());
     }
-    let table = iolab::render::table(&summary_table(&runs, local_time), &a.format)?;
-    super::write_out(&table, None)
+    let records = Records::of_runs(&runs)?;
+    let text = if let Some(text) = iolab::render::records(&records, &a.format)? {
+        text
+    } else if normal {
+        let mut t = iolab::render::history::table(
+            &records,
+            &iolab::render::history::short_time,
+            super::table_width(),
+            super::paint(),
+        );
+        if more && a.limit.is_none() {
+            t.push_str(&format!(
+                "(the newest {cap}; --limit 0 shows every run, --format csv exports them)\n"
+            ));
+        }
+        t
+    } else {
+        iolab::render::table(&summary_table(&runs, local_time), &a.format)?
+    };
+    super::write_out(&text, None)
 }
 
 /// Options of `iolab rm`.

@@ -24,7 +24,7 @@ pub mod tree;
 use clap::{Parser, Subcommand};
 use iolab::runner::{Progress, StopFlag};
 use iolab::{Error, Result};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const EXIT_CODES: &str = "\
@@ -37,6 +37,10 @@ make), 130 SIGINT, 143 SIGTERM.";
 #[derive(Debug, Parser)]
 #[command(name = "iolab", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
+    /// Colour in tables: auto (only on a terminal, and not when NO_COLOR
+    /// is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -52,9 +56,59 @@ pub struct Cli {
 
 /// The global flags that take a value (they may stand anywhere, also
 /// among a job's fio options).
-pub const GLOBAL_VALUED: &[&str] = &["--eta"];
+pub const GLOBAL_VALUED: &[&str] = &["--eta", "--color"];
 /// The global flags without a value.
 pub const GLOBAL_FLAGS: &[&str] = &["--quiet", "-q"];
+
+/// When to colour (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always (even with `NO_COLOR`, as no-color.org asks of an explicit flag).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Colour is on (set once from `--color` before the command runs).
+static COLOR: AtomicBool = AtomicBool::new(false);
+
+/// Decides colour from `--color`, `NO_COLOR` and whether stdout is a
+/// terminal; the renderers ask [`paint`].
+pub fn set_color(choice: ColorChoice) {
+    let on = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    };
+    COLOR.store(on, Ordering::Relaxed);
+}
+
+/// The painter for what goes to stdout.
+pub fn paint() -> iolab::render::style::Paint {
+    iolab::render::style::Paint {
+        on: COLOR.load(Ordering::Relaxed),
+    }
+}
+
+/// The width tables fit: the terminal's when stdout is one, else
+/// `$COLUMNS`, else 100.
+pub fn table_width() -> u16 {
+    if std::io::stdout().is_terminal()
+        && let Some(w) = iolab::sys::tty_size::columns()
+    {
+        return w;
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|w| *w >= 40)
+        .unwrap_or(100)
+}
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -114,6 +168,7 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
         Command::Man(a) => man::execute(a),
     }
 }
+
 
 /// Tells whether an argument is one of a subcommand's own flags.
 type IsFlag = fn(&str) -> bool;

@@ -59,17 +59,21 @@ pub fn show(a: ShowArgs) -> Result<()> {
 /// Options of `iolab export`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  iolab export 3 4 5 -f markdown\n  iolab export 12 --output-format json -o run12.json"
+    after_help = "Examples:\n  iolab export -f csv > runs.csv      # every stored run\n  iolab export 3 4 5 -f markdown\n  iolab export 12 --output-format json -o run12.json\n\nCSV has one row per run: ids and counts as integers, figures with every\ndigit, named as in docs/schema.md (read_iops, read_clat_p99_ns, ...)."
 )]
 pub struct ExportArgs {
-    /// Run ids.
-    #[arg(required = true, value_name = "ID")]
+    /// Run ids (none: every stored run, newest first).
+    #[arg(value_name = "ID")]
     pub ids: Vec<String>,
-    /// json or json+: every run in full (fio schema, environment, summary);
-    /// a table format (csv, markdown, ...): one row of key figures per run.
+    /// json or json+: every run in full (fio schema, environment, summary,
+    /// named figures); csv: one row of named figures per run, every digit;
+    /// markdown: a readable table.
     #[arg(short = 'f', long = "output-format", alias = "format", default_value = "json",
           value_parser = super::formats(), value_name = "FORMAT")]
     pub format: String,
+    /// At most N runs (the first N ids given, or the newest N).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
     /// Write to FILE instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -80,7 +84,16 @@ pub struct ExportArgs {
 
 /// Runs `iolab export`.
 pub fn export(a: ExportArgs) -> Result<()> {
-    let runs = load(&a.db, &a.ids)?;
+    let limit = a.limit.filter(|n| *n > 0);
+    let runs = if a.ids.is_empty() {
+        a.db.open_read_only()?.list(&iolab::store::Filter {
+            limit,
+            ..Default::default()
+        })?
+    } else {
+        let ids = &a.ids[..limit.map_or(a.ids.len(), |n| n.min(a.ids.len()))];
+        load(&a.db, ids)?
+    };
     let text = render::stored_runs(&runs, &a.format)?;
     write_out(&text, a.output.as_deref())
 }

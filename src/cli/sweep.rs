@@ -80,7 +80,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
     let result = sweep.run(target, &stop, &mut Shown::new())?;
     if !result.done.is_empty() {
         super::write_out(
-            &iolab::render::table(&table(&result, metric), &a.format)?,
+            &iolab::render::table_painted(&table(&result, metric), &a.format, super::paint())?,
             None,
         )?;
         if let (Some(sid), None) = (result.sweep_id, &result.not_stored) {

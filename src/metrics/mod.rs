@@ -5,6 +5,7 @@ pub mod clock;
 pub mod figures;
 pub mod format;
 pub mod histogram;
+pub mod names;
 pub mod recorder;
 
 pub use crate::sys::cachestat::CacheState;

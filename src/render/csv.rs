@@ -1,5 +1,7 @@
-//! `csv`: one row of key figures per reported job (RFC 4180 quoting), and
-//! tables as CSV.
+//! `csv`: one row of named figures per reported job (RFC 4180 quoting,
+//! every digit, [`crate::metrics::names`]), one per stored run, and
+//! tables as CSV. [`jobs_table`] is the readable table of the same jobs
+//! (Markdown, HTML).
 
 use super::Exporter;
 use super::table::Table;
@@ -13,11 +15,20 @@ pub struct Csv;
 
 impl Exporter for Csv {
     fn run(&self, r: &RunResult) -> crate::Result<String> {
-        Ok(jobs_table(r).csv())
+        Ok(super::records::Records::of_jobs(r).csv())
     }
 
     fn table(&self, t: &Table) -> Option<String> {
         Some(t.csv())
+    }
+
+    fn records(&self, r: &super::records::Records) -> Option<String> {
+        Some(r.csv())
+    }
+
+    /// One record per run, every digit kept.
+    fn stored_runs(&self, runs: &[crate::store::StoredRun]) -> crate::Result<Option<String>> {
+        Ok(Some(super::records::Records::of_runs(runs)?.csv()))
     }
 
     /// The table alone: CSV has no place for the header.

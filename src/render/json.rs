@@ -53,6 +53,10 @@ impl Exporter for Json {
         Some(t.json())
     }
 
+    fn records(&self, r: &super::records::Records) -> Option<String> {
+        Some(r.json())
+    }
+
     fn tree(&self, t: &TreeResult) -> Option<String> {
         Some(pretty(&super::tree::json(t, self.bins)))
     }
@@ -108,6 +112,7 @@ pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
                 "point": r.point,
                 "environment": r.env,
                 "summary": r.summary,
+                "figures": super::records::figures_json(&r.summary.total),
             }),
         );
     }

@@ -10,16 +10,19 @@ pub mod fio_iolog;
 pub mod fio_log_samples;
 pub mod fio_logs;
 pub mod fio_text;
+pub mod history;
 pub mod html;
 pub mod json;
 mod json_dir;
 pub mod log2;
 pub mod markdown;
 pub mod normal;
+pub mod records;
 pub mod report;
 pub mod run_charts;
 pub mod steady;
 pub mod stored;
+pub mod style;
 pub mod sweep;
 pub mod table;
 pub mod terse;
@@ -31,6 +34,7 @@ use crate::registry::{self, Entry, entry};
 use crate::runner::RunResult;
 use crate::store::{StoredRun, kind};
 use crate::tree::TreeResult;
+use records::Records;
 use table::Table;
 
 /// One output format. Every format shows a run; the other forms have
@@ -43,6 +47,13 @@ pub trait Exporter: Sync {
 
     /// A table (`history`, `sweep`, `export`).
     fn table(&self, _t: &Table) -> Option<String> {
+        None
+    }
+
+    /// Stored runs as typed records (`history`, and `export` in the
+    /// formats for machines): only the formats that keep every digit
+    /// have this form.
+    fn records(&self, _r: &Records) -> Option<String> {
         None
     }
 
@@ -177,6 +188,15 @@ pub fn table(t: &Table, name: &str) -> Result<String> {
     shown(name, "tables", |e| Ok(e.table(t)))
 }
 
+/// A table in format `name`, its heading painted with `paint` in the
+/// terminal's format (normal).
+pub fn table_painted(t: &Table, name: &str, paint: style::Paint) -> Result<String> {
+    if find(name)?.name == "normal" {
+        return Ok(t.text_painted(paint));
+    }
+    table(t, name)
+}
+
 /// A tree result in format `name`.
 pub fn tree(t: &TreeResult, name: &str) -> Result<String> {
     shown(name, "a tree result", |e| Ok(e.tree(t)))
@@ -190,6 +210,12 @@ pub fn comparison(c: &Comparison, name: &str) -> Result<String> {
 /// A stored run in format `name`.
 pub fn stored(r: &StoredRun, name: &str) -> Result<String> {
     shown(name, &format!("a {} result", r.kind), |e| e.stored(r))
+}
+
+/// Stored runs as records in format `name`, or `None` when that format
+/// has no such form (the caller shows them as a table instead).
+pub fn records(r: &Records, name: &str) -> Result<Option<String>> {
+    Ok(find(name)?.item.records(r))
 }
 
 /// Several stored runs in format `name`.

@@ -75,6 +75,16 @@ impl Table {
         out
     }
 
+    /// Aligned text with its heading line painted bold (when `paint` is
+    /// on): the terminal's form.
+    pub fn text_painted(&self, paint: super::style::Paint) -> String {
+        let text = self.text();
+        match text.split_once('\n') {
+            Some((head, rest)) => format!("{}\n{rest}", paint.bold(head)),
+            None => text,
+        }
+    }
+
     /// GitHub Markdown.
     pub fn markdown(&self) -> String {
         let esc = |c: &str| c.replace('|', "\\|");
@@ -186,6 +196,14 @@ mod tests {
         let j: serde_json::Value = serde_json::from_str(&t().json()).unwrap();
         assert_eq!(j[0]["IOPS"], 1200.0);
         assert_eq!(j[0]["job"], "a,b");
+    }
+
+    #[test]
+    fn the_terminal_heading_is_bold_when_painted() {
+        use crate::render::style::Paint;
+        assert_eq!(t().text_painted(Paint { on: false }), t().text());
+        let on = t().text_painted(Paint { on: true });
+        assert!(on.starts_with("\x1b[1mjob  IOPS\x1b[0m\n---"), "{on:?}");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::{RunResult, Totals};
 use crate::counters::CounterDelta;
 use crate::metrics::figures::{Figures, Summary};
+use crate::metrics::names::DIRECTIONS;
 
 impl RunResult {
     /// The run's key figures: all jobs and clones together.
@@ -17,11 +18,43 @@ impl RunResult {
             total.add_sequential(&t);
             counters.add(&rep.counters);
         }
+        let mut total_figures = figures(&total, Some(&counters));
+        total_figures.extend(direction_figures(&total));
         Summary {
-            total: figures(&total, Some(&counters)),
+            total: total_figures,
             reps,
         }
     }
+}
+
+/// The figures of each direction that did I/O, under their exported
+/// names ([`crate::metrics::names::PER_DIRECTION`]): whole numbers where
+/// they are counts or nanoseconds, so they are stored exactly.
+pub fn direction_figures(t: &Totals) -> Figures {
+    let mut f = Figures::new();
+    let secs = t.runtime_ns as f64 / 1e9;
+    for (d, s) in DIRECTIONS.iter().zip([&t.read, &t.write, &t.trim]) {
+        let ios = s.ios();
+        if ios == 0 {
+            continue;
+        }
+        let lat = s.clat_or_lat();
+        let mut put = |suffix: &str, v: f64| {
+            f.insert(format!("{d}_{suffix}"), v);
+        };
+        put("ios", ios as f64);
+        put("bytes", s.bytes as f64);
+        if secs > 0.0 {
+            put("iops", ios as f64 / secs);
+            put("bw_bytes_per_s", s.bytes as f64 / secs);
+        }
+        put("clat_mean_ns", lat.mean());
+        put("clat_p50_ns", lat.percentile(50.0) as f64);
+        put("clat_p99_ns", lat.percentile(99.0) as f64);
+        put("clat_p99_9_ns", lat.percentile(99.9) as f64);
+        put("clat_max_ns", lat.max() as f64);
+    }
+    f
 }
 
 /// Key figures of one set of totals.

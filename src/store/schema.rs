@@ -79,6 +79,76 @@ pub const MIGRATIONS: &[&str] = &[
         status_from_result!(),
         ";"
     ),
+    // 5: views for users' own SQL (docs/schema.md): v_runs, one row per
+    // run with the named figures of metrics::names (the columns of `iolab
+    // export --format csv` but the job's), and v_reps, one row per
+    // repetition. Stable: a later change is a new migration that keeps
+    // these columns.
+    "CREATE VIEW v_runs AS SELECT
+        id,
+        created_unix,
+        strftime('%Y-%m-%dT%H:%M:%SZ', created_unix, 'unixepoch') AS created_utc,
+        label,
+        kind,
+        status,
+        name AS job,
+        sweep_id,
+        (SELECT group_concat(key || '=' || value, ' ') FROM json_each(point_json)) AS point,
+        json_array_length(summary_json, '$.reps') AS reps,
+        json_extract(summary_json, '$.total.time_s') AS time_s,
+        CAST(round(json_extract(summary_json, '$.total.ops')) AS INTEGER) AS ios,
+        CAST(round(json_extract(summary_json, '$.total.bytes')) AS INTEGER) AS bytes,
+        json_extract(summary_json, '$.total.iops') AS iops,
+        json_extract(summary_json, '$.total.bw_mib_s') * 1048576 AS bw_bytes_per_s,
+        CAST(round(json_extract(summary_json, '$.total.p50_us') * 1000) AS INTEGER) AS clat_p50_ns,
+        CAST(round(json_extract(summary_json, '$.total.p99_us') * 1000) AS INTEGER) AS clat_p99_ns,
+        json_extract(summary_json, '$.total.cpu_pct') AS cpu_pct,
+        CAST(round(json_extract(summary_json, '$.total.dev_reads')) AS INTEGER) AS disk_read_ios,
+        CAST(round(json_extract(summary_json, '$.total.dev_writes')) AS INTEGER) AS disk_write_ios,
+        CAST(round(json_extract(summary_json, '$.total.inodes')) AS INTEGER) AS inodes,
+        CAST(round(json_extract(summary_json, '$.total.read_ios')) AS INTEGER) AS read_ios,
+        CAST(round(json_extract(summary_json, '$.total.read_bytes')) AS INTEGER) AS read_bytes,
+        json_extract(summary_json, '$.total.read_iops') AS read_iops,
+        json_extract(summary_json, '$.total.read_bw_bytes_per_s') AS read_bw_bytes_per_s,
+        json_extract(summary_json, '$.total.read_clat_mean_ns') AS read_clat_mean_ns,
+        CAST(round(json_extract(summary_json, '$.total.read_clat_p50_ns')) AS INTEGER) AS read_clat_p50_ns,
+        CAST(round(json_extract(summary_json, '$.total.read_clat_p99_ns')) AS INTEGER) AS read_clat_p99_ns,
+        CAST(round(json_extract(summary_json, '$.total.read_clat_p99_9_ns')) AS INTEGER) AS read_clat_p99_9_ns,
+        CAST(round(json_extract(summary_json, '$.total.read_clat_max_ns')) AS INTEGER) AS read_clat_max_ns,
+        CAST(round(json_extract(summary_json, '$.total.write_ios')) AS INTEGER) AS write_ios,
+        CAST(round(json_extract(summary_json, '$.total.write_bytes')) AS INTEGER) AS write_bytes,
+        json_extract(summary_json, '$.total.write_iops') AS write_iops,
+        json_extract(summary_json, '$.total.write_bw_bytes_per_s') AS write_bw_bytes_per_s,
+        json_extract(summary_json, '$.total.write_clat_mean_ns') AS write_clat_mean_ns,
+        CAST(round(json_extract(summary_json, '$.total.write_clat_p50_ns')) AS INTEGER) AS write_clat_p50_ns,
+        CAST(round(json_extract(summary_json, '$.total.write_clat_p99_ns')) AS INTEGER) AS write_clat_p99_ns,
+        CAST(round(json_extract(summary_json, '$.total.write_clat_p99_9_ns')) AS INTEGER) AS write_clat_p99_9_ns,
+        CAST(round(json_extract(summary_json, '$.total.write_clat_max_ns')) AS INTEGER) AS write_clat_max_ns,
+        CAST(round(json_extract(summary_json, '$.total.trim_ios')) AS INTEGER) AS trim_ios,
+        CAST(round(json_extract(summary_json, '$.total.trim_bytes')) AS INTEGER) AS trim_bytes,
+        json_extract(summary_json, '$.total.trim_iops') AS trim_iops,
+        json_extract(summary_json, '$.total.trim_bw_bytes_per_s') AS trim_bw_bytes_per_s,
+        json_extract(summary_json, '$.total.trim_clat_mean_ns') AS trim_clat_mean_ns,
+        CAST(round(json_extract(summary_json, '$.total.trim_clat_p50_ns')) AS INTEGER) AS trim_clat_p50_ns,
+        CAST(round(json_extract(summary_json, '$.total.trim_clat_p99_ns')) AS INTEGER) AS trim_clat_p99_ns,
+        CAST(round(json_extract(summary_json, '$.total.trim_clat_p99_9_ns')) AS INTEGER) AS trim_clat_p99_9_ns,
+        CAST(round(json_extract(summary_json, '$.total.trim_clat_max_ns')) AS INTEGER) AS trim_clat_max_ns
+    FROM runs;
+    CREATE VIEW v_reps AS SELECT
+        runs.id AS run_id,
+        CAST(r.key AS INTEGER) + 1 AS rep,
+        json_extract(r.value, '$.time_s') AS time_s,
+        CAST(round(json_extract(r.value, '$.ops')) AS INTEGER) AS ios,
+        CAST(round(json_extract(r.value, '$.bytes')) AS INTEGER) AS bytes,
+        json_extract(r.value, '$.iops') AS iops,
+        json_extract(r.value, '$.bw_mib_s') * 1048576 AS bw_bytes_per_s,
+        CAST(round(json_extract(r.value, '$.p50_us') * 1000) AS INTEGER) AS clat_p50_ns,
+        CAST(round(json_extract(r.value, '$.p99_us') * 1000) AS INTEGER) AS clat_p99_ns,
+        json_extract(r.value, '$.cpu_pct') AS cpu_pct,
+        CAST(round(json_extract(r.value, '$.dev_reads')) AS INTEGER) AS disk_read_ios,
+        CAST(round(json_extract(r.value, '$.dev_writes')) AS INTEGER) AS disk_write_ios,
+        CAST(round(json_extract(r.value, '$.inodes')) AS INTEGER) AS inodes
+    FROM runs, json_each(runs.summary_json, '$.reps') AS r;",
 ];
 
 /// A column of `runs` added after schema 1.

@@ -14,4 +14,5 @@ pub mod par;
 pub mod rusage;
 pub mod sigbus;
 pub mod thread;
+pub mod tty_size;
 pub mod xattr;
