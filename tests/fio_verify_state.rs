@@ -185,9 +185,10 @@ fn time_based_verify_as_fio() {
             let (r, w) = ios(&jobs, 0);
             assert!(w > 64, "{tool} {engine:?}: {w} writes");
             if engine.len() == 2 {
-                // At most the last pass (32 blocks) goes unchecked.
+                // At most the last pass (32 blocks) goes unchecked, and
+                // the writes in flight (iodepth 4) when the time is up.
                 assert!(
-                    r + 32 >= w && r <= w,
+                    r + 32 + 4 >= w && r <= w,
                     "{tool} {engine:?}: {r} reads, {w} writes"
                 );
             } else {
