@@ -182,7 +182,7 @@ fn warm_keeps_the_newest_files_resident_round_after_round() {
     succeed(bin().args(["cache", "evict", s(&logs)]));
     // Round 1 warms the two newest; before round 2 a newer file appears
     // and takes the older one's place; a third round is not asked for.
-    let mut child = bin()
+    let child = bin()
         .args([
             "cache",
             "warm",

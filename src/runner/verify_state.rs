@@ -257,7 +257,7 @@ mod tests {
         );
         let mut bad = b.clone();
         bad[HDR_LEN + 20] ^= 1;
-        assert!(State::parse(&bad).unwrap_err().contains("corrupt"));
+        assert_eq!(State::parse(&bad).unwrap_err(), StateProblem::Corrupt);
     }
 
     #[test]
