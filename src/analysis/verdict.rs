@@ -126,7 +126,7 @@ impl Verdict {
                 } else {
                     "slower"
                 };
-                let noise = if row.significant {
+                let noise = if row.significant || p.is_none() {
                     ""
                 } else {
                     ", within noise"

@@ -87,8 +87,8 @@ fn draw<DB: DrawingBackend>(
     root.draw_text(&title, &(f, 22).into_font().color(&BLACK), (14, 8))
         .map_err(drawing)?;
     let sub = c.verdict.as_ref().map_or_else(
-        || "mean of each side; error bars: 95% confidence interval".to_string(),
-        |v| format!("{}; error bars: 95% CI of the mean", v.text),
+        || "mean of each side; error bars: 95% CI of the mean; * significant".to_string(),
+        |v| format!("{}; error bars: 95% CI of the mean; * significant", v.text),
     );
     root.draw_text(&sub, &(f, 13).into_font().color(&BLACK), (14, 34))
         .map_err(drawing)?;
