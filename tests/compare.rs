@@ -67,6 +67,32 @@ fn verdict_names_the_faster_side() {
     }
 }
 
+/// Time-based runs do as much work as their time allows, so the verdict
+/// is on the bandwidth: a B limited to 4 MiB/s ran slower.
+#[test]
+fn time_based_verdict_is_on_bandwidth() {
+    let (d, f) = scratch_file();
+    let db = d.path().join("t.db");
+    let a = job(
+        "a",
+        &f,
+        "--size=1M --rw=read --bs=64k --cache=warm --time_based --runtime=300ms",
+    );
+    let a = a.join(" ");
+    let b = format!("{a} --rate=4m");
+    let v =
+        stdout_json(with_db(&db).args(["compare", "--repeat", "2", &a, &b, "--format", "json"]));
+    let verdict = &v["verdict"];
+    assert_eq!(verdict["metric"], "bw_mib_s", "{verdict}");
+    assert_eq!(verdict["basis"], "time-based or different work: bandwidth");
+    assert_eq!(verdict["faster"], "a", "{verdict}");
+    let text = verdict["text"].as_str().unwrap();
+    assert!(
+        text.contains("times slower than A") && text.contains("(MiB/s, p"),
+        "{text}"
+    );
+}
+
 /// A label holding 4 KiB reads and a 64 KiB random read is refused,
 /// naming the fields that differ and their values per run; `--force`
 /// pools them and says so under the table.

@@ -28,13 +28,15 @@ pub struct Member {
 }
 
 impl Member {
-    /// A stored run.
-    fn stored(r: &StoredRun) -> Result<Member> {
-        Ok(Member {
+    /// A stored run. A result that no longer decodes (stored by an
+    /// iolab whose result shape this one cannot read) has no
+    /// fingerprint: its figures still compare, unchecked.
+    fn stored(r: &StoredRun) -> Member {
+        Member {
             run: Some(r.id),
-            fingerprint: Fingerprint::of_stored(r)?,
+            fingerprint: Fingerprint::of_stored(r).unwrap_or_default(),
             env: EnvFacts::of(&r.env, &r.iolab_version),
-        })
+        }
     }
 
     /// A run made now.
@@ -62,11 +64,13 @@ pub struct Side {
 }
 
 impl Side {
-    /// The fields in which its runs' workloads differ (none: one workload).
+    /// The fields in which its runs' workloads differ (none: one
+    /// workload); runs without a fingerprint are left out.
     pub fn mixed(&self) -> Vec<FieldDiff> {
         let runs: Vec<_> = self
             .members
             .iter()
+            .filter(|m| !m.fingerprint.0.is_empty())
             .map(|m| (m.run, &m.fingerprint))
             .collect();
         fingerprint::differences(&runs)
@@ -264,7 +268,7 @@ impl AbTest {
                 })?;
                 for id in ids {
                     let run = store.run(*id)?;
-                    sides[i].members.push(Member::stored(&run)?);
+                    sides[i].members.push(Member::stored(&run));
                     sides[i].samples.extend(run.summary.reps);
                     sides[i].runs.push(*id);
                 }

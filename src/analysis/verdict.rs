@@ -156,6 +156,27 @@ mod tests {
     use crate::metrics::figures::metric;
 
     #[test]
+    fn headline_figure() {
+        let m = |k| metric(k).unwrap();
+        let rows = |bytes_b: f64| {
+            vec![
+                Row::new(m("time_s"), &[2.0, 2.0], &[1.0, 1.0]),
+                Row::new(m("bytes"), &[100.0, 100.0], &[bytes_b, bytes_b]),
+                Row::new(m("bw_mib_s"), &[50.0, 50.0], &[100.0, 100.0]),
+            ]
+        };
+        let same = rows(100.0);
+        assert_eq!(headline(&same, false, false).unwrap().0.metric, "time_s");
+        assert_eq!(headline(&same, true, false).unwrap().0.metric, "bw_mib_s");
+        assert_eq!(headline(&same, false, true).unwrap().0.metric, "time_s");
+        let more = rows(200.0);
+        let (r, why) = headline(&more, false, false).unwrap();
+        assert_eq!((r.metric, why), ("bw_mib_s", basis::RATE));
+        let no_bw = &more[..2];
+        assert_eq!(headline(no_bw, true, false).unwrap().0.metric, "time_s");
+    }
+
+    #[test]
     fn hyperfine_ratio_and_words() {
         let time = metric("time_s").unwrap();
         // A takes 2 s, B 1 s: B ran 2 times faster.
