@@ -1,7 +1,9 @@
 //! A/B comparison over repetitions: per key figure the mean and spread of
 //! each side, the change from A to B in percent, and Welch's t-test of
 //! whether the difference is more than noise (seed 003's before/after
-//! tables, with the statistics the seed did not have).
+//! tables, with the statistics the seed did not have); the verdict on the
+//! headline figure; each side checked to be one workload (its runs'
+//! fingerprints), and the environments of A and B told apart.
 
 pub use super::difference::{ALPHA, MIN_EFFECT_PCT, Row};
 use super::env_diff::{self, EnvDiff, EnvFacts};
