@@ -3,14 +3,12 @@
 
 mod cli;
 
-use clap::Parser;
-
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
     // `iolab run` and `iolab sweep` take fio's options, which clap does not
     // know: split them off before clap sees the command line.
     let (clap_argv, job_args) = cli::split_job_args(&argv);
-    let parsed = cli::Cli::parse_from(clap_argv);
+    let parsed = cli::suggest::parse(&clap_argv);
     let json = parsed.command.wants_json();
     let code = match cli::dispatch(parsed.command, &job_args) {
         Ok(()) => iolab::error::code::OK,

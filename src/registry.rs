@@ -55,10 +55,45 @@ pub fn names<T: ?Sized>(list: &[Entry<T>]) -> Vec<&'static str> {
     list.iter().map(|e| e.name).collect()
 }
 
+/// The longest text [`closest`] compares: a hostile name of a megabyte
+/// costs no more than this (both measures take time in the product of the
+/// lengths).
+const CLOSEST_MAX: usize = 64;
+
+/// True when `typed` is like `known` enough to be a slip for it: a
+/// Jaro-Winkler similarity of at least 0.8, or one edit (Damerau-Levenshtein:
+/// a letter added, dropped, changed or two swapped) in a name of three
+/// letters or more. Anything looser suggests more silly names than helpful
+/// ones (`json` for `job`, `iops` for `loops`).
+pub fn similar(typed: &str, known: &str) -> bool {
+    strsim::jaro_winkler(typed, known) >= 0.8
+        || (known.chars().count() >= 3 && strsim::damerau_levenshtein(typed, known) <= 1)
+}
+
+/// The name of `names` most like `typed`, when one is [`similar`] enough
+/// to suggest ("did you mean ...?"); only the first 64 characters of
+/// `typed` count.
+pub fn closest<'a>(typed: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let typed: String = typed.chars().take(CLOSEST_MAX).collect();
+    names
+        .into_iter()
+        .filter(|n| similar(&typed, n))
+        .map(|n| (strsim::jaro_winkler(&typed, n), n))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
+}
+
 /// `unknown ioengine 'x'; iolab has: psync, sync, ...`.
+/// With a name [`similar`] to `name`, it ends "(did you mean 'y'?)".
 pub fn unknown<T: ?Sized>(kind: &str, name: &str, list: &[Entry<T>]) -> String {
+    let all = list
+        .iter()
+        .flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied()));
+    let hint = closest(&name.to_ascii_lowercase(), all)
+        .map(|n| format!(" (did you mean '{n}'?)"))
+        .unwrap_or_default();
     format!(
-        "unknown {kind} '{name}'; iolab has: {}",
+        "unknown {kind} '{name}'; iolab has: {}{hint}",
         names(list).join(", ")
     )
 }
@@ -93,5 +128,51 @@ mod tests {
             unknown("ioengine", "x", LIST),
             "unknown ioengine 'x'; iolab has: libaio, psync"
         );
+        assert_eq!(
+            unknown("ioengine", "pysnc", LIST),
+            "unknown ioengine 'pysnc'; iolab has: libaio, psync (did you mean 'psync'?)"
+        );
+    }
+
+    #[test]
+    fn slips_are_suggested() {
+        for (typed, want) in [
+            ("lable", "label"),
+            ("xob", "job"),
+            ("sinse", "since"),
+            ("histroy", "history"),
+            ("outptu-format", "output-format"),
+            ("blocksze", "blocksize"),
+            ("runtme", "runtime"),
+            ("jsn", "json"),
+        ] {
+            let names = [
+                "label",
+                "since",
+                "history",
+                "list",
+                "output-format",
+                "blocksize",
+            ];
+            let names = names.into_iter().chain(["runtime", "json", "job"]);
+            assert_eq!(closest(typed, names), Some(want), "{typed}");
+        }
+    }
+
+    #[test]
+    fn names_unlike_what_was_typed_are_not_suggested() {
+        // Each of these was once suggested (clap's Jaro > 0.7, or fio
+        // options' Jaro-Winkler > 0.7), or would be by a looser rule.
+        for (typed, names) in [
+            ("json", &["job", "db"][..]),
+            ("histroy", &["list"]),
+            ("fmt", &["format", "limit"]),
+            ("id", &["db"]),
+            ("zzz", &["size", "sync"]),
+            ("iops", &["ioengine", "iodepth", "loops"]),
+            ("lbl", &["label"]),
+        ] {
+            assert_eq!(closest(typed, names.iter().copied()), None, "{typed}");
+        }
     }
 }

@@ -162,3 +162,58 @@ fn missing_paths_are_named() {
         "/nonexistent/x",
     );
 }
+
+#[test]
+fn warm_keeps_the_newest_files_resident_round_after_round() {
+    let d = scratch();
+    let logs = d.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let write = |name: &str, age_s: u64| {
+        let p = logs.join(name);
+        std::fs::write(&p, vec![7u8; 64 << 10]).unwrap();
+        let t = std::time::SystemTime::now() - Duration::from_secs(age_s);
+        let f = std::fs::File::options().write(true).open(&p).unwrap();
+        f.set_modified(t).unwrap();
+        p
+    };
+    let old = write("a.log", 300);
+    let mid = write("b.log", 200);
+    let new = write("c.log", 100);
+    succeed(bin().args(["cache", "evict", s(&logs)]));
+    // Round 1 warms the two newest; before round 2 a newer file appears
+    // and takes the older one's place; a third round is not asked for.
+    let mut child = bin()
+        .args([
+            "cache",
+            "warm",
+            s(&logs),
+            "--newest",
+            "2",
+            "--interval",
+            "1s",
+        ])
+        .args(["--rounds", "2", "-f", "json"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let newest = write("d.log", 0);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let rounds: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rounds.len(), 2, "{rounds:?}");
+    let files = |r: &Value| -> Vec<String> {
+        let v = r["files"].as_array().unwrap();
+        v.iter().map(|f| f.as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(files(&rounds[0]), [s(&new), s(&mid)]);
+    assert_eq!(files(&rounds[1]), [s(&newest), s(&new)]);
+    assert_eq!(rounds[1]["round"], 2);
+    // What vmtouch sees: the old file was never read, the others were.
+    assert_eq!(vmtouch_pages(&[&old]).0, 0);
+    assert_eq!(vmtouch_pages(&[&mid, &new, &newest]), (48, 48));
+}

@@ -43,6 +43,35 @@ fn flamegraph_shows_the_read_path() {
 }
 
 #[test]
+fn flamegraph_leaves_out_the_warm_up() {
+    skip_unless_installed!("perf");
+    let (d, f) = scratch_file();
+    let svg = d.path().join("warm.svg");
+    // Warming reads 512 MiB; the timed part reads 8 MiB of it.
+    let out = bin()
+        .args(["run", "--flamegraph", s(&svg)])
+        .args(job(
+            "w",
+            &f,
+            "--size=512M --rw=read --bs=4k --number_ios=2048 --cache=warm",
+        ))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && err.contains("--flamegraph") {
+        eprintln!("SKIP flamegraph_leaves_out_the_warm_up: perf does not work here: {err}");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("pread64"), "the timed reads are drawn");
+    assert!(
+        !text.contains("pagecache::warm"),
+        "the warm-up (iolab::sys::pagecache::warm) is not in the flamegraph"
+    );
+}
+
+#[test]
 fn flamegraph_without_perf_is_a_clear_error() {
     let (d, f) = scratch_file();
     let empty = d.path().join("bin");

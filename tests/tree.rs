@@ -90,12 +90,22 @@ fn create_makes_exactly_the_fdtree_shape() {
         c
     };
     fails_with(&mut create(&top), code::REFUSED, "not empty");
-    // A missing parent is bad input, named.
-    fails_with(
-        &mut create(&d.path().join("no/such/t")),
-        2,
-        "does not exist",
+    // Missing parents are made (mkdir -p), only the top is iolab's: the
+    // tree goes, its parents stay.
+    let deep = d.path().join("no/such/t");
+    assert!(create(&deep).status().unwrap().success());
+    assert!(deep.join("d0").is_dir());
+    let mut rm = with_db(&db);
+    assert!(
+        rm.args(["tree", "remove", s(&deep)])
+            .status()
+            .unwrap()
+            .success()
     );
+    assert!(!deep.exists() && d.path().join("no/such").is_dir());
+    // A parent that is a file is an error naming the path.
+    std::fs::write(d.path().join("file"), b"x").unwrap();
+    fails_with(&mut create(&d.path().join("file/t")), 1, "Not a directory");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::Stderr;
 use iolab::metrics::format::bytes_iec;
-use iolab::render::cache::{evicted, not_evicted, status_json, status_text, warmed};
+use iolab::render::cache::{evicted, not_evicted, status_json, status_text, warmed, warmed_json};
 use iolab::render::json::pretty;
 use iolab::runner::Progress;
 use iolab::sys::pagecache;
@@ -19,7 +19,8 @@ O = all pages resident, o = some, blank = none.
 Examples:
   iolab cache status /var/log/app -v
   iolab cache warm data/*.log
-  iolab cache evict big.dat -o json
+  iolab cache warm logs/ --newest 3 --interval 10s   # keep the 3 newest resident
+  iolab cache evict big.dat -f json
   iolab cache lock hot.idx                      # until Ctrl-C
   iolab cache lock hot.idx --daemon --pid-file /run/iolab-lock.pid";
 
@@ -32,8 +33,9 @@ pub struct CacheArgs {
     pub cmd: CacheCmd,
     /// Output: normal or json.
     #[arg(
-        short = 'o',
+        short = 'f',
         long = "output-format",
+        short_alias = 'o',
         value_enum,
         default_value = "normal",
         global = true
@@ -62,11 +64,22 @@ pub enum CacheCmd {
         #[arg(short, long)]
         verbose: bool,
     },
-    /// Read files into the page cache.
+    /// Read files into the page cache (again every --interval: keep them there).
     Warm {
         /// Files and directories.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// Only the N most recently modified files (walked again each round,
+        /// so new files take the place of old ones).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        newest: Option<u64>,
+        /// Warm again every TIME (10s, 500ms, 1m) until Ctrl-C or SIGTERM.
+        #[arg(long, value_name = "TIME", value_parser = interval_ms)]
+        interval: Option<u64>,
+        /// With --interval: stop after N rounds.
+        #[arg(long, value_name = "N", requires = "interval",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        rounds: Option<u64>,
     },
     /// Drop files' pages from the page cache (POSIX_FADV_DONTNEED), verified.
     Evict {
@@ -100,7 +113,21 @@ pub fn execute(a: CacheArgs) -> Result<()> {
                 status_text(&s, *verbose)
             }
         }
-        CacheCmd::Warm { paths } => warmed(&usage_if_missing(pagecache::warm_all(paths))?, json),
+        CacheCmd::Warm {
+            paths,
+            newest,
+            interval,
+            rounds,
+        } => {
+            let newest = newest.map(|n| n as usize);
+            let Some(ms) = interval else {
+                return super::write_out(
+                    &warmed(&usage_if_missing(pagecache::warm_all(paths, newest))?, json),
+                    None,
+                );
+            };
+            return keep_warm(paths, newest, *ms, *rounds, json);
+        }
         CacheCmd::Evict { paths } => {
             let e = usage_if_missing(pagecache::evict_all(paths))?;
             for w in not_evicted(&e) {
@@ -115,6 +142,54 @@ pub fn execute(a: CacheArgs) -> Result<()> {
         } => return lock(paths, *daemon, pid_file.as_deref()),
     };
     super::write_out(&out, None)
+}
+
+/// `cache warm --interval`: warms, then again every `ms`, one line (or one
+/// JSON document) per round, until interrupted or `rounds` are done.
+fn keep_warm(
+    paths: &[PathBuf],
+    newest: Option<usize>,
+    ms: u64,
+    rounds: Option<u64>,
+    json: bool,
+) -> Result<()> {
+    let stop = super::stop_on_signals()?;
+    let mut round = 0;
+    loop {
+        round += 1;
+        let w = usage_if_missing(pagecache::warm_all(paths, newest))?;
+        let line = if json {
+            // JSON lines: one compact document per round.
+            let mut doc = serde_json::json!({"round": round, "warmed": warmed_json(&w)});
+            if newest.is_some() {
+                let files = w.after.files.iter().map(|f| f.path.display().to_string());
+                doc["files"] = files.collect::<Vec<_>>().into();
+            }
+            format!("{doc}\n")
+        } else {
+            format!("round {round}: {}", warmed(&w, false))
+        };
+        super::write_out(&line, None)?;
+        if rounds.is_some_and(|n| round >= n) {
+            return Ok(());
+        }
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+        while std::time::Instant::now() < until {
+            if stop.is_set() {
+                return Ok(());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+/// `--interval`: a time (bare numbers are seconds), at least 10 ms.
+fn interval_ms(v: &str) -> std::result::Result<u64, String> {
+    let us = iolab::job::units::parse_time_us(v).map_err(|e| e.to_string())?;
+    match us / 1000 {
+        ms if ms < 10 => Err(format!("'{v}' is too short (at least 10ms)")),
+        ms => Ok(ms),
+    }
 }
 
 /// A path the user named that does not exist is bad usage, not a failure.

@@ -24,7 +24,7 @@ numjobs, size, direct, cache, time_based) is refused unless --force.
 
 Examples:
   iolab compare 12 15
-  iolab compare before after --format markdown
+  iolab compare before after -f markdown
   iolab compare --repeat 5 A.fio B.fio --plot ab.svg
   iolab compare --repeat 5 '--name=a --filename=/tmp/f --size=256M --rw=read --bs=4k' \\
                            '--name=b --filename=/tmp/f --size=256M --rw=read --bs=1m'";
@@ -43,7 +43,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub repeat: u32,
     /// Output format (`iolab list formats`).
-    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    #[arg(short = 'f', long = "output-format", alias = "format", default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
     pub format: String,
     /// Paired bars of A and B per figure shown, with 95% confidence
     /// intervals (.svg or .png).

@@ -34,6 +34,10 @@ pub struct FioFlags {
     /// fio's full status every TIME (accepted; iolab prints the results once, at the end).
     #[arg(long, value_name = "TIME", value_parser = time_ms)]
     pub status_interval: Option<u64>,
+    /// Write agg-read_bw.log, agg-write_bw.log and agg-trim_bw.log: the
+    /// bandwidth of all jobs summed per interval (fio's --bandwidth-log).
+    #[arg(long)]
+    pub bandwidth_log: bool,
     /// Run only the job section NAME of the job files and command line
     /// ([global] sections still apply); repeatable.
     #[arg(long, value_name = "NAME", value_parser = section)]
@@ -92,6 +96,7 @@ pub const FLAGS: &[&str] = &[
     "--showcmd",
     "--cmdhelp",
     "--enghelp",
+    "--bandwidth-log",
 ];
 
 /// fio's order of the formats of one run: terse, json (or json+), normal;

@@ -11,7 +11,7 @@ Examples:
   iolab history
   iolab history --label before --since 7d
   iolab history --job prefetch --since 2026-11-01 --until '2026-11-22 12:00'
-  iolab history --format csv > runs.csv";
+  iolab history -f csv > runs.csv";
 
 /// Options of `iolab history`.
 #[derive(Debug, clap::Args)]
@@ -36,7 +36,8 @@ pub struct HistoryArgs {
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub limit: usize,
     /// Output format (`iolab list formats`).
-    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    #[arg(short = 'f', long = "output-format", alias = "format", default_value = "normal",
+          value_parser = super::formats(), value_name = "FORMAT")]
     pub format: String,
     /// Where the database is.
     #[command(flatten)]

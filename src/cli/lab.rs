@@ -29,7 +29,7 @@ pub struct LabOpts {
     pub ops: Option<u64>,
     /// Where the plots (and the report of `lab all`) go
     /// (default: ./iolab-labs/DATE-TIME-LAB/).
-    #[arg(long, value_name = "DIR")]
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Do not store the runs.
     #[arg(long)]
@@ -42,7 +42,7 @@ pub struct LabOpts {
 /// `iolab lab ...`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  iolab lab list\n  iolab lab prefetch\n  iolab lab small-reads --quick\n  iolab lab all --quick --out lab-results"
+    after_help = "Examples:\n  iolab lab list\n  iolab lab prefetch\n  iolab lab small-reads --quick\n  iolab lab all --quick -o lab-results"
 )]
 pub struct LabArgs {
     /// Which lab.

@@ -4,16 +4,19 @@
 
 pub mod cache;
 pub mod compare;
+pub mod completions;
 pub mod db;
 pub mod fio_flags;
 pub mod history;
 pub mod import;
 pub mod lab;
 pub mod list;
+pub mod man;
 pub mod plot;
 pub mod report;
 pub mod run;
 pub mod show;
+pub mod suggest;
 pub mod sweep;
 pub mod tree;
 
@@ -69,6 +72,10 @@ pub enum Command {
     Rm(history::RmArgs),
     /// What iolab has: engines, output formats, labs, counter sources.
     List(list::ListArgs),
+    /// Shell completion script for bash, zsh or fish, on stdout.
+    Completions(completions::CompletionsArgs),
+    /// The manual page (roff) on stdout, or one page per subcommand with --dir.
+    Man(man::ManArgs),
 }
 
 /// Runs one subcommand.
@@ -88,6 +95,8 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
         Command::Report(a) => report::execute(a),
         Command::Rm(a) => history::rm(a),
         Command::List(a) => list::execute(a),
+        Command::Completions(a) => completions::execute(a),
+        Command::Man(a) => man::execute(a),
     }
 }
 
@@ -227,7 +236,7 @@ pub fn write_out(text: &str, out: Option<&std::path::Path>) -> Result<()> {
     }
 }
 
-/// The values of `--output-format` and `--format`: the output formats of
+/// The values of `--output-format`: the output formats of
 /// the registry, each with its aliases and help.
 pub fn formats() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(iolab::render::FORMATS.iter().map(|e| {

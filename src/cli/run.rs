@@ -2,7 +2,7 @@
 
 use super::{Stderr, db, fio_flags, write_out};
 use iolab::profile::Profiler;
-use iolab::render::{self, fio_logs};
+use iolab::render::{self, fio_iolog, fio_logs};
 use iolab::runner::{self, Observer, Progress, RunOptions};
 use iolab::{Error, Result, job};
 use std::path::{Path, PathBuf};
@@ -63,8 +63,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "normal", value_parser = fio_flags::output_formats,
           value_name = "FORMAT[,FORMAT...]", overrides_with_all = ["output_format", "minimal"])]
     pub output_format: String,
-    /// Write the output to FILE instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    /// Write the output to FILE instead of stdout (fio's -o/--output).
+    #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Allow writing to files iolab did not lay out, and to block devices.
     #[arg(long)]
@@ -100,6 +100,7 @@ pub struct RunArgs {
 pub const OWN_VALUED: &[&str] = &[
     "--output-format",
     "--output",
+    "-o",
     "--max-jobs",
     "--flamegraph",
     "--label",
@@ -115,6 +116,11 @@ pub const OWN_FLAGS: &[&str] = &[
     "-h",
 ];
 
+/// Every flag of `run`, iolab's and fio's, for "did you mean".
+pub fn own_flags() -> Vec<&'static str> {
+    [OWN_VALUED, OWN_FLAGS, fio_flags::VALUED, fio_flags::FLAGS].concat()
+}
+
 /// Every flag of `run` that takes a value (iolab's and fio's).
 pub fn valued(flag: &str) -> bool {
     OWN_VALUED.contains(&flag) || fio_flags::VALUED.contains(&flag)
@@ -128,6 +134,15 @@ pub fn flag(arg: &str) -> bool {
 /// Runs `iolab run`.
 pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     let fio = &args.fio;
+    super::suggest::own_flag_slip(job_args, &own_flags())?;
+    if let Some(f) = job_args.iter().find(|a| *a == "-f" || a.starts_with("-f=")) {
+        // Every other command takes its format as -f; run follows fio, whose -f is
+        // --append-terse: the short form is refused rather than read either way.
+        return Err(Error::usage(
+            f.as_str(),
+            "iolab run writes the format as --output-format=FORMAT, as fio does (fio's -f is --append-terse)",
+        ));
+    }
     if let Some(what) = &fio.cmdhelp {
         return write_out(&fio_flags::cmdhelp(what)?, None);
     }
@@ -217,7 +232,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     }
     for log in fio_logs::logs(&result) {
         if log.append {
-            append_log(&log)?;
+            append_log(&log.path, |w| log.write_to(w))?;
         } else {
             iolab::sys::fs::write_atomic_with(&log.path, |tmp| {
                 let mut w = std::io::BufWriter::new(tmp.as_file());
@@ -227,6 +242,16 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         }
         say(&format!("wrote {}", log.path.display()));
     }
+    for log in fio_iolog::iolog_files(&result) {
+        append_log(&log.path, |w| log.write_to(w))?;
+        say(&format!("wrote {}", log.path.display()));
+    }
+    if args.fio.bandwidth_log {
+        for (path, text) in fio_logs::aggregate_bw(&result) {
+            iolab::sys::fs::write_atomic(&path, text.as_bytes())?;
+            say(&format!("wrote {}", path.display()));
+        }
+    }
     if result.interrupted {
         eprintln!("iolab: the results above cover only the part that ran");
     }
@@ -235,15 +260,18 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
 }
 
 /// Adds a log at the end of its file (fio's `per_job_logs=0`).
-fn append_log(log: &fio_logs::LogFile) -> Result<()> {
-    let fail = |e| Error::io(format!("cannot write {}", log.path.display()), e);
+fn append_log(
+    path: &std::path::Path,
+    write_to: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let fail = |e| Error::io(format!("cannot write {}", path.display()), e);
     let f = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
-        .open(&log.path)
+        .open(path)
         .map_err(fail)?;
     let mut w = std::io::BufWriter::new(f);
-    log.write_to(&mut w)
+    write_to(&mut w)
         .and_then(|()| std::io::Write::flush(&mut w))
         .map_err(fail)
 }
@@ -263,6 +291,18 @@ impl Observer for Flame {
             })?);
         }
         Ok(())
+    }
+
+    fn untimed_start(&mut self) {
+        if let Some(p) = &mut self.profiler {
+            p.pause();
+        }
+    }
+
+    fn untimed_end(&mut self) {
+        if let Some(p) = &mut self.profiler {
+            p.resume();
+        }
     }
 }
 

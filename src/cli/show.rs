@@ -16,7 +16,8 @@ pub struct ShowArgs {
     #[arg(value_name = "ID")]
     pub id: String,
     /// Output format (`iolab list formats`); normal adds the stored environment.
-    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    #[arg(short = 'f', long, default_value = "normal", value_parser = super::formats(),
+          value_name = "FORMAT")]
     pub output_format: String,
     /// For an imported run: print the original document instead.
     #[arg(long)]
@@ -58,7 +59,7 @@ pub fn show(a: ShowArgs) -> Result<()> {
 /// Options of `iolab export`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  iolab export 3 4 5 --format markdown\n  iolab export 12 --format json --output run12.json"
+    after_help = "Examples:\n  iolab export 3 4 5 -f markdown\n  iolab export 12 --output-format json -o run12.json"
 )]
 pub struct ExportArgs {
     /// Run ids.
@@ -66,7 +67,8 @@ pub struct ExportArgs {
     pub ids: Vec<String>,
     /// json or json+: every run in full (fio schema, environment, summary);
     /// a table format (csv, markdown, ...): one row of key figures per run.
-    #[arg(long, default_value = "json", value_parser = super::formats(), value_name = "FORMAT")]
+    #[arg(short = 'f', long = "output-format", alias = "format", default_value = "json",
+          value_parser = super::formats(), value_name = "FORMAT")]
     pub format: String,
     /// Write to FILE instead of stdout.
     #[arg(long, short, value_name = "FILE")]

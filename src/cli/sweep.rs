@@ -38,7 +38,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
     /// Table format (`iolab list formats`).
-    #[arg(long, default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
+    #[arg(short = 'f', long = "output-format", alias = "format", default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
     pub format: String,
     /// Where the results go.
     #[command(flatten)]
@@ -50,13 +50,22 @@ pub struct SweepArgs {
 
 /// iolab's own options of `sweep` (the rest is the job).
 pub const OWN_VALUED: &[&str] = &[
-    "--vary", "--repeat", "--metric", "--plot", "--label", "--format", "--db",
+    "--vary",
+    "--repeat",
+    "--metric",
+    "--plot",
+    "--label",
+    "--output-format",
+    "-f",
+    "--format",
+    "--db",
 ];
 /// iolab's own flags of `sweep`.
 pub const OWN_FLAGS: &[&str] = &["--no-store", "--help", "-h"];
 
 /// Runs `iolab sweep`.
 pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
+    super::suggest::own_flag_slip(job_args, &[OWN_VALUED, OWN_FLAGS].concat())?;
     let mut job_args = job_args.to_vec();
     job_args.extend(a.jobs.iter().cloned());
     let metric = metric_named("--metric", &a.metric)?;

@@ -27,8 +27,9 @@ pub struct Common {
     /// Stop after this long (e.g. 30s, 5m), reporting what was done.
     #[arg(long, value_name = "TIME", global = true)]
     pub time_limit: Option<String>,
-    /// Output format: normal, json or json+ (with histogram bins).
-    #[arg(short = 'o', long, default_value = "normal", global = true,
+    /// Output format: normal, json or json+ (with histogram bins). No `-f`
+    /// here: in `tree create`, `-f` is `--files`, as fdtree's.
+    #[arg(long, short_alias = 'o', default_value = "normal", global = true,
           value_parser = super::formats(), value_name = "FORMAT")]
     pub output_format: String,
     /// Where the results go.

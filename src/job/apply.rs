@@ -273,6 +273,7 @@ impl JobSpec {
             "write_lat_log" => self.logs.lat = Some(log_prefix(v)?),
             "write_iops_log" => self.logs.iops = Some(log_prefix(v)?),
             "write_hist_log" => self.logs.hist = Some(log_prefix(v)?),
+            "write_iolog" => self.logs.iolog = Some(log_prefix(v)?),
             "log_avg_msec" => self.logs.avg_msec = num(def, v)?,
             "log_hist_msec" => self.logs.hist_msec = num(def, v)?,
             other => match super::groups::owner(def) {

@@ -262,6 +262,11 @@ pub const CORE: &[OptDef] = &[
     ),
     opt("write_iops_log", Kind::StrOrFlag, "write PREFIX_iops.N.log"),
     opt(
+        "write_iolog",
+        Kind::Str,
+        "write fio's iolog v3 of every I/O to FILE (appended, as fio)",
+    ),
+    opt(
         "write_hist_log",
         Kind::StrOrFlag,
         "write PREFIX_clat_hist.N.log (fio's latency bins per interval)",
@@ -344,21 +349,14 @@ pub fn lookup(key: &str) -> Option<&'static OptDef> {
     all().find(|o| o.name == k || o.aliases.contains(&k.as_str()))
 }
 
-/// The longest key [`closest`] compares: longer than any option's name, so
-/// a hostile key of a megabyte costs no more than this (Jaro-Winkler takes
-/// time in the product of the lengths).
-const CLOSEST_MAX: usize = 64;
-
-/// The known option closest to `key`, for "did you mean" messages.
+/// The known option closest to `key`, for "did you mean" messages: only
+/// one similar enough ([`crate::registry::closest`]).
 pub fn closest(key: &str) -> Option<&'static str> {
-    let k: String = key.chars().take(CLOSEST_MAX).collect();
-    let k = k.to_ascii_lowercase();
-    all()
-        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
-        .map(|n| (strsim::jaro_winkler(&k, n), n))
-        .filter(|(score, _)| *score > 0.7)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, n)| n)
+    let k = key.to_ascii_lowercase();
+    crate::registry::closest(
+        &k,
+        all().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied())),
+    )
 }
 
 /// fio options iolab recognises but does not implement (yet): an error that
@@ -376,13 +374,13 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "unified_rw_reporting",
     "replay_redirect",
     "read_iolog",
-    "write_iolog",
     "uid",
     "gid",
     "ignore_error",
     "loop",
     "numa_cpu_nodes",
     "size_percent",
+    "serialize_overlap",
 ];
 
 /// Error text for an option iolab does not know.

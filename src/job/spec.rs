@@ -209,10 +209,14 @@ pub struct LogSpec {
     pub avg_msec: u64,
     /// Histogram log interval in ms (`log_hist_msec`).
     pub hist_msec: u64,
+    /// `write_iolog` file: fio's iolog v3 of every I/O.
+    #[serde(default)]
+    pub iolog: Option<String>,
 }
 
 impl LogSpec {
-    /// True when any per-I/O log is asked for (`log_avg_msec=0`).
+    /// True when any per-I/O log is asked for (`log_avg_msec=0`, or
+    /// `write_iolog`).
     pub fn per_io(&self) -> bool {
         self.per_io_dir().is_some()
     }
@@ -220,14 +224,12 @@ impl LogSpec {
     /// Where the per-I/O logs go (the directory of the first log prefix),
     /// when any is asked for: their entries spill there while the job runs.
     pub fn per_io_dir(&self) -> Option<std::path::PathBuf> {
-        if self.avg_msec != 0 {
-            return None;
-        }
-        let prefix = self
-            .lat
-            .as_ref()
+        let averaged = self.avg_msec != 0;
+        let prefix = (self.lat.as_ref())
             .or(self.bw.as_ref())
-            .or(self.iops.as_ref())?;
+            .or(self.iops.as_ref())
+            .filter(|_| !averaged)
+            .or(self.iolog.as_ref())?;
         let dir = std::path::Path::new(prefix)
             .parent()
             .filter(|d| !d.as_os_str().is_empty())

@@ -414,6 +414,12 @@ impl Planner {
             };
             let sizes = if a.bs_is_seq_rand { random } else { write } as usize;
             let want = pick_len(a.sizes[sizes], &a.split[sizes], a.unaligned, r as u32, room);
+            if want > room && a.sizes[sizes].0 == a.sizes[sizes].1 {
+                // fio: a fixed-size block past the file's end (after a
+                // `rw=read:N` hole) ends the loop; it is not shortened.
+                f.finished = true;
+                continue;
+            }
             // fio ends a loop once its bytes are issued: without the map
             // the last I/O goes whole past `size` (with the map, or going
             // in order, the region's end cuts it first).

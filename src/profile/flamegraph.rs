@@ -3,6 +3,9 @@
 //! output and renders the SVG.
 
 use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -14,6 +17,8 @@ pub const FREQ_HZ: u32 = 2999;
 pub struct Profiler {
     child: Option<Child>,
     data: PathBuf,
+    /// perf's control FIFO (`--control`: enable, disable) and its ack.
+    control: Option<(File, File)>,
     _dir: tempfile::TempDir,
 }
 
@@ -58,9 +63,19 @@ impl Profiler {
             .tempdir()
             .map_err(|e| Error::io("cannot make a directory for perf's data", e))?;
         let data = dir.path().join("perf.data");
+        let (ctl, ack) = (dir.path().join("ctl"), dir.path().join("ack"));
+        for f in [&ctl, &ack] {
+            crate::sys::fs::mkfifo(f)
+                .map_err(|e| Error::io("cannot make perf's control FIFO", e))?;
+        }
         let mut child = Command::new(perf)
             .args(["record", "-q", "-g", "-F", &FREQ_HZ.to_string(), "-p"])
             .arg(std::process::id().to_string())
+            .arg(format!(
+                "--control=fifo:{},{}",
+                ctl.display(),
+                ack.display()
+            ))
             .arg("-o")
             .arg(&data)
             .stdin(Stdio::null())
@@ -90,11 +105,52 @@ impl Profiler {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        // Read and write ends both: opening never blocks, and a read of
+        // the ack waits at most ACK_WAIT.
+        let open = |p: &Path| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(p)
+        };
+        let control = open(&ctl).and_then(|c| Ok((c, open(&ack)?))).ok();
         Ok(Profiler {
             child: Some(child),
             data,
+            control,
             _dir: dir,
         })
+    }
+
+    /// Stops sampling until [`Self::resume`] (work inside the timed part
+    /// that is not the measurement: a `cache=warm` warm-up).
+    pub fn pause(&mut self) {
+        self.command("disable");
+    }
+
+    /// Samples again after [`Self::pause`].
+    pub fn resume(&mut self) {
+        self.command("enable");
+    }
+
+    /// Sends `what` to perf's control FIFO and waits for its ack.
+    fn command(&mut self, what: &str) {
+        const ACK_WAIT: Duration = Duration::from_secs(2);
+        let Some((ctl, ack)) = &mut self.control else {
+            return;
+        };
+        if ctl.write_all(format!("{what}\n").as_bytes()).is_err() {
+            return;
+        }
+        let t0 = Instant::now();
+        let mut buf = [0u8; 16];
+        while t0.elapsed() < ACK_WAIT {
+            match ack.read(&mut buf) {
+                Ok(n) if n > 0 => return,
+                _ => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
     }
 
     /// Stops sampling and renders the flamegraph SVG to `out`; returns the

@@ -77,11 +77,7 @@ pub fn warmed(w: &Warmed, json: bool) -> String {
     let a = &w.after;
     let (pages, cached, secs) = (a.pages(), a.cached(), w.elapsed_s.max(1e-9));
     if json {
-        return pretty(
-            &json!({"files": a.files.len(), "directories": a.dirs, "bytes_read": w.bytes,
-            "elapsed_s": w.elapsed_s, "mib_per_s": w.bytes as f64 / (1 << 20) as f64 / secs,
-            "pages": pages, "resident": cached}),
-        );
+        return pretty(&warmed_json(w));
     }
     format!(
         "warmed {} files ({} directories): read {} in {:.3} s ({}/s); resident {cached}/{pages} pages ({:.1}%)\n",
@@ -92,6 +88,15 @@ pub fn warmed(w: &Warmed, json: bool) -> String {
         bytes_iec(w.bytes as f64 / secs),
         pct(cached, pages)
     )
+}
+
+/// `cache warm` as a JSON object.
+pub fn warmed_json(w: &Warmed) -> Value {
+    let a = &w.after;
+    let secs = w.elapsed_s.max(1e-9);
+    json!({"files": a.files.len(), "directories": a.dirs, "bytes_read": w.bytes,
+        "elapsed_s": w.elapsed_s, "mib_per_s": w.bytes as f64 / (1 << 20) as f64 / secs,
+        "pages": a.pages(), "resident": a.cached()})
 }
 
 /// `cache evict`, as JSON or one line.

@@ -299,3 +299,31 @@ fn hist_lines(
     }
     Ok(())
 }
+
+/// fio's `--bandwidth-log`: `agg-read_bw.log`, `agg-write_bw.log` and
+/// `agg-trim_bw.log`, the bandwidth of every clone of the run summed per
+/// interval (KiB/s), as `time_ms, KiB/s, ddir, 0, 0` lines. fio writes the
+/// three files whatever the jobs did; a direction without I/O has none.
+pub fn aggregate_bw(r: &RunResult) -> Vec<(PathBuf, String)> {
+    let mut all = Totals::default();
+    for rep in &r.repetitions {
+        let mut side_by_side = Totals::default();
+        rep.clones
+            .iter()
+            .for_each(|c| side_by_side.add_parallel(&c.totals));
+        all.add_sequential(&side_by_side);
+    }
+    ["read", "write", "trim"]
+        .iter()
+        .enumerate()
+        .map(|(d, name)| {
+            let mut text = String::new();
+            for iv in all.series.iter().filter(|iv| iv.dirs[d].ios > 0) {
+                let secs = iv.len_ms.max(1) as f64 / 1000.0;
+                let kib_s = (iv.dirs[d].bytes as f64 / 1024.0 / secs) as u64;
+                text += &format!("{}, {kib_s}, {d}, 0, 0\n", iv.end_ms);
+            }
+            (PathBuf::from(format!("agg-{name}_bw.log")), text)
+        })
+        .collect()
+}

@@ -7,6 +7,7 @@ pub mod chart;
 pub mod compare;
 pub mod compare_plot;
 pub mod csv;
+pub mod fio_iolog;
 pub mod fio_log_samples;
 pub mod fio_logs;
 pub mod fio_text;

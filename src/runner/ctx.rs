@@ -224,6 +224,7 @@ impl Ctx<'_> {
                 offset: io.offset,
                 len: io.len,
                 ddir: io.ddir(),
+                file: io.file,
             });
         }
     }

@@ -26,10 +26,12 @@ pub struct IoLogEntry {
     pub len: u32,
     /// Direction, as fio numbers them: 0 read, 1 write, 2 trim.
     pub ddir: u8,
+    /// Index of the file in the clone's file list.
+    pub file: u16,
 }
 
 /// Bytes of one entry on disk.
-const ENTRY: usize = 45;
+const ENTRY: usize = 47;
 /// Entries held in memory before they spill (about 300 KiB).
 const BUFFERED: usize = 8192;
 
@@ -40,6 +42,7 @@ impl IoLogEntry {
         }
         out.extend_from_slice(&self.len.to_le_bytes());
         out.push(self.ddir);
+        out.extend_from_slice(&self.file.to_le_bytes());
     }
 
     fn decode(b: &[u8]) -> IoLogEntry {
@@ -52,6 +55,7 @@ impl IoLogEntry {
             offset: u(4),
             len: u32::from_le_bytes(b[40..44].try_into().expect("4 bytes")),
             ddir: b[44],
+            file: u16::from_le_bytes([b[45], b[46]]),
         }
     }
 }
@@ -189,6 +193,7 @@ mod tests {
                 offset: i * 4096,
                 len: 4096,
                 ddir: (i % 2) as u8,
+                file: (i % 3) as u16,
             });
         }
         let log = w.finish().unwrap().shifted(1000);
@@ -197,6 +202,7 @@ mod tests {
         log.for_each(|e| {
             assert_eq!(e.t_ns, seen + 1000);
             assert_eq!((e.lat, e.ddir), (seen * 3, (seen % 2) as u8));
+            assert_eq!(e.file, (seen % 3) as u16);
             assert_eq!(e.offset, seen * 4096);
             seen += 1;
             Ok(())

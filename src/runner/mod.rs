@@ -65,6 +65,11 @@ pub trait Observer {
     }
     /// Right after the last repetition.
     fn timed_end(&mut self) {}
+    /// Untimed work inside the timed part starts: a job's cache state
+    /// being set (a `cache=warm` warm-up reads its files).
+    fn untimed_start(&mut self) {}
+    /// That untimed work is over.
+    fn untimed_end(&mut self) {}
 }
 
 /// An observer that does nothing.
@@ -93,7 +98,7 @@ pub fn run_observed(
     // A run that fails before it measures leaves no file it made behind.
     let reps = obs
         .timed_start()
-        .and_then(|_| repetitions(&jobs, &layout, &disks, opts, stop, &mut warnings));
+        .and_then(|_| repetitions(&jobs, &layout, &disks, opts, stop, &mut warnings, obs));
     obs.timed_end();
     let (repetitions, interrupted) = reps.inspect_err(|_| layout.remove_created())?;
     for (j, job) in jobs.iter().enumerate() {
@@ -142,6 +147,7 @@ struct RepEvents<'a> {
     disks: &'a [Disk],
     opts: &'a RunOptions,
     warnings: &'a mut Vec<String>,
+    obs: &'a mut dyn Observer,
     cache_before: Vec<Vec<cache::FileCache>>,
     cache_after: Vec<Vec<cache::FileCache>>,
     counters: crate::counters::CounterDelta,
@@ -166,12 +172,14 @@ impl RepEvents<'_> {
 impl launch::JobEvents for RepEvents<'_> {
     fn starting(&mut self, j: usize) {
         self.count();
+        self.obs.untimed_start();
         for (path, r) in self.layout.job_regions(j) {
             let policy = self.jobs[j].cache;
             let w = cache::apply(policy, &path, r.start, r.len, self.opts.drop_caches);
             self.warnings.extend(w);
         }
         self.cache_before[j] = self.measure(j);
+        self.obs.untimed_end();
         self.since = Snapshot::take(self.disks);
     }
 
@@ -189,6 +197,7 @@ fn repetitions(
     opts: &RunOptions,
     stop: &StopFlag,
     warnings: &mut Vec<String>,
+    obs: &mut dyn Observer,
 ) -> Result<(Vec<Repetition>, bool)> {
     let mut out = Vec::new();
     for rep in 0..jobs.iter().map(|j| j.repeat).max().unwrap_or(1) {
@@ -202,6 +211,7 @@ fn repetitions(
             disks,
             opts,
             warnings: &mut *warnings,
+            obs: &mut *obs,
             cache_before: vec![Vec::new(); jobs.len()],
             cache_after: vec![Vec::new(); jobs.len()],
             counters: Default::default(),

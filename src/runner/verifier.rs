@@ -12,7 +12,7 @@ use super::buffer::Contents;
 use super::ctx::Ctx;
 use super::iomem::IoBuf;
 use super::verify::{Layout, Mismatch, Stamp};
-use super::verify_state::{Completions, State};
+use super::verify_state::{Completions, State, StateError};
 use crate::job::JobSpec;
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;
@@ -94,7 +94,7 @@ impl Verifier {
         (clone, index, files): (u32, u64, usize),
         depth: usize,
         split: bool,
-    ) -> Result<Option<Verifier>, String> {
+    ) -> Result<Option<Verifier>, StateError> {
         let v = &job.verify;
         let Some(layout) = Layout::of_job(job) else {
             return Ok(None);
@@ -419,7 +419,7 @@ pub fn for_clone(
     (clone, index, files): (u32, u64, usize),
     depth: usize,
     split: bool,
-) -> Result<ForClone, String> {
+) -> Result<ForClone, StateError> {
     let contents = Contents::of_job(job, crate::plan::clone_seed(job, clone));
     let per_write = job.writes() && contents.per_write() && !job.verify.on();
     Ok((

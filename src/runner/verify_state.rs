@@ -99,22 +99,20 @@ impl State {
     }
 
     /// Reads a state file's bytes, checked as fio checks them.
-    pub fn parse(b: &[u8]) -> Result<State, String> {
+    pub fn parse(b: &[u8]) -> Result<State, StateProblem> {
         if b.len() < HDR_LEN {
-            return Err("failed reading verify state header".into());
+            return Err(StateProblem::ShortHeader);
         }
         let (version, size, crc) = (u64_at(b, 0), u64_at(b, 8), u64_at(b, 16));
         if version != VERSION {
-            return Err(format!(
-                "unsupported ({version}) version in verify state header"
-            ));
+            return Err(StateProblem::Version(version));
         }
         let list = b
             .get(HDR_LEN..HDR_LEN.saturating_add(size as usize))
             .filter(|l| l.len() >= LIST_LEN)
-            .ok_or("failed reading verify state")?;
+            .ok_or(StateProblem::Short)?;
         if u64::from(fio_crc32c(list)) != crc {
-            return Err("verify state is corrupt".into());
+            return Err(StateProblem::Corrupt);
         }
         let (depth, nofiles) = (u32_at(list, 8), u32_at(list, 12));
         let room = (list.len() - LIST_LEN) / 16;
@@ -152,11 +150,13 @@ impl State {
     }
 
     /// Loads the state of job `name`, clone index `index`.
-    pub fn load(name: &str, index: u64) -> Result<State, String> {
+    pub fn load(name: &str, index: u64) -> Result<State, StateError> {
         let path = file_name(name, index);
-        let b = std::fs::read(&path)
-            .map_err(|e| format!("verify_state_load: cannot read {}: {e}", path.display()))?;
-        State::parse(&b).map_err(|e| format!("verify_state_load: {}: {e}", path.display()))
+        let b = std::fs::read(&path).map_err(|source| StateError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        State::parse(&b).map_err(|problem| StateError::Bad { path, problem })
     }
 
     /// fio's `verify_state_should_stop`: true when the I/O at `offset` of
@@ -275,4 +275,42 @@ mod tests {
         assert!(!s.should_stop(8, 0, 8));
         assert!(!s.should_stop(11, 0, 1));
     }
+}
+
+/// What is wrong with a verify state file's bytes (fio's words).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateProblem {
+    /// Shorter than its header.
+    #[error("failed reading verify state header")]
+    ShortHeader,
+    /// A version fio does not write.
+    #[error("unsupported ({0}) version in verify state header")]
+    Version(u64),
+    /// Shorter than its header says.
+    #[error("failed reading verify state")]
+    Short,
+    /// Its checksum does not match.
+    #[error("verify state is corrupt")]
+    Corrupt,
+}
+
+/// A verify state file `verify_state_load` could not use.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// The file could not be read.
+    #[error("verify_state_load: cannot read {}: {source}", path.display())]
+    Read {
+        /// The state file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a state fio would load.
+    #[error("verify_state_load: {}: {problem}", path.display())]
+    Bad {
+        /// The state file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        problem: StateProblem,
+    },
 }

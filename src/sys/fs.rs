@@ -193,3 +193,16 @@ pub fn discard(fd: std::os::fd::RawFd, offset: u64, len: u64) -> std::io::Result
     }
     Ok(())
 }
+
+/// Makes a FIFO (named pipe) at `path`, mode 0600.
+pub fn mkfifo(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}

@@ -193,9 +193,14 @@ pub struct Warmed {
     pub after: Survey,
 }
 
-/// Reads every file under `paths` into the cache.
-pub fn warm_all(paths: &[PathBuf]) -> Result<Warmed> {
-    let (files, _) = collect(paths)?;
+/// Reads every file under `paths` into the cache; with `newest`, only
+/// that many of them, the most recently modified (seed 004 kept the newest
+/// logs cached this way).
+pub fn warm_all(paths: &[PathBuf], newest: Option<usize>) -> Result<Warmed> {
+    let (mut files, _) = collect(paths)?;
+    if let Some(n) = newest {
+        files = newest_files(files, n)?;
+    }
     let mut buf = vec![0u8; 1 << 20];
     let t0 = Instant::now();
     let mut bytes = 0;
@@ -204,11 +209,29 @@ pub fn warm_all(paths: &[PathBuf]) -> Result<Warmed> {
             warm(f, 0, u64::MAX, &mut buf).map_err(|e| Error::io(f.display().to_string(), e))?;
     }
     let elapsed_s = t0.elapsed().as_secs_f64();
+    let after = match newest {
+        Some(_) => survey(&files, false)?,
+        None => survey(paths, false)?,
+    };
     Ok(Warmed {
         bytes,
         elapsed_s,
-        after: survey(paths, false)?,
+        after,
     })
+}
+
+/// The `n` most recently modified of `files`, newest first (ties by name).
+fn newest_files(files: Vec<PathBuf>, n: usize) -> Result<Vec<PathBuf>> {
+    let mut timed = files
+        .into_iter()
+        .map(|f| {
+            let m = std::fs::metadata(&f).and_then(|m| m.modified());
+            m.map(|t| (std::cmp::Reverse(t), f.clone()))
+                .map_err(|e| Error::io(f.display().to_string(), e))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    timed.sort();
+    Ok(timed.into_iter().take(n).map(|(_, f)| f).collect())
 }
 
 /// What `evict_all` did.

@@ -59,15 +59,10 @@ pub fn prepare_top(dir: &Path) -> Result<()> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty())
-                && !parent.is_dir()
-            {
-                return Err(Error::usage(
-                    format!("cannot create {}", dir.display()),
-                    format!("directory {} does not exist", parent.display()),
-                ));
-            }
-            std::fs::create_dir(dir)
+            // Missing parents are made as `mkdir -p` would; only the top
+            // directory is marked as iolab's (and `tree remove` removes
+            // only it).
+            std::fs::create_dir_all(dir)
                 .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
         }
         Err(e) => return Err(Error::io(format!("cannot read {}", dir.display()), e)),

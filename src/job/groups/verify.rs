@@ -239,6 +239,11 @@ pub const OPTIONS: &[OptDef] = &[
         "accepted: iolab checks on the clone's own thread (same verdicts)",
     ),
     opt(
+        "experimental_verify",
+        Kind::Bool,
+        "accepted: fio replays the writes to verify; iolab checks the blocks it wrote",
+    ),
+    opt(
         "buffer_pattern",
         Kind::Str,
         "written buffers hold this pattern: 0xhex, decimal, \"string\"",
@@ -318,6 +323,11 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "verify_state_save" => c.state_save = parse_bool(v)?,
         "verify_state_load" => c.state_load = parse_bool(v)?,
         "verify_async" => c.asynchronous = number(def, v)?,
+        // fio re-derives the written blocks instead of recording them; the
+        // blocks checked and the verdicts are the same.
+        "experimental_verify" => {
+            parse_bool(v)?;
+        }
         "buffer_pattern" => {
             // fio: a pattern turns scrambling and zeroing off.
             c.buffers.pattern = Some(FillPattern::parse(def.name, v, false)?);
