@@ -9,6 +9,10 @@ fn main() {
     // know: split them off before clap sees the command line.
     let (clap_argv, job_args) = cli::split_job_args(&argv);
     let parsed = cli::suggest::parse(&clap_argv);
+    cli::progress::init(cli::progress::Ui {
+        eta: parsed.eta,
+        quiet: parsed.quiet,
+    });
     let json = parsed.command.wants_json();
     let code = match cli::dispatch(parsed.command, &job_args) {
         Ok(()) => iolab::error::code::OK,

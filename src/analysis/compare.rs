@@ -12,7 +12,7 @@ use super::verdict::{self, Verdict};
 use crate::error::{Error, Result};
 use crate::job;
 use crate::metrics::figures::{Better, Figures, METRICS, metric};
-use crate::runner::{self, Progress, RunOptions, RunResult, StopFlag};
+use crate::runner::{self, NoObserver, Progress, RunOptions, RunResult, StopFlag};
 use crate::store::{Store, StoreError, StoredRun, Target};
 use crate::sys::environment::Environment;
 use std::path::{Path, PathBuf};
@@ -305,8 +305,14 @@ impl AbTest {
                     self.repeat,
                     sides[i].name
                 ));
-                let result = runner::run(job::jobs_from_args(args)?, &RunOptions::default(), stop)
-                    .and_then(|r| r.complete(stop))?;
+                let result = runner::run_with(
+                    job::jobs_from_args(args)?,
+                    &RunOptions::default(),
+                    stop,
+                    &mut NoObserver,
+                    progress,
+                )
+                .and_then(|r| r.complete(stop))?;
                 for w in &result.warnings {
                     progress.warning(w);
                 }

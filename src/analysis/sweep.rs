@@ -7,7 +7,7 @@ use super::vary::{Vary, parse_vary, points};
 use crate::error::{Error, Result};
 use crate::job::{self, JobSpec, options};
 use crate::metrics::figures::{METRICS, MetricDef, Summary, metric};
-use crate::runner::{self, Progress, RunOptions, StopFlag};
+use crate::runner::{self, NoObserver, Progress, RunOptions, StopFlag};
 use crate::store::{StoreError, Target};
 use std::collections::BTreeMap;
 
@@ -112,8 +112,14 @@ impl Sweep {
                 i + 1,
                 show_point(&point)
             ));
-            let result = match runner::run(jobs, &RunOptions::default(), stop)
-                .and_then(|r| r.complete(stop))
+            let result = match runner::run_with(
+                jobs,
+                &RunOptions::default(),
+                stop,
+                &mut NoObserver,
+                progress,
+            )
+            .and_then(|r| r.complete(stop))
             {
                 Ok(r) => r,
                 Err(e) => {

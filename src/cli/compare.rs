@@ -2,7 +2,7 @@
 //! A B A B so drift hits both sides alike), compared figure by figure with
 //! the spread of each side and Welch's t-test.
 
-use super::{Stderr, check_picture, db};
+use super::{check_picture, db, progress::Shown};
 use iolab::Result;
 use iolab::analysis::compare::AbTest;
 use iolab::analysis::compare::Comparison;
@@ -89,7 +89,7 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     let stop = super::stop_on_signals()?;
     let command = db::command_line();
     let target = db::target(store.as_mut(), a.store.label(), &command);
-    let c = test.run(target, &stop, &mut Stderr)?;
+    let c = test.run(target, &stop, &mut Shown::new())?;
     if let Some(p) = &c.stored_as {
         eprintln!("iolab: runs stored with labels {p}:A and {p}:B");
     }

@@ -1,6 +1,7 @@
 //! fio's global command-line flags of `iolab run` (fio's `init.c`
 //! `parse_cmd_line`): output formats as a comma list, terse versions, ETA
-//! and status flags, `--section`, `--parse-only`, `--readonly`, `--debug`,
+//! (`--eta` itself is a global flag of every command: [`super::Cli`]) and
+//! status flags, `--section`, `--parse-only`, `--readonly`, `--debug`,
 //! the help flags (`--showcmd`, `--cmdhelp`, `--enghelp`) and
 //! `--inflate-log`, which print and run nothing.
 
@@ -22,13 +23,12 @@ pub struct FioFlags {
     /// Terse version: only 3 (fio's default) is written.
     #[arg(long, value_name = "3", value_parser = terse_version)]
     pub terse_version: Option<u32>,
-    /// When fio would print its ETA line: always, never, auto. iolab prints no ETA.
-    #[arg(long, value_name = "WHEN", value_parser = ["always", "never", "auto"])]
-    pub eta: Option<String>,
-    /// fio's ETA on a new line every TIME (accepted; iolab prints no ETA).
+    /// Progress as plain lines, one every TIME, also on a terminal (fio's
+    /// ETA on a new line).
     #[arg(long, value_name = "TIME", value_parser = time_ms)]
     pub eta_newline: Option<u64>,
-    /// fio's ETA interval, at least 250ms (accepted; iolab prints no ETA).
+    /// Plain progress lines (--eta=always off a terminal) at most every
+    /// TIME, at least 250ms (fio's ETA interval).
     #[arg(long, value_name = "TIME", value_parser = eta_interval)]
     pub eta_interval: Option<u64>,
     /// fio's full status every TIME (accepted; iolab prints the results once, at the end).
@@ -75,7 +75,6 @@ pub struct FioFlags {
 /// fio's flags of `run` that take a value.
 pub const VALUED: &[&str] = &[
     "--terse-version",
-    "--eta",
     "--eta-newline",
     "--eta-interval",
     "--status-interval",

@@ -2,7 +2,7 @@
 //! come from the lab registry ([`iolab::lab::LABS`]): a new lab needs no
 //! change here.
 
-use super::{Stderr, db, write_out};
+use super::{db, progress::Shown, write_out};
 use clap::{ArgMatches, Args, FromArgMatches};
 use iolab::lab::session::{LabOptions, Session};
 use iolab::lab::{self, LABS};
@@ -151,8 +151,9 @@ pub fn execute(a: LabArgs) -> Result<()> {
     };
     let mut session = Session::new(opts, &name, store.as_mut(), &stop)?;
     let mut outcomes = Vec::new();
+    let mut shown = Shown::new();
     for entry in &labs {
-        let done = session.run(entry, &mut Stderr)?;
+        let done = session.run(entry, &mut shown)?;
         let mut text = format!("{}\n", iolab::lab::page::text(&done.outcome));
         for line in &done.saved {
             text.push_str(&format!("{line}\n"));

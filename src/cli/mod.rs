@@ -13,6 +13,7 @@ pub mod lab;
 pub mod list;
 pub mod man;
 pub mod plot;
+pub mod progress;
 pub mod report;
 pub mod run;
 pub mod show;
@@ -39,7 +40,21 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Live progress on stderr (fio's --eta): auto on a terminal, always
+    /// also elsewhere (plain lines, at most one a second), never.
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    pub eta: progress::Eta,
+    /// No progress and no `iolab: ...` step lines on stderr (warnings and
+    /// errors still show).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 }
+
+/// The global flags that take a value (they may stand anywhere, also
+/// among a job's fio options).
+pub const GLOBAL_VALUED: &[&str] = &["--eta"];
+/// The global flags without a value.
+pub const GLOBAL_FLAGS: &[&str] = &["--quiet", "-q"];
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -109,7 +124,10 @@ pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
     let Some(i) = argv.iter().position(|a| a == "run" || a == "sweep") else {
         return (argv.to_vec(), Vec::new());
     };
-    if !argv[1..i].iter().all(|a| a.starts_with('-')) {
+    // Only global flags (and their values) may stand before the subcommand.
+    let before = &argv[1..i];
+    let is_value = |k: usize| k > 0 && GLOBAL_VALUED.contains(&before[k - 1].as_str());
+    if !(0..before.len()).all(|k| before[k].starts_with('-') || is_value(k)) {
         return (argv.to_vec(), Vec::new());
     }
     let (valued, flags): (IsFlag, IsFlag) = if argv[i] == "run" {
@@ -126,9 +144,9 @@ pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
     while k < argv.len() {
         let a = &argv[k];
         let key = a.split_once('=').map_or(a.as_str(), |(k, _)| k);
-        if flags(a) {
+        if flags(a) || GLOBAL_FLAGS.contains(&a.as_str()) {
             own.push(a.clone());
-        } else if valued(key) {
+        } else if valued(key) || GLOBAL_VALUED.contains(&key) {
             own.push(a.clone());
             if !a.contains('=')
                 && let Some(v) = argv.get(k + 1)
@@ -195,12 +213,19 @@ impl Command {
     }
 }
 
-/// Shows progress and warnings on stderr.
+/// Shows steps (unless `--quiet`) and warnings on stderr; no live
+/// progress (see [`progress::Shown`] for that).
 pub struct Stderr;
 
 impl Progress for Stderr {
     fn step(&mut self, what: &str) {
-        eprintln!("iolab: {what}");
+        if !progress::ui().quiet {
+            eprintln!("iolab: {what}");
+        }
+    }
+
+    fn warning(&mut self, what: &str) {
+        eprintln!("iolab: warning: {what}");
     }
 }
 

@@ -1,11 +1,12 @@
 //! `iolab run`: fio's command line and job files, iolab's output.
 
-use super::{Stderr, db, fio_flags, write_out};
+use super::{Stderr, db, fio_flags, progress::Shown, write_out};
 use iolab::profile::Profiler;
 use iolab::render::{self, fio_iolog, fio_logs};
 use iolab::runner::{self, Observer, Progress, RunOptions};
 use iolab::{Error, Result, job};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 const AFTER_HELP: &str = "\
 Job options are fio's, written --key=value (each --name=NAME starts a job;
@@ -37,9 +38,11 @@ fio's global flags:
   iolab run --cmdhelp=bs                          help for a job option (--cmdhelp: all)
   iolab run --enghelp=io_uring,hipri              engines, an engine's options, one option
   iolab run --inflate-log=job_bw.1.log.fz         a log stored compressed, as text
-  iolab run job.fio --eta=never --eta-newline=5 --eta-interval=1s --status-interval=10 \\
-            --debug=io --alloc-size=32768         accepted as fio's; iolab prints no ETA,
-                                                  no periodic status, no debug log
+  iolab run job.fio --eta=always --eta-interval=2s    progress lines also off a terminal
+  iolab run job.fio --eta-newline=5 --status-interval=10 --debug=io --alloc-size=32768
+                                                  progress as a line every 5 s; the rest
+                                                  accepted as fio's: iolab prints no
+                                                  periodic status, no debug log
   iolab run job.fio --verbose                     also say on stderr what was stored, written
 
 Exit codes: see `iolab --help`; an interrupted run prints its partial results.";
@@ -194,7 +197,11 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         profiler: None,
         wanted: args.flamegraph.is_some(),
     };
-    let result = runner::run_observed(jobs, &opts, &stop, &mut flame)?;
+    let mut shown = Shown::new().lines_every(
+        Duration::from_millis(fio.eta_newline.or(fio.eta_interval).unwrap_or(1000)),
+        fio.eta_newline.is_some(),
+    );
+    let result = runner::run_with(jobs, &opts, &stop, &mut flame, &mut shown)?;
     // Without --verbose, diagnostics of a run that worked stay off stderr
     // (fio's test harness fails a run whose stderr is not empty): the
     // warnings are in the output itself. An interrupted run (exit 130)

@@ -1,7 +1,7 @@
 //! `iolab sweep`: one job run over the cross product of `--vary` values,
 //! every point stored, a table like seed 002's and a plot.
 
-use super::{Stderr, check_picture, db};
+use super::{Stderr, check_picture, db, progress::Shown};
 use iolab::Result;
 use iolab::analysis::sweep::{Sweep, metric_named};
 use iolab::render::sweep::{chart, table};
@@ -77,7 +77,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
     let stop = super::stop_on_signals()?;
     let command = db::command_line();
     let target = db::target(store.as_mut(), a.store.label(), &command);
-    let result = sweep.run(target, &stop, &mut Stderr)?;
+    let result = sweep.run(target, &stop, &mut Shown::new())?;
     if !result.done.is_empty() {
         super::write_out(
             &iolab::render::table(&table(&result, metric), &a.format)?,

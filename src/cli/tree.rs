@@ -1,8 +1,9 @@
 //! `iolab tree create|walk|read|copy|remove`: metadata workloads, stored
 //! like runs.
 
-use super::db;
+use super::{Stderr, db};
 use iolab::render;
+use iolab::runner::Progress;
 use iolab::tree::options::{CreateArgs, size, time_limit_ns};
 use iolab::tree::{self, Stopped};
 use iolab::{Error, Result};
@@ -118,6 +119,19 @@ pub enum TreeCmd {
     },
 }
 
+impl TreeCmd {
+    /// The command's name, as typed.
+    fn name(&self) -> &'static str {
+        match self {
+            TreeCmd::Create { .. } => "create",
+            TreeCmd::Walk { .. } => "walk",
+            TreeCmd::Read { .. } => "read",
+            TreeCmd::Copy { .. } => "copy",
+            TreeCmd::Remove { .. } => "remove",
+        }
+    }
+}
+
 /// Runs `iolab tree`.
 pub fn execute(a: TreeArgs) -> Result<()> {
     let c = &a.common;
@@ -156,31 +170,32 @@ pub fn execute(a: TreeArgs) -> Result<()> {
     render::tree(&tree::TreeResult::default(), &c.output_format)?;
     let mut store = c.store.open()?;
     let stop = super::stop_on_signals()?;
-    let t = match &a.cmd {
+    let label = format!("tree {}", a.cmd.name());
+    let t = super::progress::sampled(&label, || match &a.cmd {
         TreeCmd::Create { dir, .. } => {
-            tree::create::create(dir, create.as_ref().expect("resolved above"), &stop)?
+            tree::create::create(dir, create.as_ref().expect("resolved above"), &stop)
         }
-        TreeCmd::Walk { dir } => tree::walk::walk(dir, false, 1, time_limit, &stop)?,
-        TreeCmd::Read { dir, bs: b } => tree::walk::walk(dir, true, bs(b)?, time_limit, &stop)?,
-        TreeCmd::Copy { src, dst, bs: b } => tree::copy::copy(src, dst, bs(b)?, time_limit, &stop)?,
+        TreeCmd::Walk { dir } => tree::walk::walk(dir, false, 1, time_limit, &stop),
+        TreeCmd::Read { dir, bs: b } => tree::walk::walk(dir, true, bs(b)?, time_limit, &stop),
+        TreeCmd::Copy { src, dst, bs: b } => tree::copy::copy(src, dst, bs(b)?, time_limit, &stop),
         TreeCmd::Remove { dir, not_mine } => {
-            tree::remove::remove(dir, *not_mine, time_limit, &stop)?
+            tree::remove::remove(dir, *not_mine, time_limit, &stop)
         }
-    };
+    })?;
     super::write_out(&render::tree(&t, &c.output_format)?, None)?;
     // A result that cannot be stored is still shown; the failure is the
     // command's error (exit 1) unless the tree work itself failed.
     let mut not_stored = None;
     if let Some(st) = &mut store {
         match st.insert_tree(&t, &db::command_line(), c.store.label()) {
-            Ok(id) => eprintln!("iolab: stored as run {id} in {}", st.path().display()),
+            Ok(id) => Stderr.step(&format!("stored as run {id} in {}", st.path().display())),
             Err(e) => not_stored = Some(e),
         }
     }
     let done = || not_stored.map_or(Ok(()), |e| Err(e.into()));
     match t.stopped() {
         Some(Stopped::TimeLimit) => {
-            eprintln!("iolab: stopped at the time limit; the table shows what was done");
+            Stderr.step("stopped at the time limit; the table shows what was done");
             done()
         }
         Some(Stopped::NoSpace(p)) => {

@@ -18,7 +18,7 @@ use crate::job::CachePolicy;
 use crate::registry::{self, Entry, entry};
 use crate::render::chart::Chart;
 use crate::render::table::Table;
-use crate::runner::{self, Progress, RunOptions, RunResult, StopFlag};
+use crate::runner::{self, NoObserver, Progress, RunOptions, RunResult, StopFlag};
 use crate::store::Store;
 use std::path::{Path, PathBuf};
 
@@ -196,7 +196,14 @@ impl LabCtx<'_> {
         }
         let jobs = crate::job::jobs_from_args(args)?;
         let cold: Vec<bool> = jobs.iter().map(|j| j.cache == CachePolicy::Cold).collect();
-        let r = runner::run(jobs, &RunOptions::default(), self.stop)?.complete(self.stop)?;
+        let r = runner::run_with(
+            jobs,
+            &RunOptions::default(),
+            self.stop,
+            &mut NoObserver,
+            &mut *self.progress,
+        )?
+        .complete(self.stop)?;
         for rep in &r.repetitions {
             for (j, files) in rep.cache_before.iter().enumerate() {
                 if cold[j] {

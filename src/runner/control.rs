@@ -1,7 +1,8 @@
 //! What the launcher and a running clone share besides Ctrl-C: a request
 //! to end (fio's `td->terminate`, raised by `exitall` or steady state) and
 //! the clone's progress, published every few milliseconds from the timed
-//! loop's interval events (nothing per I/O), for steady-state samples.
+//! loop's interval events (nothing per I/O), for steady-state samples and
+//! live progress.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,13 +23,36 @@ pub struct Progress {
 }
 
 /// Shared between the launcher and one clone.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CloneCtl {
     end: AtomicBool,
     progress: Mutex<Progress>,
+    every_ns: u64,
+}
+
+impl Default for CloneCtl {
+    fn default() -> Self {
+        CloneCtl::every(WATCH_NS)
+    }
 }
 
 impl CloneCtl {
+    /// A control whose clone publishes and looks every `ns` nanoseconds
+    /// ([`WATCH_NS`] when the launcher may end clones; longer when it only
+    /// shows progress).
+    pub fn every(ns: u64) -> CloneCtl {
+        CloneCtl {
+            end: AtomicBool::new(false),
+            progress: Mutex::default(),
+            every_ns: ns,
+        }
+    }
+
+    /// How often the clone publishes and looks (ns).
+    pub fn interval_ns(&self) -> u64 {
+        self.every_ns
+    }
+
     /// Asks the clone to end at its next look (it ends as if its runtime
     /// were over: not interrupted, no verification pass).
     pub fn end(&self) {

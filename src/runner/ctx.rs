@@ -70,7 +70,8 @@ pub struct Ctx<'a> {
     pub submit_counts: [u64; 7],
     /// Reap calls by I/Os they returned, in fio's `iodepth_complete` buckets.
     pub complete_counts: [u64; 7],
-    /// The launcher's watch (`exitall`, steady state), when the run has one.
+    /// The launcher's watch (`exitall`, steady state, live progress), when
+    /// the run has one.
     pub watch: Option<super::control::Watch>,
     /// Rate, think time, flow, latency target: `None` when the job sets
     /// none of them (the loops then have no pacing step).
@@ -117,7 +118,7 @@ impl Ctx<'_> {
                 bytes: self.recs.iter().map(|d| d.bytes).sum(),
                 t_ns: now,
             });
-            w.next_ns = now + super::control::WATCH_NS;
+            w.next_ns = now + w.ctl.interval_ns();
             ended = w.ctl.ended();
         }
         if now >= self.series.next_ns {

@@ -9,13 +9,16 @@
 //! while the clones run each file is held by its clone alone. When a clone
 //! ends, `exitall` (and `exitall_on_error`) end others as `exit_what`
 //! says; once a second the steady-state checker ([`super::steady`]) may end
-//! a clone or its group.
+//! a clone or its group. When the repetition shows live progress, the
+//! launcher samples the clones' published counters ([`super::live`]).
 
-use super::control::CloneCtl;
+use super::control::{CloneCtl, WATCH_NS};
 use super::flow::Flows;
 use super::iolog::IoLogWriter;
 use super::layout::{CloneFile, Layout};
+use super::live::{Expect, RepSample, Seen};
 use super::open::open_clone;
+use super::progress::LIVE_NS;
 use super::result::{CloneRun, Totals};
 use super::schedule::{State, Td, delay_ns, job_ends, startable, terminate};
 use super::steady::Checker;
@@ -135,6 +138,12 @@ pub trait JobEvents {
     fn starting(&mut self, j: usize);
     /// Every clone of job `j`, which started, has ended or never will.
     fn ended(&mut self, j: usize);
+    /// True when the repetition shows live figures ([`Self::tick`]).
+    fn live(&self) -> bool {
+        false
+    }
+    /// A sample of the running clones, every [`LIVE_NS`] while any runs.
+    fn tick(&mut self, _sample: &RepSample) {}
 }
 
 /// The most the launcher sleeps while clones wait to start (it looks at
@@ -160,12 +169,21 @@ pub fn run_clones(
             state: State::Waiting,
         })
         .collect();
-    let ctls: Vec<Arc<CloneCtl>> = tds.iter().map(|_| Arc::default()).collect();
-    let gates: Vec<Gate> = tds.iter().map(|_| Gate::default()).collect();
-    let aborts: Vec<AtomicBool> = tds.iter().map(|_| AtomicBool::new(false)).collect();
     let life = |j: &usize| &jobs[*j].lifecycle;
     let watched =
         (active.iter().map(life)).any(|l| l.exitall || l.exitall_on_error || l.steady.dur_s > 0);
+    let live = events.live();
+    // Ending clones needs quick looks; showing progress does not, but
+    // samples the counters at most a fifth of a sample old.
+    let every = if watched { WATCH_NS } else { LIVE_NS / 5 };
+    let ctls: Vec<Arc<CloneCtl>> = (tds.iter())
+        .map(|_| Arc::new(CloneCtl::every(every)))
+        .collect();
+    let expects: Vec<Expect> = (tds.iter())
+        .map(|t| Expect::of_clone(&jobs[t.job], &regions_of(layout, t.job, t.clone)))
+        .collect();
+    let gates: Vec<Gate> = tds.iter().map(|_| Gate::default()).collect();
+    let aborts: Vec<AtomicBool> = tds.iter().map(|_| AtomicBool::new(false)).collect();
     let exitall = active.iter().map(life).any(|l| l.exitall);
     let mut checker = Checker::new(
         jobs,
@@ -186,6 +204,7 @@ pub fn run_clones(
     let mut epochs = vec![0u64; tds.len()];
     let genesis = now_ns();
     let mut next_tick = genesis + 1_000_000_000;
+    let mut next_live = genesis + LIVE_NS;
     let (done_tx, done_rx) = mpsc::channel::<usize>();
     std::thread::scope(|s| {
         let mut handles: Vec<Option<std::thread::ScopedJoinHandle<'_, (Totals, bool)>>> =
@@ -204,7 +223,7 @@ pub fn run_clones(
                     events.starting(j);
                 }
                 let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
-                let watch = watched.then(|| ctls[i].clone());
+                let watch = (watched || live).then(|| ctls[i].clone());
                 let (opened, w) = match open_clone(job, files).and_then(|f| {
                     let index = first_index(jobs, j) + u64::from(c);
                     Ok((f, worker(job, files, (c, index), tables, watch, &flows)?))
@@ -281,6 +300,9 @@ pub fn run_clones(
             if checker.is_some() && running > 0 {
                 wake = wake.min(next_tick);
             }
+            if live && running > 0 {
+                wake = wake.min(next_live);
+            }
             let got = if wake == u64::MAX {
                 done_rx.recv().ok()
             } else {
@@ -293,6 +315,9 @@ pub fn run_clones(
                 let h = handles[i].take().expect("a running clone has its thread");
                 let run = finished(j, c, h.join());
                 tds[i].state = State::Done;
+                if live {
+                    ctls[i].publish(final_counts(&run.totals));
+                }
                 let failed = !run.totals.errors.is_empty();
                 // fio: a job that failed ends alone; the jobs after it
                 // still run (unless exitall_on_error says otherwise).
@@ -314,6 +339,14 @@ pub fn run_clones(
                         next_tick += 1_000_000_000;
                     }
                 }
+            }
+            if live && now_ns() >= next_live {
+                let seen: Vec<(Seen, Expect)> = (tds.iter().enumerate())
+                    .map(|(i, t)| (seen(t.state, &ctls[i], epochs[i]), expects[i]))
+                    .collect();
+                let now = now_ns();
+                events.tick(&super::live::sample(&seen, now));
+                next_live = now + LIVE_NS;
             }
             for (i, t) in tds.iter_mut().enumerate() {
                 if t.state == State::Waiting && (halt || ctls[i].ended()) {
@@ -338,6 +371,35 @@ pub fn run_clones(
         }
     }
     Ok(runs.into_iter().flatten().collect())
+}
+
+/// The regions of clone `clone` of job `j`.
+fn regions_of(layout: &Layout, j: usize, clone: u32) -> Vec<Region> {
+    (layout.clones[j].get(clone as usize))
+        .map(|files| files.iter().map(|f| f.region).collect())
+        .unwrap_or_default()
+}
+
+/// A clone's counters as it ended.
+fn final_counts(t: &Totals) -> super::control::Progress {
+    let ops = [&t.read, &t.write, &t.trim];
+    super::control::Progress {
+        ios: ops.iter().map(|o| o.ios()).sum(),
+        bytes: ops.iter().map(|o| o.bytes).sum(),
+        t_ns: now_ns(),
+    }
+}
+
+/// Where a clone is, for a live sample.
+fn seen(state: State, ctl: &CloneCtl, epoch_ns: u64) -> Seen {
+    match state {
+        State::Waiting => Seen::Waiting,
+        State::Running => Seen::Running {
+            epoch_ns,
+            done: ctl.progress(),
+        },
+        State::Done | State::Skipped => Seen::Over(ctl.progress()),
+    }
 }
 
 /// A clone's thread: take over the files, build the engine, run.

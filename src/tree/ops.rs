@@ -1,6 +1,7 @@
 //! Timing of metadata operations and the limits every phase obeys: one
 //! histogram per operation type per thread (merged at the end), a time
-//! limit, Ctrl-C, and ENOSPC recognised as "the file system is full".
+//! limit, Ctrl-C, and ENOSPC recognised as "the file system is full";
+//! the operations done so far, for live progress ([`ops_done`]).
 
 use super::{Phase, Stopped};
 use crate::counters::Snapshot;
@@ -8,6 +9,20 @@ use crate::metrics::{CpuUsage, LatencyHistogram, clock::now_ns};
 use crate::runner::StopFlag;
 use crate::sys::blockdev::Disk;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Operations timed by every thread of the process, added in batches of
+/// [`BATCH`] (one shared add per batch, none per operation).
+static DONE: AtomicU64 = AtomicU64::new(0);
+/// Operations a thread counts before it adds them to [`DONE`].
+const BATCH: u64 = 64;
+
+/// Operations timed so far by every tree command of the process (up to
+/// [`BATCH`] less per thread still working), for live progress: its rate
+/// is the operations per second.
+pub fn ops_done() -> u64 {
+    DONE.load(Ordering::Relaxed)
+}
 
 /// Operation types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +71,8 @@ const NAMES: [&str; 16] = [
 #[derive(Default)]
 pub struct Timer {
     hists: [Option<LatencyHistogram>; 16],
+    /// Operations not yet added to [`DONE`].
+    unpublished: u64,
 }
 
 impl Timer {
@@ -68,11 +85,17 @@ impl Timer {
         self.hists[op as usize]
             .get_or_insert_with(LatencyHistogram::new)
             .record(ns);
+        self.unpublished += 1;
+        if self.unpublished == BATCH {
+            DONE.fetch_add(BATCH, Ordering::Relaxed);
+            self.unpublished = 0;
+        }
         r
     }
 
     /// Adds this thread's latencies to `into`.
     pub fn merge_into(self, into: &mut BTreeMap<String, LatencyHistogram>) {
+        DONE.fetch_add(self.unpublished, Ordering::Relaxed);
         for (i, h) in self.hists.into_iter().enumerate() {
             if let Some(h) = h {
                 into.entry(NAMES[i].to_string()).or_default().merge(&h);
