@@ -100,6 +100,9 @@ pub enum Error {
         /// One line per failure.
         errors: Vec<String>,
     },
+    /// A side of a comparison pools runs of different workloads.
+    #[error(transparent)]
+    MixedWorkloads(Box<crate::analysis::fingerprint::MixedWorkloads>),
     /// Stopped by a signal (SIGINT, SIGTERM) before the work was done.
     #[error("interrupted by {}", signal_name(*.signal))]
     Interrupted {
@@ -156,7 +159,10 @@ impl Error {
     /// The process exit code for this error (see [`code`]).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Job(_) | Error::Usage { .. } | Error::Engine { .. } => code::USAGE,
+            Error::Job(_)
+            | Error::Usage { .. }
+            | Error::Engine { .. }
+            | Error::MixedWorkloads(_) => code::USAGE,
             Error::Store(e) if e.is_usage() => code::USAGE,
             Error::Refused { .. } => code::REFUSED,
             Error::NoSpace { .. } | Error::NotEnoughSpace { .. } => code::NO_SPACE,

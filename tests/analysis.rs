@@ -221,11 +221,11 @@ fn compare_job_files_interleaved_with_significance() {
         labels.iter().rev().step_by(2).all(|l| *l == "ab:A"),
         "{labels:?}"
     );
-    assert!(std::fs::read_to_string(&svg).unwrap().contains("% of A"));
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("95% CI"));
     // The stored runs compare again by label, as a table.
     let (t, _) = succeed_text(with_db(&db).args(["compare", "ab:A", "ab:B"]));
     assert!(
-        t.contains("MiB/s") && table_row(&t, "p50 (us)").contains("B worse, significant"),
+        t.contains("verdict: B ran") && table_row(&t, "p50 (us)").contains("B worse, significant"),
         "{t}"
     );
 }

@@ -192,6 +192,21 @@ fn compare_exit_codes() {
         code::USAGE,
         "B: 'no-such-thing'",
     );
+    // Runs of two workloads under one label: refused unless --force.
+    for rw in ["read", "randread"] {
+        let run = format!("--name=s --filename={} --size=1M --rw={rw}", s(&f));
+        succeed(
+            with_db(&db)
+                .args(["run", "--label", "mixed"])
+                .args(run.split(' ')),
+        );
+    }
+    exits(
+        &db,
+        &["compare", "mixed", &a],
+        code::USAGE,
+        "different workloads: rw read (run ",
+    );
     let foreign = d.path().join("foreign");
     std::fs::write(&foreign, vec![1u8; 4096]).unwrap();
     let write = format!("--name=w --filename={} --size=4k --rw=write", s(&foreign));

@@ -1,19 +1,56 @@
 //! A/B comparison over repetitions: per key figure the mean and spread of
 //! each side, the change from A to B in percent, and Welch's t-test of
 //! whether the difference is more than noise (seed 003's before/after
-//! tables, with the statistics the seed did not have).
+//! tables, with the statistics the seed did not have); the verdict on the
+//! headline figure; each side checked to be one workload (its runs'
+//! fingerprints), and the environments of A and B told apart.
 
-use super::stats::{self, Welch};
+pub use super::difference::{ALPHA, MIN_EFFECT_PCT, Row};
+use super::env_diff::{self, EnvDiff, EnvFacts};
+use super::fingerprint::{self, FieldDiff, Fingerprint, MixedWorkloads};
+use super::verdict::{self, Verdict};
 use crate::error::{Error, Result};
 use crate::job;
-use crate::metrics::figures::{Better, Figures, METRICS, MetricDef};
-use crate::runner::{self, NoObserver, Progress, RunOptions, StopFlag};
-use crate::store::{Store, StoreError, Target};
-use serde::Serialize;
-use std::path::Path;
+use crate::metrics::figures::{Better, Figures, METRICS, metric};
+use crate::runner::{self, NoObserver, Progress, RunOptions, RunResult, StopFlag};
+use crate::store::{Store, StoreError, StoredRun, Target};
+use crate::sys::environment::Environment;
+use std::path::{Path, PathBuf};
 
-/// Significance level for "significant".
-pub const ALPHA: f64 = 0.05;
+/// One run pooled into a side: its id (None when made now and not
+/// stored), its workload and where it ran.
+#[derive(Debug, Clone, Default)]
+pub struct Member {
+    /// Stored run id.
+    pub run: Option<i64>,
+    /// What it did.
+    pub fingerprint: Fingerprint,
+    /// Where it ran.
+    pub env: EnvFacts,
+}
+
+impl Member {
+    /// A stored run. A result that no longer decodes (stored by an
+    /// iolab whose result shape this one cannot read) has no
+    /// fingerprint: its figures still compare, unchecked.
+    fn stored(r: &StoredRun) -> Member {
+        Member {
+            run: Some(r.id),
+            fingerprint: Fingerprint::of_stored(r).unwrap_or_default(),
+            env: EnvFacts::of(&r.env, &r.iolab_version),
+        }
+    }
+
+    /// A run made now.
+    fn made(result: &RunResult, run: Option<i64>) -> Member {
+        let files: Vec<PathBuf> = result.files.iter().flatten().flatten().cloned().collect();
+        Member {
+            run,
+            fingerprint: Fingerprint::of_jobs(&result.jobs),
+            env: EnvFacts::of(&Environment::capture(&files), env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
 
 /// One side of a comparison: its samples (one per repetition).
 #[derive(Debug, Clone, Default)]
@@ -24,33 +61,31 @@ pub struct Side {
     pub runs: Vec<i64>,
     /// Key figures of each repetition.
     pub samples: Vec<Figures>,
+    /// Each run pooled here, stored or made now.
+    pub members: Vec<Member>,
 }
 
-/// One key figure compared.
-#[derive(Debug, Clone, Serialize)]
-pub struct Row {
-    /// Key of the figure.
-    pub metric: &'static str,
-    /// Column heading of the figure.
-    pub label: &'static str,
-    /// Samples of A.
-    pub n_a: usize,
-    /// Mean of A.
-    pub a_mean: f64,
-    /// Standard deviation of A.
-    pub a_sd: f64,
-    /// Samples of B.
-    pub n_b: usize,
-    /// Mean of B.
-    pub b_mean: f64,
-    /// Standard deviation of B.
-    pub b_sd: f64,
-    /// (B - A) / A in percent (None when A is 0).
-    pub change_pct: Option<f64>,
-    /// Welch's test, when both sides have two samples or more.
-    pub welch: Option<Welch>,
-    /// Plain-words verdict.
-    pub verdict: String,
+impl Side {
+    /// The fields in which its runs' workloads differ (none: one
+    /// workload); runs without a fingerprint are left out.
+    pub fn mixed(&self) -> Vec<FieldDiff> {
+        let runs: Vec<_> = self
+            .members
+            .iter()
+            .filter(|m| !m.fingerprint.0.is_empty())
+            .map(|m| (m.run, &m.fingerprint))
+            .collect();
+        fingerprint::differences(&runs)
+    }
+
+    /// True when any of its runs has `field` = `value`.
+    fn any(&self, field: &str, value: &str) -> bool {
+        self.members.iter().any(|m| {
+            m.fingerprint
+                .get(field)
+                .is_some_and(|v| v.split(',').any(|x| x == value))
+        })
+    }
 }
 
 /// Compares every key figure both sides have.
@@ -60,7 +95,7 @@ pub fn compare(a: &Side, b: &Side) -> Vec<Row> {
         .filter_map(|m| {
             let xa = samples(a, m.key);
             let xb = samples(b, m.key);
-            (!xa.is_empty() && !xb.is_empty()).then(|| row(m, &xa, &xb))
+            (!xa.is_empty() && !xb.is_empty()).then(|| Row::new(m, &xa, &xb))
         })
         .collect()
 }
@@ -72,47 +107,18 @@ fn samples(s: &Side, key: &str) -> Vec<f64> {
         .collect()
 }
 
-fn row(m: &'static MetricDef, a: &[f64], b: &[f64]) -> Row {
-    let (am, bm) = (stats::mean(a), stats::mean(b));
-    let change = (am != 0.0).then(|| (bm - am) / am.abs() * 100.0);
-    let welch = stats::welch(a, b);
-    let identical = a.iter().chain(b).all(|v| *v == a[0]);
-    let verdict = match welch {
-        _ if identical => "same".to_string(),
-        None => "no test (needs 2+ repetitions per side)".to_string(),
-        Some(w) if w.p < ALPHA => {
-            let dir = match (m.better, bm > am) {
-                (Better::Higher, true) | (Better::Lower, false) => "B better",
-                (Better::Higher, false) | (Better::Lower, true) => "B worse",
-                (Better::Neutral, true) => "B higher",
-                (Better::Neutral, false) => "B lower",
-            };
-            format!("{dir}, significant ({})", pfmt(w.p))
-        }
-        Some(w) => format!("not significant ({})", pfmt(w.p)),
-    };
-    Row {
-        metric: m.key,
-        label: m.label,
-        n_a: a.len(),
-        a_mean: am,
-        a_sd: stats::stddev(a),
-        n_b: b.len(),
-        b_mean: bm,
-        b_sd: stats::stddev(b),
-        change_pct: change,
-        welch,
-        verdict,
+/// The verdict of `rows` (on the headline figure, see [`super::verdict`]),
+/// marking that row as shown.
+pub fn verdict(sides: &[Side; 2], rows: &mut [Row]) -> Option<Verdict> {
+    let time_based = sides.iter().any(|s| s.any("time_based", "1"));
+    let tree = sides.iter().any(|s| s.any("kind", "tree"));
+    let (row, why) = verdict::headline(rows, time_based, tree)?;
+    let better = metric(row.metric).map_or(Better::Neutral, |m| m.better);
+    let v = Verdict::new(row, why, better);
+    for r in rows.iter_mut().filter(|r| r.metric == v.metric) {
+        r.shown = true;
     }
-}
-
-/// `p=0.012`, `p<0.001`.
-fn pfmt(p: f64) -> String {
-    if p < 0.001 {
-        "p<0.001".into()
-    } else {
-        format!("p={p:.3}")
-    }
+    Some(v)
 }
 
 /// What a side argument names.
@@ -179,6 +185,15 @@ pub struct Comparison {
     pub sides: [Side; 2],
     /// One row per key figure both sides have.
     pub rows: Vec<Row>,
+    /// The one-line verdict on the headline figure.
+    pub verdict: Option<Verdict>,
+    /// Environment fields that differ between A's runs and B's.
+    pub env_diff: Vec<EnvDiff>,
+    /// Per side, the workload fields its runs differ in (pooled anyway
+    /// with `force`).
+    pub pooled: [Vec<FieldDiff>; 2],
+    /// Show every row, not only those [`Row::shown`].
+    pub all: bool,
     /// The label prefix runs made now were stored under (`PREFIX:A`, `PREFIX:B`).
     pub stored_as: Option<String>,
     /// The first run made now that could not be stored (the comparison
@@ -197,6 +212,19 @@ pub struct AbTest {
     /// Store the runs made now (`--no-store` clears it; stored sides are
     /// still read).
     pub store_new: bool,
+    /// Pool a label's runs even when they are of different workloads
+    /// (`--force`); otherwise that is a [`MixedWorkloads`] error.
+    pub force: bool,
+    /// Show every row (`--all`).
+    pub all: bool,
+}
+
+impl Comparison {
+    /// The rows to show: every one with [`Comparison::all`], else those
+    /// that matter ([`Row::shown`]).
+    pub fn shown_rows(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| self.all || r.shown)
+    }
 }
 
 impl AbTest {
@@ -219,6 +247,8 @@ impl AbTest {
             ],
             repeat,
             store_new: true,
+            force: false,
+            all: false,
         })
     }
 
@@ -239,12 +269,24 @@ impl AbTest {
                     Error::usage(arg.clone(), "a stored side needs the results database")
                 })?;
                 for id in ids {
-                    sides[i].samples.extend(store.run(*id)?.summary.reps);
+                    let run = store.run(*id)?;
+                    sides[i].members.push(Member::stored(&run));
+                    sides[i].samples.extend(run.summary.reps);
                     sides[i].runs.push(*id);
                 }
                 if let [id] = ids.as_slice() {
                     sides[i].name = format!("run {id}");
                 }
+            }
+        }
+        let pooled = [sides[0].mixed(), sides[1].mixed()];
+        for (i, fields) in pooled.iter().enumerate() {
+            if !fields.is_empty() && !self.force {
+                return Err(Error::MixedWorkloads(Box::new(MixedWorkloads {
+                    side: ["A", "B"][i],
+                    name: sides[i].name.clone(),
+                    fields: fields.clone(),
+                })));
             }
         }
         let running = self.sides.iter().any(|s| matches!(s.1, Source::Jobs(_)));
@@ -275,6 +317,7 @@ impl AbTest {
                     progress.warning(w);
                 }
                 sides[i].samples.extend(result.summary().reps);
+                let mut stored = None;
                 if let Some(t) = target.as_mut().filter(|_| self.store_new) {
                     let cmd = format!("iolab compare ({which}) {}", args.join(" "));
                     match t.store.insert_run(
@@ -283,15 +326,19 @@ impl AbTest {
                         Some(&format!("{prefix}:{which}")),
                         None,
                     ) {
-                        Ok(id) => sides[i].runs.push(id),
+                        Ok(id) => {
+                            sides[i].runs.push(id);
+                            stored = Some(id);
+                        }
                         Err(e) => {
                             not_stored.get_or_insert(e);
                         }
                     }
                 }
+                sides[i].members.push(Member::made(&result, stored));
             }
         }
-        let rows = compare(&sides[0], &sides[1]);
+        let mut rows = compare(&sides[0], &sides[1]);
         if rows.is_empty() {
             return Err(Error::usage(
                 "A and B",
@@ -302,10 +349,18 @@ impl AbTest {
             stored_as: (running && target.is_some() && self.store_new && not_stored.is_none())
                 .then_some(prefix),
             not_stored,
+            verdict: verdict(&sides, &mut rows),
+            env_diff: env_diff::diff(&env_of(&sides[0]), &env_of(&sides[1])),
             sides,
             rows,
+            pooled,
+            all: self.all,
         })
     }
+}
+
+fn env_of(s: &Side) -> Vec<EnvFacts> {
+    s.members.iter().map(|m| m.env.clone()).collect()
 }
 
 #[cfg(test)]
@@ -316,6 +371,7 @@ mod tests {
         Side {
             name: name.into(),
             runs: vec![],
+            members: vec![],
             samples: iops
                 .iter()
                 .map(|v| Figures::from([("iops".to_string(), *v), ("time_s".to_string(), 1.0)]))
@@ -337,6 +393,11 @@ mod tests {
         assert!((iops.change_pct.unwrap() - 3.7 / 100.4 * 100.0).abs() < 1e-9);
         let time = rows.iter().find(|r| r.metric == "time_s").unwrap();
         assert_eq!(time.verdict, "same");
+        let mut rows = rows;
+        let v = verdict(&[a, b], &mut rows).unwrap();
+        // Same bytes unknown: the rate decides; B's IOPS are higher.
+        assert_eq!((v.metric, v.faster), ("iops", verdict::Faster::B));
+        assert!(rows.iter().find(|r| r.metric == "iops").unwrap().shown);
         let one = compare(&side("a", &[1.0]), &side("b", &[2.0]));
         let iops = one.iter().find(|r| r.metric == "iops").unwrap();
         assert!(iops.verdict.starts_with("no test"), "{}", iops.verdict);

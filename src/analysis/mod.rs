@@ -1,9 +1,15 @@
 //! What runs mean: statistics over repetitions ([`stats`]), A/B
-//! comparisons ([`compare`]) and sweeps ([`sweep`], with [`vary`]), all
-//! over the key figures of [`crate::metrics::figures`]. Library code: it
-//! returns data and never prints.
+//! comparisons ([`compare`]: each figure's [`difference`], the
+//! [`verdict`], the workload [`fingerprint`] each side must share, the
+//! [`env_diff`] between the sides) and sweeps ([`sweep`], with [`vary`]),
+//! all over the key figures of [`crate::metrics::figures`]. Library code:
+//! it returns data and never prints.
 
 pub mod compare;
+pub mod difference;
+pub mod env_diff;
+pub mod fingerprint;
 pub mod stats;
 pub mod sweep;
 pub mod vary;
+pub mod verdict;

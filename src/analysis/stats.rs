@@ -20,6 +20,17 @@ pub fn stddev(x: &[f64]) -> f64 {
     (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() - 1) as f64).sqrt()
 }
 
+/// Half the width of the 95% confidence interval of a mean of `n`
+/// samples with standard deviation `sd` (Student's t with n - 1 degrees
+/// of freedom); 0 for fewer than two samples.
+pub fn ci95_half(sd: f64, n: usize) -> f64 {
+    if n < 2 {
+        return 0.0;
+    }
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).map_or(f64::NAN, |d| d.inverse_cdf(0.975));
+    t * sd / (n as f64).sqrt()
+}
+
 /// Result of Welch's two-sample t-test.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Welch {
@@ -129,5 +140,12 @@ mod tests {
             1e-12
         ));
         assert_eq!(stddev(&[5.0]), 0.0);
+        // scipy.stats.t.ppf(0.975, 4) = 2.7764451051977987
+        assert!(close(
+            ci95_half(2.0, 5),
+            2.7764451051977987 * 2.0 / 5f64.sqrt(),
+            1e-9
+        ));
+        assert_eq!(ci95_half(2.0, 1), 0.0);
     }
 }

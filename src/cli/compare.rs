@@ -6,13 +6,21 @@ use super::{check_picture, db, progress::Shown};
 use iolab::Result;
 use iolab::analysis::compare::AbTest;
 use iolab::analysis::compare::Comparison;
-use iolab::render::{self, compare::chart};
+use iolab::render::{self, compare_plot};
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
 A and B are each: a run id (from `iolab history`), a label (all runs with it,
 every repetition a sample), a fio job file, or a quoted set of fio options.
 Job files and option sets are run now, --repeat times each, interleaved.
+
+The verdict line says how many times faster B ran than A (hyperfine's ratio
+of means, ± its propagated standard deviation) on the headline figure: the
+run time when both sides did the same fixed work, else the bandwidth (IOPS
+without one). A figure is significant when Welch's t-test gives p < 0.05 and
+it changed by 1% or more; only those and the headline are shown unless --all.
+A label whose runs are of different workloads (rw, bs, engine, iodepth,
+numjobs, size, direct, cache, time_based) is refused unless --force.
 
 Examples:
   iolab compare 12 15
@@ -37,9 +45,16 @@ pub struct CompareArgs {
     /// Output format (`iolab list formats`).
     #[arg(short = 'f', long = "output-format", alias = "format", default_value = "normal", value_parser = super::formats(), value_name = "FORMAT")]
     pub format: String,
-    /// Bar chart of B relative to A (.svg or .png).
+    /// Paired bars of A and B per figure shown, with 95% confidence
+    /// intervals (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Pool a label's runs even when they are of different workloads.
+    #[arg(long)]
+    pub force: bool,
+    /// Show every figure, not only the headline and significant ones.
+    #[arg(long)]
+    pub all: bool,
     /// Where runs made now go; a --label L stores them as L:A and L:B.
     #[command(flatten)]
     pub store: db::StoreOpts,
@@ -69,6 +84,8 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     };
     let mut test = AbTest::new(&a.a, &a.b, a.repeat, store.as_ref())?;
     test.store_new = !a.store.no_store;
+    test.force = a.force;
+    test.all = a.all;
     let stop = super::stop_on_signals()?;
     let command = db::command_line();
     let target = db::target(store.as_mut(), a.store.label(), &command);
@@ -78,7 +95,7 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     }
     super::write_out(&render::comparison(&c, &a.format)?, None)?;
     if let Some(p) = &a.plot {
-        chart(&c).save(p)?;
+        compare_plot::save(&c, p)?;
         eprintln!("iolab: plot written to {}", p.display());
     }
     c.not_stored.map_or(Ok(()), |e| Err(e.into()))

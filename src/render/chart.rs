@@ -26,7 +26,8 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
-fn font() -> &'static str {
+/// The embedded font's family, registered on first use.
+pub(super) fn font() -> &'static str {
     static REG: Once = Once::new();
     REG.call_once(|| {
         plotters::style::register_font(FAMILY, FontStyle::Normal, FONT)
@@ -292,7 +293,7 @@ type Xy =
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>;
 
 /// A drawing failure of plotters, as iolab's error.
-fn drawing(e: impl std::fmt::Display) -> Error {
+pub(super) fn drawing(e: impl std::fmt::Display) -> Error {
     Error::tool("plotters", e.to_string())
 }
 
@@ -335,7 +336,7 @@ fn pad((lo, hi): (f64, f64), frac: f64, from_zero: bool) -> (f64, f64) {
 }
 
 /// A short axis number: 1.5k, 2M, 0.25.
-fn tick(v: f64) -> String {
+pub(super) fn tick(v: f64) -> String {
     let a = v.abs();
     if a >= 1e9 {
         trim(format!("{:.3}", v / 1e9)) + "G"

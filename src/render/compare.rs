@@ -1,13 +1,15 @@
-//! An A/B comparison shown: the table of figures with each side's spread
-//! and the verdict, the header naming the sides, the JSON document, and a
-//! bar chart of B relative to A. Each format picks its form in its
-//! [`super::Exporter::comparison`].
+//! An A/B comparison shown: the header naming the sides, the table of the
+//! figures that matter (every one with `--all`) with each side's spread,
+//! the verdict line, the environment fields that differ between A and B,
+//! and the JSON document. Each format picks its form in its
+//! [`super::Exporter::comparison`]; the picture is in
+//! [`super::compare_plot`].
 
-use super::chart::Chart;
 use super::table::{Table, fig};
-use crate::analysis::compare::{ALPHA, Comparison, Row, Side};
+use crate::analysis::compare::{ALPHA, Comparison, MIN_EFFECT_PCT, Side};
 
-/// The comparison as a table: figure, A mean ± sd, B mean ± sd, change, verdict.
+/// The comparison as a table: figure, A mean ± sd, B mean ± sd, change,
+/// verdict; the rows [`Comparison::shown_rows`].
 pub fn table(c: &Comparison) -> Table {
     let [a, b] = &c.sides;
     let mut t = Table::new([
@@ -19,7 +21,7 @@ pub fn table(c: &Comparison) -> Table {
         "change".into(),
         "verdict".into(),
     ]);
-    for r in &c.rows {
+    for r in c.shown_rows() {
         t.push(vec![
             r.label.to_string(),
             fig(r.a_mean),
@@ -45,7 +47,7 @@ pub fn header(c: &Comparison) -> String {
         format!(", runs {}", ids.join(","))
     };
     format!(
-        "A = {} ({} samples{})\nB = {} ({} samples{})\nchange = (B - A) / A; significance by Welch's t-test over the samples (p < {ALPHA})\n\n",
+        "A = {} ({} samples{})\nB = {} ({} samples{})\nchange = (B - A) / A; significant: Welch's t-test p < {ALPHA} and a change of {MIN_EFFECT_PCT}% or more\n\n",
         a.name,
         a.samples.len(),
         runs(a),
@@ -55,40 +57,73 @@ pub fn header(c: &Comparison) -> String {
     )
 }
 
-/// The comparison as one JSON document: both sides and every row.
-pub fn json(c: &Comparison) -> serde_json::Value {
-    let [a, b] = &c.sides;
-    let side =
-        |s: &Side| serde_json::json!({"name": s.name, "runs": s.runs, "samples": s.samples.len()});
-    serde_json::json!({
-        "a": side(a),
-        "b": side(b),
-        "test": "Welch's t-test, two-sided",
-        "alpha": ALPHA,
-        "rows": c.rows,
-    })
+/// The lines under the table: how many rows are hidden, the verdict, the
+/// sides pooled despite different workloads, the environment diff.
+pub fn footer(c: &Comparison) -> String {
+    let mut out = String::new();
+    let hidden = c.rows.len() - c.shown_rows().count();
+    if hidden > 0 {
+        out += &format!(
+            "({hidden} more figure{} within noise or unchanged; --all shows every row)\n",
+            if hidden == 1 { "" } else { "s" }
+        );
+    }
+    if let Some(v) = &c.verdict {
+        out += &format!("\nverdict: {}\n", v.text);
+    }
+    for (side, fields) in ["A", "B"].iter().zip(&c.pooled) {
+        if !fields.is_empty() {
+            let f: Vec<String> = fields.iter().map(|d| d.to_string()).collect();
+            out += &format!(
+                "\nnote: side {side} pools different workloads (--force): {}\n",
+                f.join("; ")
+            );
+        }
+    }
+    if !c.env_diff.is_empty() {
+        out += "\nenvironment differs between A and B:\n";
+        let width = c.env_diff.iter().map(|d| d.field.len()).max().unwrap_or(0);
+        for d in &c.env_diff {
+            out += &format!("  {:width$}  A: {}\n", d.field, d.a.join(" | "));
+            out += &format!("  {:width$}  B: {}\n", "", d.b.join(" | "));
+        }
+    }
+    out
 }
 
-/// B as a percentage of A per figure, with each side's spread.
-pub fn chart(c: &Comparison) -> Chart {
-    let rows: Vec<&Row> = c.rows.iter().filter(|r| r.a_mean != 0.0).collect();
-    let rel = |m: f64, r: &Row| 100.0 * m / r.a_mean.abs();
+/// The comparison as one JSON document: both sides (with any workload
+/// fields their runs differ in), the verdict, the environment diff and
+/// every row (each says whether it is significant and shown by default).
+pub fn json(c: &Comparison) -> serde_json::Value {
     let [a, b] = &c.sides;
-    let series = |name: String, mean: fn(&Row) -> f64, sd: fn(&Row) -> f64| {
-        (
-            name,
-            rows.iter().map(|r| rel(mean(r), r)).collect(),
-            Some(rows.iter().map(|r| rel(sd(r), r)).collect()),
-        )
+    let side = |s: &Side, pooled: &[crate::analysis::fingerprint::FieldDiff]| {
+        let mixed: Vec<serde_json::Value> = pooled
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "field": d.field,
+                    "values": d.values.iter().map(|(v, ids)| serde_json::json!({
+                        "value": v, "runs": ids
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "name": s.name,
+            "runs": s.runs,
+            "samples": s.samples.len(),
+            "workload": s.members.first().map(|m| &m.fingerprint),
+            "mixed_workloads": mixed,
+        })
     };
-    Chart::Bars {
-        title: format!("{} relative to {} (A = 100)", b.name, a.name),
-        x_label: "key figure".into(),
-        y_label: "% of A".into(),
-        categories: rows.iter().map(|r| r.label.to_string()).collect(),
-        series: vec![
-            series(format!("A: {}", a.name), |r| r.a_mean, |r| r.a_sd),
-            series(format!("B: {}", b.name), |r| r.b_mean, |r| r.b_sd),
-        ],
-    }
+    serde_json::json!({
+        "a": side(a, &c.pooled[0]),
+        "b": side(b, &c.pooled[1]),
+        "test": "Welch's t-test, two-sided",
+        "alpha": ALPHA,
+        "min_effect_pct": MIN_EFFECT_PCT,
+        "verdict": c.verdict,
+        "environment_diff": c.env_diff,
+        "rows": c.rows,
+    })
 }

@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod chart;
 pub mod compare;
+pub mod compare_plot;
 pub mod csv;
 pub mod fio_iolog;
 pub mod fio_log_samples;
@@ -62,10 +63,11 @@ pub trait Exporter: Sync {
         None
     }
 
-    /// An A/B comparison: a header naming the sides above its table.
+    /// An A/B comparison: a header naming the sides above its table, the
+    /// verdict and the environment diff under it.
     fn comparison(&self, c: &Comparison) -> Option<String> {
         let t = self.table(&compare::table(c))?;
-        Some(compare::header(c) + &t)
+        Some(compare::header(c) + &t + &compare::footer(c))
     }
 
     /// One stored run (`iolab show`): shown as when it was made.

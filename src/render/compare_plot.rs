@@ -1,0 +1,177 @@
+//! The picture of an A/B comparison: one small panel per figure shown
+//! (the figures that matter, or every one with `--all`), each with its
+//! own axis in the figure's unit, A's and B's mean as paired bars and
+//! their 95% confidence intervals (Student's t) as error bars. The title
+//! says what A and B are; the footnote names the runs, the date and the
+//! iolab version.
+
+use super::chart::{drawing, font, tick};
+use crate::analysis::compare::{Comparison, Row};
+use crate::analysis::fingerprint::runs_text;
+use crate::error::{Error, Result};
+use crate::sys::fs::{write_atomic, write_atomic_with};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+
+const A_COLOR: RGBColor = RGBColor(31, 119, 180);
+const B_COLOR: RGBColor = RGBColor(255, 127, 14);
+const PANEL: (u32, u32) = (300, 260);
+const TITLE_H: u32 = 56;
+const FOOT_H: u32 = 24;
+
+/// The unit a figure's axis is labelled with.
+pub fn unit(row: &Row) -> &'static str {
+    match row.metric {
+        "time_s" => "time (s)",
+        "ops" => "I/Os",
+        "bytes" => "bytes",
+        "iops" => "IOPS (I/Os per s)",
+        "bw_mib_s" => "bandwidth (MiB/s)",
+        "p50_us" | "p99_us" => "latency (us)",
+        "cpu_pct" => "CPU (% of thread time)",
+        "dev_reads" => "device reads",
+        "dev_writes" => "device writes",
+        "inodes" => "inodes",
+        _ => row.label,
+    }
+}
+
+/// Draws the comparison into `path` (`.svg` or `.png`).
+pub fn save(c: &Comparison, path: &Path) -> Result<()> {
+    let rows: Vec<&Row> = c.shown_rows().collect();
+    let cols = rows.len().clamp(1, 4) as u32;
+    let lines = rows.len().div_ceil(cols as usize).max(1) as u32;
+    let size = (
+        (cols * PANEL.0).max(640),
+        TITLE_H + lines * PANEL.1 + FOOT_H,
+    );
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("svg") => {
+            let mut s = String::new();
+            {
+                let root = SVGBackend::with_string(&mut s, size).into_drawing_area();
+                draw(c, &rows, cols, &root)?;
+                root.present().map_err(drawing)?;
+            }
+            write_atomic(path, s.as_bytes())
+        }
+        Some("png") => write_atomic_with(path, |tmp| {
+            let root = BitMapBackend::new(tmp.path(), size).into_drawing_area();
+            draw(c, &rows, cols, &root).map_err(|e| std::io::Error::other(e.to_string()))?;
+            root.present()
+                .map_err(|e| std::io::Error::other(format!("plotters: {e}")))
+        }),
+        _ => Err(Error::usage(
+            format!("plot file {}", path.display()),
+            "name must end in .svg or .png",
+        )),
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    c: &Comparison,
+    rows: &[&Row],
+    cols: u32,
+    root: &DrawingArea<DB, Shift>,
+) -> Result<()> {
+    let f = font();
+    root.fill(&WHITE).map_err(drawing)?;
+    let (_, h) = root.dim_in_pixel();
+    let [a, b] = &c.sides;
+    let title = format!("A: {}  vs  B: {}", a.name, b.name);
+    root.draw_text(&title, &(f, 22).into_font().color(&BLACK), (14, 8))
+        .map_err(drawing)?;
+    let sub = c.verdict.as_ref().map_or_else(
+        || "mean of each side; error bars: 95% CI of the mean; * significant".to_string(),
+        |v| format!("{}; error bars: 95% CI of the mean; * significant", v.text),
+    );
+    root.draw_text(&sub, &(f, 13).into_font().color(&BLACK), (14, 34))
+        .map_err(drawing)?;
+    let ids = |s: &crate::analysis::compare::Side| {
+        let ids: Vec<Option<i64>> = s.members.iter().map(|m| m.run).collect();
+        runs_text(&ids)
+    };
+    let host = a.members.first().map_or("unknown", |m| m.env.0[0].as_str());
+    let foot = format!(
+        "host {host} · A: {} · B: {} · {} · iolab {}",
+        ids(a),
+        ids(b),
+        chrono::Local::now().format("%Y-%m-%d %H:%M"),
+        env!("CARGO_PKG_VERSION")
+    );
+    root.draw_text(
+        &foot,
+        &(f, 12).into_font().color(&RGBColor(110, 110, 110)),
+        (14, h as i32 - FOOT_H as i32 + 4),
+    )
+    .map_err(drawing)?;
+    let body = root.margin(TITLE_H, FOOT_H, 0, 0);
+    let lines = rows.len().div_ceil(cols as usize).max(1);
+    let panels = body.split_evenly((lines, cols as usize));
+    for (row, area) in rows.iter().zip(&panels) {
+        panel(row, area)?;
+    }
+    Ok(())
+}
+
+/// One figure: A's and B's bar with their intervals, on the figure's axis.
+fn panel<DB: DrawingBackend>(r: &Row, area: &DrawingArea<DB, Shift>) -> Result<()> {
+    let f = font();
+    let [ca, cb] = r.ci95();
+    let bars = [(r.a_mean, ca, A_COLOR), (r.b_mean, cb, B_COLOR)];
+    let top = bars.iter().map(|(m, e, _)| m + e).fold(0.0f64, f64::max);
+    let top = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let change = r
+        .change_pct
+        .map_or_else(String::new, |c| format!(" {c:+.1}%"));
+    let mark = if r.significant { " *" } else { "" };
+    let mut chart = ChartBuilder::on(area)
+        .caption(format!("{}{change}{mark}", r.label), (f, 15))
+        .margin(10)
+        .x_label_area_size(26)
+        .y_label_area_size(58)
+        .build_cartesian_2d(-0.5f64..1.5f64, 0f64..top)
+        .map_err(drawing)?;
+    chart
+        .configure_mesh()
+        .y_desc(unit(r))
+        .x_labels(2)
+        .x_label_formatter(&|v| match v.round() as i64 {
+            0 if (v - 0.0).abs() < 1e-6 => "A".into(),
+            1 if (v - 1.0).abs() < 1e-6 => "B".into(),
+            _ => String::new(),
+        })
+        .y_label_formatter(&|v| tick(*v))
+        .y_labels(6)
+        .label_style((f, 12))
+        .axis_desc_style((f, 13))
+        .disable_x_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(drawing)?;
+    for (i, (m, e, color)) in bars.iter().enumerate() {
+        let x = i as f64;
+        chart
+            .draw_series([Rectangle::new(
+                [(x - 0.3, 0.0), (x + 0.3, *m)],
+                color.filled(),
+            )])
+            .map_err(drawing)?;
+        if *e > 0.0 {
+            let (lo, hi) = ((m - e).max(0.0), m + e);
+            chart
+                .draw_series([
+                    PathElement::new(vec![(x, lo), (x, hi)], BLACK.stroke_width(2)),
+                    PathElement::new(vec![(x - 0.08, lo), (x + 0.08, lo)], BLACK.stroke_width(2)),
+                    PathElement::new(vec![(x - 0.08, hi), (x + 0.08, hi)], BLACK.stroke_width(2)),
+                ])
+                .map_err(drawing)?;
+        }
+    }
+    Ok(())
+}
