@@ -169,7 +169,6 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
     }
 }
 
-
 /// Tells whether an argument is one of a subcommand's own flags.
 type IsFlag = fn(&str) -> bool;
 

@@ -120,7 +120,9 @@ impl Pacing {
     /// fio's `should_check_rate`: some rate option is set.
     pub fn checks_rate(&self) -> bool {
         (0..2).any(|d| {
-            self.rate[d] + self.rate_iops[d] + self.rate_min[d] + self.rate_iops_min[d] > 0
+            [self.rate, self.rate_iops, self.rate_min, self.rate_iops_min]
+                .iter()
+                .any(|r| r[d] > 0)
         })
     }
 
@@ -358,7 +360,7 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
 /// fio's rules (`fixup_options`, `setup_rate`).
 fn validate(job: &JobSpec) -> Result<(), JobProblem> {
     let p = &job.pacing;
-    let sum = |a: &[u64; 2]| a[0] + a[1];
+    let sum = |a: &[u64; 2]| a[0].saturating_add(a[1]);
     if (sum(&p.rate) > 0 && sum(&p.rate_iops) > 0)
         || (sum(&p.rate_min) > 0 && sum(&p.rate_iops_min) > 0)
     {
