@@ -2,8 +2,10 @@
 //! line per format in [`FORMATS`]. Exporters return strings; the CLI
 //! decides where they go. A new format is a new file and one line.
 
+pub mod axis;
 pub mod cache;
 pub mod chart;
+mod chart_draw;
 pub mod compare;
 pub mod csv;
 pub mod fio_log_samples;
@@ -12,6 +14,7 @@ pub mod fio_text;
 pub mod html;
 pub mod json;
 mod json_dir;
+mod latency_chart;
 pub mod log2;
 pub mod markdown;
 pub mod normal;
