@@ -158,15 +158,25 @@ fn repeated_sweep_points_have_error_bars() {
 fn report_has_command_environment_and_renders_in_chromium() {
     let (d, f) = scratch_file();
     let db = d.path().join("r.db");
-    stored_run(&db, &f);
+    let mut args = job("pics", &f, "--size=4M --rw=randread --bs=4k --prefetch=4");
+    args.extend(["--label".into(), "first try".into()]);
+    run_into(&db, &args);
     let page = d.path().join("report.html");
     succeed_text(with_db(&db).args(["report", "1", "-o", s(&page)]));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<h3>Command line</h3>"), "command heading");
-    assert!(
-        html.contains("iolab run --name=pics") && html.contains("--prefetch=4"),
-        "the command that made run 1"
-    );
+    // The whole command line, iolab's own options and all, quoted as a
+    // shell needs (the label holds a space).
+    let cmd = html
+        .split("<pre class=\"command\"><code>")
+        .nth(1)
+        .and_then(|c| c.split("</code>").next())
+        .expect("command line shown");
+    assert!(cmd.starts_with("iolab run "), "{cmd}");
+    for part in ["--name=pics", "--prefetch=4", "--label 'first try'"] {
+        assert!(cmd.contains(part), "{cmd} lacks {part}");
+    }
+
     let host = hostname();
     assert!(
         html.contains(&format!("on host {host} by iolab")),
