@@ -88,18 +88,6 @@ fn shell_word(a: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn shell_words() {
-        assert_eq!(super::shell_word("--size=4M"), "--size=4M");
-        assert_eq!(super::shell_word("a b"), "'a b'");
-        assert_eq!(super::shell_word("it's"), "'it'\\''s'");
-        assert_eq!(super::shell_word("${threads}"), "'${threads}'");
-        assert_eq!(super::shell_word(""), "''");
-    }
-}
-
 /// Opens the database from `--db`, `$IOLAB_DB` or the default location
 /// (whose directory is created; a named path's directory must exist).
 pub fn open(db: Option<&Path>) -> Result<Store> {
@@ -175,4 +163,16 @@ pub fn parse_when(opt: &str, s: &str) -> Result<i64> {
         format!("{opt} '{s}'"),
         "expected a date (2026-11-22, '2026-11-22 14:30') or an age (90m, 2h, 7d)",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shell_words() {
+        assert_eq!(super::shell_word("--size=4M"), "--size=4M");
+        assert_eq!(super::shell_word("a b"), "'a b'");
+        assert_eq!(super::shell_word("it's"), "'it'\\''s'");
+        assert_eq!(super::shell_word("${threads}"), "'${threads}'");
+        assert_eq!(super::shell_word(""), "''");
+    }
 }
