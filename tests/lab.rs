@@ -244,6 +244,12 @@ fn lab_all_writes_a_report_that_loads_in_chromium() {
     for lab in LABS {
         assert!(html.contains(&format!("id=\"lab-{lab}\"")), "{lab} missing");
     }
+    // When, where and in what the labs ran.
+    assert!(html.contains("<h2>Environment</h2>") && html.contains("mount options</td>"));
+    assert!(
+        html.contains(&format!("by iolab {}", env!("CARGO_PKG_VERSION"))),
+        "made by"
+    );
     let shot = d.path().join("labs.png");
     let l = chromium(&page, &shot, (1200, 3000));
     l.assert_ran_cleanly();
