@@ -25,9 +25,14 @@ impl Scale {
         self != Scale::Linear
     }
 
-    /// The label of tick value `v`.
-    pub fn label(self, v: f64) -> String {
+    /// The label of tick value `v` on an axis reaching `top`: on a linear
+    /// axis past 10 000 every tick from 1000 up is in k, so 5k sits under
+    /// 10k (not 5000).
+    pub fn label(self, v: f64, top: f64) -> String {
         match self {
+            Scale::Linear if top.abs() >= 1e4 && (1e3..1e6).contains(&v.abs()) => {
+                trim(format!("{:.2}", v / 1e3)) + "k"
+            }
             Scale::Linear => tick(v),
             Scale::Log => log_tick(v),
             Scale::LogMicros => micros(v),
@@ -184,7 +189,7 @@ mod tests {
     fn labels(lo: f64, hi: f64, s: Scale) -> Vec<String> {
         log_ticks(lo, hi, 12)
             .into_iter()
-            .map(|v| s.label(v))
+            .map(|v| s.label(v, hi))
             .collect()
     }
 
@@ -233,6 +238,9 @@ mod tests {
         assert_eq!(tick(0.0125), "0.0125");
         assert_eq!(tick(2.5e9), "2.5G");
         assert_eq!(micros(0.2), "200ns");
+        assert_eq!(Scale::Linear.label(5000.0, 25000.0), "5k");
+        assert_eq!(Scale::Linear.label(5000.0, 9000.0), "5000");
+        assert_eq!(Scale::Linear.label(2e6, 3e6), "2M");
         assert_eq!(micros(1500.0), "1.5ms");
     }
 }

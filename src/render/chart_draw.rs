@@ -225,9 +225,9 @@ fn lines<DB: DrawingBackend>(
     let xfmt = |v: &f64| match x_names {
         Some(n) => name_at(n, *v),
         None if int_x && v.fract().abs() > 1e-9 => String::new(),
-        None => x_scale.label(*v),
+        None => x_scale.label(*v, x0.abs().max(x1.abs())),
     };
-    let yfmt = |v: &f64| y_scale.label(*v);
+    let yfmt = |v: &f64| y_scale.label(*v, y0.abs().max(y1.abs()));
     let n_x = x_names.as_ref().map_or(10, |n| n.len().min(16));
     let mut chart = axes(
         area,
@@ -294,7 +294,7 @@ fn bars<DB: DrawingBackend>(
     };
     let n = categories.len().max(1);
     let xfmt = |v: &f64| name_at(categories, *v);
-    let yfmt = |v: &f64| y_scale.label(*v);
+    let yfmt = |v: &f64| y_scale.label(*v, y0.abs().max(y1.abs()));
     let mut chart = axes(
         area,
         text,
