@@ -326,7 +326,7 @@ fn plot_pictures_of_a_stored_run() {
     let opts = "--size=16M --rw=randread --bs=4k --runtime=600ms --time_based \
                 --log_avg_msec=100 --prefetch=4";
     run_into(&db, &job("pl", &f, opts));
-    for what in ["log2", "percentiles", "timeseries"] {
+    for what in ["ccdf", "log2", "percentiles", "timeseries"] {
         let png = d.path().join(format!("{what}.png"));
         succeed_text(with_db(&db).args(["plot", "1", "--what", what, "-o", s(&png)]));
         assert_eq!(png_size(&png), (900, 520));
@@ -335,9 +335,10 @@ fn plot_pictures_of_a_stored_run() {
         let body = std::fs::read_to_string(&svg).unwrap();
         assert!(body.starts_with("<svg"), "{what}");
         let want = match what {
-            "log2" => ["operations", "fadvise"],
-            "percentiles" => ["latency (us)", "percentile"],
-            _ => ["IOPS", "time (s)"],
+            "ccdf" => ["fraction of I/Os slower than x (log scale)", "fadvise"],
+            "log2" => ["operations (count, log scale)", "fadvise"],
+            "percentiles" => ["latency, log scale (ns/µs/ms)", "percentile (%)"],
+            _ => ["IOPS (I/Os per second)", "time (s)"],
         };
         for w in want {
             assert!(body.contains(&format!(">\n{w}\n<")), "{what} lacks {w}");

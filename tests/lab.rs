@@ -202,6 +202,32 @@ fn log_scan_lab_shows_the_cache_for_buffered_reads() {
         }
         assert!(row[4] != "-", "iostat r/s present: {row:?}");
     }
+    // The legend stands right of every data point (it once covered them),
+    // and the log bandwidth axis has 1-2-5 ticks.
+    let svg = std::fs::read_to_string(d.path().join("out/log-scan-bw.svg")).unwrap();
+    let right_of_data = common::svg::marker_xs(&svg).into_iter().fold(0.0, f64::max);
+    for name in [
+        "buffered, cold",
+        "buffered, warm",
+        "O_DIRECT, cold",
+        "O_DIRECT, warm",
+    ] {
+        let t = common::svg::texts(&svg).into_iter().find(|t| t.2 == name);
+        let (x, _, _) = t.unwrap_or_else(|| panic!("legend lacks {name}"));
+        assert!(
+            x > right_of_data + 20.0,
+            "{name} at x={x}, data up to {right_of_data}"
+        );
+    }
+    let ticks: Vec<String> = common::svg::texts(&svg).into_iter().map(|t| t.2).collect();
+    let one_two_five = [
+        "1", "2", "5", "10", "20", "50", "100", "200", "500", "1k", "2k", "5k",
+    ];
+    let n = one_two_five
+        .iter()
+        .filter(|t| ticks.iter().any(|x| x == *t))
+        .count();
+    assert!(n >= 3, "1-2-5 ticks on the log axis: {ticks:?}");
 }
 
 #[test]
@@ -218,6 +244,12 @@ fn lab_all_writes_a_report_that_loads_in_chromium() {
     for lab in LABS {
         assert!(html.contains(&format!("id=\"lab-{lab}\"")), "{lab} missing");
     }
+    // When, where and in what the labs ran.
+    assert!(html.contains("<h2>Environment</h2>") && html.contains("mount options</td>"));
+    assert!(
+        html.contains(&format!("by iolab {}", env!("CARGO_PKG_VERSION"))),
+        "made by"
+    );
     let shot = d.path().join("labs.png");
     let l = chromium(&page, &shot, (1200, 3000));
     l.assert_ran_cleanly();

@@ -69,10 +69,23 @@ pub fn target<'a>(
     })
 }
 
-/// The command line as typed, from the subcommand on.
+/// The command line as typed, from the subcommand on, every iolab option
+/// included (`--label`, `--db`...), each argument quoted for a POSIX shell
+/// where it needs it, so the line can be pasted to run again.
 pub fn command_line() -> String {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
     format!("iolab {}", args.join(" "))
+}
+
+/// `a` as one shell word: as it is when it holds only safe characters,
+/// otherwise in single quotes.
+fn shell_word(a: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_=./,:@%+^".contains(c);
+    if !a.is_empty() && a.chars().all(safe) {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
 }
 
 /// Opens the database from `--db`, `$IOLAB_DB` or the default location
@@ -150,4 +163,16 @@ pub fn parse_when(opt: &str, s: &str) -> Result<i64> {
         format!("{opt} '{s}'"),
         "expected a date (2026-11-22, '2026-11-22 14:30') or an age (90m, 2h, 7d)",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shell_words() {
+        assert_eq!(super::shell_word("--size=4M"), "--size=4M");
+        assert_eq!(super::shell_word("a b"), "'a b'");
+        assert_eq!(super::shell_word("it's"), "'it'\\''s'");
+        assert_eq!(super::shell_word("${threads}"), "'${threads}'");
+        assert_eq!(super::shell_word(""), "''");
+    }
 }

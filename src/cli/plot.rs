@@ -2,13 +2,14 @@
 
 use super::{check_picture, db};
 use iolab::Result;
-use iolab::render::run_charts::{Picture, for_stored};
+use iolab::metrics::format::local_time;
+use iolab::render::run_charts::{Picture, footnote, for_stored};
 use std::path::PathBuf;
 
 /// Options of `iolab plot`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  iolab plot 12 --what log2 -o lat.png\n  iolab plot 12 --what percentiles -o p.svg\n  iolab plot 12 --what timeseries -o iops.png"
+    after_help = "Examples:\n  iolab plot 12 --what ccdf -o tail.svg\n  iolab plot 12 --what log2 -o lat.png\n  iolab plot 12 --what percentiles -o p.svg\n  iolab plot 12 --what timeseries -o iops.png"
 )]
 pub struct PlotArgs {
     /// Run id.
@@ -29,7 +30,7 @@ pub struct PlotArgs {
 pub fn execute(a: PlotArgs) -> Result<()> {
     check_picture("-o", &a.output)?;
     let run = a.db.open_read_only()?.run(db::parse_id(&a.id)?)?;
-    for_stored(&run, a.what)?.save(&a.output)?;
+    for_stored(&run, a.what)?.save_noted(&a.output, &footnote(&run, local_time))?;
     eprintln!("iolab: wrote {}", a.output.display());
     Ok(())
 }

@@ -220,7 +220,7 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         .map(|f| render::run(&result, f))
         .collect::<Result<String>>()?;
     write_out(&text, args.output.as_deref())?;
-    let command = format!("iolab run {}", job_args.join(" "));
+    let command = db::command_line();
     // A run that cannot be stored still shows its results and writes its
     // files; the failure is the command's error at the end (exit 1).
     let mut not_stored = None;

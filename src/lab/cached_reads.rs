@@ -4,7 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg};
 use crate::error::Result;
-use crate::render::chart::{Chart, Series};
+use crate::render::chart::{Chart, Scale, Series};
 use crate::render::table::{Table, fig};
 use crate::runner::Totals;
 
@@ -117,10 +117,11 @@ impl Lab for CachedReads {
             "cached-reads-bw".into(),
             Chart::Lines {
                 title: "Sequential reads: bandwidth per run".into(),
-                x_label: "run".into(),
-                y_label: "MiB/s".into(),
+                x_label: "run (in order, 1 = first)".into(),
+                y_label: "bandwidth (MiB/s)".into(),
                 series: vec![Series {
                     name: "MiB/s".into(),
+                    spread: None,
                     points: entry
                         .reps
                         .iter()
@@ -129,8 +130,8 @@ impl Lab for CachedReads {
                         .collect(),
                 }],
                 x_names: Some((1..=entry.reps.len()).map(|i| i.to_string()).collect()),
-                log_x: false,
-                log_y: false,
+                x_scale: Scale::Linear,
+                y_scale: Scale::Linear,
             },
         ));
         o.runs.extend(id);

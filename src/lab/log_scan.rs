@@ -4,7 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg};
 use crate::error::Result;
-use crate::render::chart::{Chart, Series};
+use crate::render::chart::{Chart, Scale, Series};
 use crate::render::table::{Table, fig};
 use crate::runner::RunResult;
 
@@ -142,6 +142,7 @@ impl Lab for LogScan {
         );
         let series = |direct: bool, warm: bool, name: &str| Series {
             name: name.into(),
+            spread: None,
             points: sizes
                 .iter()
                 .enumerate()
@@ -155,8 +156,8 @@ impl Lab for LogScan {
             "log-scan-bw".into(),
             Chart::Lines {
                 title: "Scanning logs: MiB/s vs buffer size".into(),
-                x_label: "buffer size".into(),
-                y_label: "MiB/s".into(),
+                x_label: "buffer size (bytes)".into(),
+                y_label: "bandwidth (MiB/s, log scale)".into(),
                 series: vec![
                     series(false, false, "buffered, cold"),
                     series(false, true, "buffered, warm"),
@@ -164,8 +165,8 @@ impl Lab for LogScan {
                     series(true, true, "O_DIRECT, warm"),
                 ],
                 x_names: Some(sizes.iter().map(|s| s.to_string()).collect()),
-                log_x: false,
-                log_y: true,
+                x_scale: Scale::Linear,
+                y_scale: Scale::Log,
             },
         ));
         o.runs = runs;

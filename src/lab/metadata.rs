@@ -144,7 +144,7 @@ impl Lab for Metadata {
             Chart::Bars {
                 title: "Time per step, cold vs warm".into(),
                 x_label: "step".into(),
-                y_label: "seconds".into(),
+                y_label: "time (s)".into(),
                 categories: vec!["walk".into(), "copy".into()],
                 series: vec![
                     ("cold".into(), vec![time(1), time(2)], None),

@@ -22,9 +22,12 @@ pub fn text(o: &Outcome) -> String {
     s
 }
 
-/// One self-contained page with every lab's outcome and charts.
-pub fn html(outcomes: &[Outcome], note: &str) -> crate::Result<String> {
-    let mut body = String::new();
+/// One self-contained page with every lab's outcome and charts, and the
+/// environment (`env`, HTML) they ran in.
+pub fn html(outcomes: &[Outcome], note: &str, env: &str) -> crate::Result<String> {
+    let mut body = format!(
+        "<section class=\"lab\" id=\"environment\"><h2>Environment</h2>\n{env}</section>\n"
+    );
     for o in outcomes {
         body.push_str(&format!(
             "<section class=\"lab\" id=\"lab-{}\"><h2>{}</h2>\n<ul>",

@@ -4,7 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg, us};
 use crate::error::Result;
-use crate::render::chart::{self, Chart, Series};
+use crate::render::chart::{self, Chart, Scale, Series};
 use crate::render::log2;
 use crate::render::table::{Table, fig};
 use crate::runner::Totals;
@@ -175,9 +175,10 @@ impl Lab for Prefetch {
             Chart::Lines {
                 title: "Cold random 8 KiB reads: IOPS vs prefetch distance".into(),
                 x_label: "prefetch distance (reads ahead)".into(),
-                y_label: "IOPS".into(),
+                y_label: "IOPS (I/Os per second)".into(),
                 series: vec![Series {
                     name: "IOPS".into(),
+                    spread: None,
                     points: rows
                         .iter()
                         .enumerate()
@@ -185,8 +186,8 @@ impl Lab for Prefetch {
                         .collect(),
                 }],
                 x_names: Some(rows.iter().map(|r| r.0.to_string()).collect()),
-                log_x: false,
-                log_y: false,
+                x_scale: Scale::Linear,
+                y_scale: Scale::Linear,
             },
         ));
         let pre = format!("pread, prefetch={best_n}");

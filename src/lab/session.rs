@@ -123,18 +123,24 @@ impl<'a> Session<'a> {
 
     /// Writes every outcome into one HTML page in the output directory.
     pub fn report(&self, outcomes: &[Outcome]) -> Result<PathBuf> {
+        let scratch = std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
+        let env = crate::sys::environment::Environment::capture(&[scratch]);
+        let here = crate::render::chart::Footnote::here();
         let note = format!(
-            "iolab {} on {}{}",
-            env!("CARGO_PKG_VERSION"),
-            crate::sys::environment::Environment::capture(&[]).kernel,
+            "made {} on host {} by iolab {} ({}){}",
+            here.date,
+            here.host,
+            here.version,
+            env.kernel,
             if self.opts.quick {
                 ", --quick sizes"
             } else {
                 ""
             }
         );
+        let env = crate::render::report::env_table(&env, env!("CARGO_PKG_VERSION"));
         let path = self.out.join("report.html");
-        crate::render::html::write_file(&path, &super::page::html(outcomes, &note)?)?;
+        crate::render::html::write_file(&path, &super::page::html(outcomes, &note, &env)?)?;
         Ok(path)
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg};
 use crate::error::Result;
-use crate::render::chart::{Chart, Series};
+use crate::render::chart::{Chart, Scale, Series};
 use crate::render::table::{Table, fig};
 
 /// One line for `lab list`.
@@ -108,15 +108,16 @@ impl Lab for SmallReads {
             "small-reads-threads".into(),
             Chart::Lines {
                 title: "Random 50-300 B reads: bandwidth vs threads".into(),
-                x_label: "threads".into(),
-                y_label: "MiB/s".into(),
+                x_label: "threads (count)".into(),
+                y_label: "bandwidth (MiB/s)".into(),
                 series: vec![Series {
                     name: "MiB/s".into(),
+                    spread: None,
                     points: pts.iter().map(|p| (p.0 as f64, p.1)).collect(),
                 }],
                 x_names: None,
-                log_x: false,
-                log_y: false,
+                x_scale: Scale::Linear,
+                y_scale: Scale::Linear,
             },
         ));
         o.runs = runs;

@@ -5,7 +5,9 @@
 //! says what A and B are; the footnote names the runs, the date and the
 //! iolab version.
 
-use super::chart::{drawing, font, tick};
+use super::axis::tick;
+use super::chart::drawing;
+use super::chart_draw::font;
 use crate::analysis::compare::{Comparison, Row};
 use crate::analysis::fingerprint::runs_text;
 use crate::error::{Error, Result};

@@ -12,7 +12,7 @@ th{background:#f0f4f8}td:first-child,th:first-child{text-align:left}pre{backgrou
 figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}figcaption{color:#555;font-size:90%}
 .label{background:#e8f0fe;border-radius:4px;padding:0 .4em;font-size:80%}.meta{color:#555}
 .answer{font-size:110%;background:#eef6ee;padding:.6em;border-left:4px solid #2ca02c}
-nav ul{columns:2}code{font-size:90%}";
+nav ul{columns:2}.env td{text-align:left}code{font-size:90%}";
 
 /// Builds the table of contents from `section.KIND h2` once the page is loaded.
 const SCRIPT: &str = "document.addEventListener('DOMContentLoaded',function(){

@@ -2,8 +2,10 @@
 //! line per format in [`FORMATS`]. Exporters return strings; the CLI
 //! decides where they go. A new format is a new file and one line.
 
+pub mod axis;
 pub mod cache;
 pub mod chart;
+mod chart_draw;
 pub mod compare;
 pub mod compare_plot;
 pub mod csv;
@@ -15,6 +17,7 @@ pub mod history;
 pub mod html;
 pub mod json;
 mod json_dir;
+mod latency_chart;
 pub mod log2;
 pub mod markdown;
 pub mod normal;

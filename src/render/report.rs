@@ -1,15 +1,18 @@
 //! `iolab report`: one self-contained HTML page (inline SVG, inline CSS and
-//! a few lines of script, nothing fetched) with the job, environment, key
-//! figures and plots of stored runs.
+//! a few lines of script, nothing fetched) with the command line, job,
+//! environment, key figures and plots of stored runs, and when and where
+//! the page was made.
 
-use super::chart::Chart;
+use super::chart::{Chart, Footnote};
 use super::html::{esc, page, table as html_table};
-use super::run_charts::{self, latencies, whole};
-use super::stored::{environment, summary_table};
+use super::run_charts::{self, footnote, latencies, whole};
+use super::stored::{disk, summary_table};
 use super::table::Table;
 use crate::error::Result;
+use crate::metrics::format::bytes_iec;
 use crate::runner::RunResult;
 use crate::store::{Store, StoredRun, kind};
+use crate::sys::environment::Environment;
 use crate::tree::TreeResult;
 
 /// The page for the runs `names` stand for (ids or labels) in `store`;
@@ -32,10 +35,10 @@ pub fn for_runs(
     Ok((html(&runs, when)?, runs.len()))
 }
 
-fn figure(chart: &Chart, caption: &str) -> Result<String> {
+fn figure(chart: &Chart, caption: &str, note: &Footnote) -> Result<String> {
     Ok(format!(
         "<figure>{}<figcaption>{}</figcaption></figure>\n",
-        chart.svg()?,
+        chart.svg_noted(note)?,
         esc(caption)
     ))
 }
@@ -50,7 +53,7 @@ pub enum Body {
 
 fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
     let mut s = format!(
-        "<section class=\"run\" id=\"run-{id}\"><h2>Run {id}: {name}{label}</h2>\n<p class=\"meta\">stored {when} by iolab {ver} &middot; {kind} &middot; <code>{cmd}</code></p>\n",
+        "<section class=\"run\" id=\"run-{id}\"><h2>Run {id}: {name}{label}</h2>\n<p class=\"meta\">stored {when} by iolab {ver} &middot; {kind}</p>\n<h3>Command line</h3>\n<pre class=\"command\"><code>{cmd}</code></pre>\n",
         id = run.id,
         name = esc(&run.name),
         label = run
@@ -68,15 +71,13 @@ fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
         std::slice::from_ref(run),
         |_| when.to_string(),
     )));
+    let note = footnote(run, |_| when.to_string());
+    let env = env_table(&run.env, &run.iolab_version);
     let r = match body {
         Body::Run(r) => r,
-        Body::Tree(t) => return Ok(s + &tree_section(run, t)?),
+        Body::Tree(t) => return Ok(s + &tree_section(run, t, &env, &note)?),
     };
-    s.push_str(&run_body(
-        r,
-        &format!("run {}", run.id),
-        &environment(&run.env),
-    )?);
+    s.push_str(&run_body(r, &format!("run {}", run.id), &env, &note)?);
     s.push_str("</section>\n");
     Ok(s)
 }
@@ -89,16 +90,21 @@ impl super::Exporter for Html {
         let names: Vec<&str> = r.jobs.iter().map(|j| j.name.as_str()).collect();
         let title = format!("iolab run: {}", names.join(", "));
         let files: Vec<std::path::PathBuf> = r.files.iter().flatten().flatten().cloned().collect();
-        let env = environment(&crate::sys::environment::Environment::capture(&files));
+        let env = env_table(&Environment::capture(&files), env!("CARGO_PKG_VERSION"));
+        let when = crate::metrics::format::local_time(r.started_unix as i64);
+        let note = Footnote {
+            date: when.clone(),
+            ..Footnote::here()
+        };
         let body = format!(
             "<section class=\"run\" id=\"run\"><h2>{}</h2>\n<h3>Key figures</h3>\n{}{}</section>\n",
             esc(&names.join(", ")),
             html_table(&super::csv::jobs_table(r)),
-            run_body(r, "this run", &env)?
+            run_body(r, "this run", &env, &note)?
         );
-        let when = crate::metrics::format::local_time(r.started_unix as i64);
         let intro = format!(
-            "run started {when}, made by iolab {}",
+            "run started {when} on host {}, made by iolab {}",
+            note.host,
             env!("CARGO_PKG_VERSION")
         );
         Ok(page(&title, &intro, "run", &body))
@@ -109,8 +115,9 @@ impl super::Exporter for Html {
     }
 }
 
-/// A run's job options, environment, latency and time-series plots.
-fn run_body(r: &RunResult, name: &str, env: &str) -> Result<String> {
+/// A run's job options, environment (`env`, HTML), latency and
+/// time-series plots (footnoted with `note`).
+fn run_body(r: &RunResult, name: &str, env: &str, note: &Footnote) -> Result<String> {
     let mut s = String::from("<h3>Job</h3>\n");
     for j in &r.jobs {
         let mut t = Table::new(["option", "value"]);
@@ -119,17 +126,24 @@ fn run_body(r: &RunResult, name: &str, env: &str) -> Result<String> {
         }
         s.push_str(&format!("<h4>{}</h4>\n{}", esc(&j.name), html_table(&t)));
     }
-    s.push_str(&format!("<h3>Environment</h3>\n<pre>{}</pre>\n", esc(env)));
+    s.push_str(&format!("<h3>Environment</h3>\n{env}"));
     let t = whole(r);
     if !latencies(&t).is_empty() {
         s.push_str("<h3>Latency</h3>\n<div class=\"plots\">");
         s.push_str(&figure(
+            &run_charts::ccdf(&format!("{name}: latency CCDF"), &t),
+            "Fraction of operations slower than each latency (both axes log: the tail shows).",
+            note,
+        )?);
+        s.push_str(&figure(
             &run_charts::log2(&format!("{name}: latency, log2 buckets"), &t),
-            "Operations per power-of-two latency bucket (dtrace's quantize).",
+            "Operations per power-of-two latency bucket (dtrace's quantize), counts on a log axis.",
+            note,
         )?);
         s.push_str(&figure(
             &run_charts::percentiles(&format!("{name}: latency percentiles"), &t),
             "Latency at fio's percentiles (log scale).",
+            note,
         )?);
         s.push_str("</div>\n");
     }
@@ -138,13 +152,15 @@ fn run_body(r: &RunResult, name: &str, env: &str) -> Result<String> {
         s.push_str(&figure(
             &chart,
             "IOPS per interval (log_avg_msec, default 1 s).",
+            note,
         )?);
     }
     Ok(s)
 }
 
-/// The tree part of a section: phases, environment, per-phase latency.
-fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String> {
+/// The tree part of a section: phases, environment (`env`, HTML),
+/// per-phase latency.
+fn tree_section(run: &StoredRun, t: &TreeResult, env: &str, note: &Footnote) -> Result<String> {
     let mut s = String::from("<h3>Phases</h3>\n");
     let head = crate::render::tree::text(t);
     s.push_str(&format!(
@@ -158,10 +174,7 @@ fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String> {
             esc(&st.to_string())
         ));
     }
-    s.push_str(&format!(
-        "<h3>Environment</h3>\n<pre>{}</pre>\n<h3>Latency</h3>\n",
-        esc(&environment(&run.env))
-    ));
+    s.push_str(&format!("<h3>Environment</h3>\n{env}<h3>Latency</h3>\n"));
     for p in &t.phases {
         let hists: Vec<(&str, &crate::metrics::LatencyHistogram)> =
             p.ops.iter().map(|(k, h)| (k.as_str(), h)).collect();
@@ -177,6 +190,7 @@ fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String> {
                 "{}: operations per power-of-two latency bucket, per operation type.",
                 p.name
             ),
+            note,
         )?);
     }
     s.push_str("</section>\n");
@@ -186,6 +200,7 @@ fn tree_section(run: &StoredRun, t: &TreeResult) -> Result<String> {
 /// The whole page for `runs` (each with its decoded result).
 pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<String> {
     let mut body = String::new();
+    let here = Footnote::here();
     if runs.len() > 1 {
         let stored: Vec<StoredRun> = runs.iter().map(|(s, _)| s.clone()).collect();
         body.push_str("<section id=\"overview\"><h2>Overview</h2>\n");
@@ -193,7 +208,7 @@ pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<
         let chart = Chart::Bars {
             title: "IOPS per run".into(),
             x_label: "run".into(),
-            y_label: "IOPS".into(),
+            y_label: "IOPS (I/Os per second)".into(),
             categories: stored
                 .iter()
                 .map(|r| format!("{} {}", r.id, r.label.clone().unwrap_or_default()))
@@ -204,7 +219,7 @@ pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<
                 None,
             )],
         };
-        body.push_str(&figure(&chart, "IOPS of each run.")?);
+        body.push_str(&figure(&chart, "IOPS of each run.", &here)?);
         body.push_str("</section>\n");
     }
     for (s, r) in runs {
@@ -214,8 +229,56 @@ pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<
     let ids = ids.join(", ");
     Ok(page(
         &format!("iolab report: runs {ids}"),
-        &format!("runs {ids}, made by iolab {}", env!("CARGO_PKG_VERSION")),
+        &format!(
+            "runs {ids} · report made {} on host {} by iolab {}",
+            here.date, here.host, here.version
+        ),
         "run",
         &body,
     ))
+}
+
+/// Where a run ran, as an HTML table: host, kernel, CPU, memory, iolab
+/// version, and per file its file system, mount options and device.
+pub fn env_table(e: &Environment, version: &str) -> String {
+    let mut t = Table::new(["what", "value"]);
+    let mut row = |k: &str, v: String| t.push(vec![k.to_string(), v]);
+    let or = |v: &str, none: &str| {
+        if v.is_empty() {
+            none.to_string()
+        } else {
+            v.to_string()
+        }
+    };
+    row("host", or(&e.hostname, "unknown"));
+    row("kernel", or(&e.kernel, "not recorded"));
+    row(
+        "CPU",
+        format!("{} × {}", e.cpus, or(&e.cpu_model, "model unknown")),
+    );
+    row(
+        "memory",
+        if e.memory_bytes == 0 {
+            "not recorded".into()
+        } else {
+            bytes_iec(e.memory_bytes as f64)
+        },
+    );
+    row("iolab version", version.to_string());
+    for f in &e.files {
+        let p = f.path.display();
+        row(
+            &format!("{p}: file system"),
+            format!("{} on {}", f.fs_type, f.mount_point),
+        );
+        row(&format!("{p}: mount options"), f.mount_options.clone());
+        let disks: Vec<String> = f.disks.iter().map(disk).collect();
+        let device = if disks.is_empty() {
+            f.mount_source.clone()
+        } else {
+            format!("{}: {}", f.mount_source, disks.join(", "))
+        };
+        row(&format!("{p}: device"), device);
+    }
+    format!("<div class=\"env\">{}</div>", html_table(&t))
 }

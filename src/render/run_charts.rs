@@ -1,9 +1,10 @@
 //! The pictures of one run, shared by `iolab report` and `iolab plot`:
-//! log2 latency histogram, percentile curve, IOPS over time.
+//! latency CCDF, log2 latency histogram (log counts), percentile curve,
+//! IOPS over time; and the footnote of a stored run's pictures.
 
 use crate::error::{Error, Result};
 use crate::metrics::LatencyHistogram;
-use crate::render::chart::{self, Chart, Series};
+use crate::render::chart::{self, Chart, Footnote, Scale, Series};
 use crate::runner::{RunResult, Totals};
 use crate::store::{StoredRun, kind};
 use std::collections::BTreeMap;
@@ -11,6 +12,8 @@ use std::collections::BTreeMap;
 /// The pictures `iolab plot` draws of a stored run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Picture {
+    /// Fraction of operations slower than each latency (both axes log).
+    Ccdf,
     /// Operations per power-of-two latency bucket, per operation type.
     Log2,
     /// Latency at fio's percentiles, per operation type.
@@ -34,6 +37,7 @@ pub fn for_stored(run: &StoredRun, what: Picture) -> Result<Chart> {
         let hists: Vec<(&str, &LatencyHistogram)> =
             ops.iter().map(|(k, h)| (k.as_str(), h)).collect();
         return match what {
+            Picture::Ccdf => Ok(chart::ccdf(&format!("{name}: latency CCDF"), &hists)),
             Picture::Log2 => Ok(chart::log2_histogram(
                 &format!("{name}: latency, log2 buckets"),
                 &hists,
@@ -47,6 +51,7 @@ pub fn for_stored(run: &StoredRun, what: Picture) -> Result<Chart> {
     }
     let t = whole(&run.result()?);
     match what {
+        Picture::Ccdf => Ok(ccdf(&format!("{name}: latency CCDF"), &t)),
         Picture::Log2 => Ok(log2(&format!("{name}: latency, log2 buckets"), &t)),
         Picture::Percentiles => Ok(percentiles(&format!("{name}: latency percentiles"), &t)),
         Picture::Timeseries => {
@@ -89,6 +94,21 @@ pub fn latencies(t: &Totals) -> Vec<(&'static str, &LatencyHistogram)> {
     .collect()
 }
 
+/// The footnote of a stored run's pictures: the host it ran on, when it
+/// was stored (`when` formats the time) and the iolab that made it.
+pub fn footnote(run: &StoredRun, when: impl Fn(i64) -> String) -> Footnote {
+    Footnote {
+        host: run.env.hostname.clone(),
+        date: when(run.created_unix),
+        version: run.iolab_version.clone(),
+    }
+}
+
+/// The fraction of operations slower than each latency.
+pub fn ccdf(title: &str, t: &Totals) -> Chart {
+    chart::ccdf(title, &latencies(t))
+}
+
 /// Operations per power-of-two latency bucket.
 pub fn log2(title: &str, t: &Totals) -> Chart {
     chart::log2_histogram(title, &latencies(t))
@@ -109,6 +129,7 @@ pub fn timeseries(title: &str, t: &Totals) -> Option<Chart> {
         if t.series.iter().any(|iv| iv.dirs[d].ios > 0) {
             series.push(Series {
                 name: name.into(),
+                spread: None,
                 points: t
                     .series
                     .iter()
@@ -126,10 +147,10 @@ pub fn timeseries(title: &str, t: &Totals) -> Option<Chart> {
     Some(Chart::Lines {
         title: title.into(),
         x_label: "time (s)".into(),
-        y_label: "IOPS".into(),
+        y_label: "IOPS (I/Os per second)".into(),
         series,
         x_names: None,
-        log_x: false,
-        log_y: false,
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
     })
 }

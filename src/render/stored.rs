@@ -5,7 +5,7 @@ use crate::metrics::figures::METRICS;
 use crate::metrics::format::bytes_iec;
 use crate::render::table::{Table, fig};
 use crate::store::StoredRun;
-use crate::sys::environment::Environment;
+use crate::sys::environment::{DiskEnv, Environment};
 
 /// The environment in a few readable lines.
 pub fn environment(e: &Environment) -> String {
@@ -25,27 +25,7 @@ pub fn environment(e: &Environment) -> String {
         bytes_iec(e.memory_bytes as f64)
     );
     for f in &e.files {
-        let disks: Vec<String> = f
-            .disks
-            .iter()
-            .map(|d| {
-                format!(
-                    "{} ({}, scheduler {}, {})",
-                    d.name,
-                    if d.model.is_empty() {
-                        "model unknown"
-                    } else {
-                        &d.model
-                    },
-                    d.scheduler,
-                    if d.rotational {
-                        "rotational"
-                    } else {
-                        "non-rotational"
-                    }
-                )
-            })
-            .collect();
+        let disks: Vec<String> = f.disks.iter().map(disk).collect();
         s.push_str(&format!(
             "  {}: {} {} on {} [{}]{}\n",
             f.path.display(),
@@ -61,6 +41,25 @@ pub fn environment(e: &Environment) -> String {
         ));
     }
     s
+}
+
+/// One disk in a few words: `vda (virtio_blk, scheduler none, non-rotational)`.
+pub fn disk(d: &DiskEnv) -> String {
+    format!(
+        "{} ({}, scheduler {}, {})",
+        d.name,
+        if d.model.is_empty() {
+            "model unknown"
+        } else {
+            &d.model
+        },
+        d.scheduler,
+        if d.rotational {
+            "rotational"
+        } else {
+            "non-rotational"
+        }
+    )
 }
 
 /// The lines `show` prints above the result.

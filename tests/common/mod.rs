@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod process;
+pub mod svg;
 
 use assert_cmd::Command;
 pub use iolab::error::code;
