@@ -5,19 +5,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Command;
-
-/// Runs fio, or `iolab run --no-store`, with `args` in `dir`; its JSON.
-fn run_in(fio: bool, dir: &Path, args: &[&str]) -> serde_json::Value {
-    let mut cmd = if fio {
-        Command::new("fio")
-    } else {
-        let mut c = bin();
-        c.args(["run", "--no-store"]);
-        c
-    };
-    stdout_json(cmd.current_dir(dir).args(args).arg("--output-format=json"))
-}
 
 /// The I/O lines of an iolog without their times: (file, action, offset, length).
 fn actions(log: &str) -> Vec<String> {

@@ -10,19 +10,6 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::Command;
 
-/// Runs `tool` (fio, or iolab with the shim's arguments) with `args` in
-/// `dir`; its JSON output.
-fn run_in(fio: bool, dir: &Path, args: &[&str]) -> serde_json::Value {
-    let mut cmd = if fio {
-        Command::new("fio")
-    } else {
-        let mut c = bin();
-        c.args(["run", "--no-store"]);
-        c
-    };
-    stdout_json(cmd.current_dir(dir).args(args).arg("--output-format=json"))
-}
-
 /// Both tools, each in a fresh directory: (fio's dir and JSON, iolab's).
 fn both(args: &[&str]) -> [(tempfile::TempDir, serde_json::Value); 2] {
     [true, false].map(|fio| {

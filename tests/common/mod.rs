@@ -481,3 +481,16 @@ pub fn wait_for<T>(timeout: Duration, what: &str, mut probe: impl FnMut() -> Opt
 pub fn wait_until(timeout: Duration, what: &str, mut cond: impl FnMut() -> bool) {
     wait_for(timeout, what, || cond().then_some(()))
 }
+
+/// Runs fio (`fio`) or `iolab run --no-store` with `args` in `dir`, JSON
+/// output; the parsed document.
+pub fn run_in(fio: bool, dir: &Path, args: &[&str]) -> Value {
+    let mut cmd = if fio {
+        std::process::Command::new("fio")
+    } else {
+        let mut c = bin();
+        c.args(["run", "--no-store"]);
+        c
+    };
+    stdout_json(cmd.current_dir(dir).args(args).arg("--output-format=json"))
+}
