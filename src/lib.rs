@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod counters;
+pub mod disk;
 pub mod engine;
 pub mod error;
 pub mod job;
