@@ -225,6 +225,7 @@ pub fn parse(flag: &'static str, text: &str) -> Result<Rule, RuleError> {
         text: text.to_string(),
         expected: expected.to_string(),
     };
+    let err: &dyn Fn(&str) -> RuleError = &err;
     let (ops, rest) = match text.split_once('=') {
         Some((o, r)) if o.split('+').all(|w| w == "all" || op_named(w).is_some()) => {
             (parse_ops(o), r)
@@ -234,10 +235,7 @@ pub fn parse(flag: &'static str, text: &str) -> Result<Rule, RuleError> {
     let mut parts = rest.splitn(3, '@');
     let what = parts.next().unwrap_or_default();
     let (effect, scope) = match flag {
-        "delay" => (
-            Effect::Delay(parse_dist(what).map_err(|e| err(&e))?),
-            parts.next(),
-        ),
+        "delay" => (Effect::Delay(parse_dist(what, err)?), parts.next()),
         "fail" => {
             let errno = errno_named(what).ok_or_else(|| err("an errno name: EIO, ENOSPC, ..."))?;
             let when = parts
@@ -263,7 +261,7 @@ pub fn parse(flag: &'static str, text: &str) -> Result<Rule, RuleError> {
     };
     Ok(Rule {
         ops,
-        scope: parse_scope(scope).map_err(|e| err(&e))?,
+        scope: parse_scope(scope, err)?,
         effect,
         text: text.to_string(),
     })
@@ -285,14 +283,16 @@ fn parse_ops(text: &str) -> [bool; 4] {
 }
 
 /// `1ms`, `1ms~200us`, `normal:1ms,200us`, `lognormal:1ms,500us`.
-fn parse_dist(text: &str) -> Result<Dist, String> {
+fn parse_dist(text: &str, err: &dyn Fn(&str) -> RuleError) -> Result<Dist, RuleError> {
     let ns = |t: &str| {
         parse_time_us(t)
             .map(|us| us * 1000)
-            .map_err(|e| format!("a time (1ms, 200us): {e}"))
+            .map_err(|e| err(&format!("a time (1ms, 200us): {e}")))
     };
-    let pair = |t: &str| -> Result<(u64, u64), String> {
-        let (m, s) = t.split_once(',').ok_or("MEAN,SPREAD (1ms,200us)")?;
+    let pair = |t: &str| -> Result<(u64, u64), RuleError> {
+        let (m, s) = t
+            .split_once(',')
+            .ok_or_else(|| err("MEAN,SPREAD (1ms,200us)"))?;
         Ok((ns(m)?, ns(s)?))
     };
     if let Some(t) = text.strip_prefix("normal:") {
@@ -313,7 +313,7 @@ fn parse_dist(text: &str) -> Result<Dist, String> {
 }
 
 /// `START-END` (sizes) or a path glob; none: everywhere.
-fn parse_scope(text: Option<&str>) -> Result<Scope, String> {
+fn parse_scope(text: Option<&str>, err: &dyn Fn(&str) -> RuleError) -> Result<Scope, RuleError> {
     let Some(t) = text else {
         return Ok(Scope::All);
     };
@@ -322,12 +322,12 @@ fn parse_scope(text: Option<&str>) -> Result<Scope, String> {
     {
         return match s < e {
             true => Ok(Scope::Bytes(s, e)),
-            false => Err(format!("an empty byte range {t}")),
+            false => Err(err(&format!("an empty byte range {t}"))),
         };
     }
     glob::Pattern::new(t)
         .map(Scope::Path)
-        .map_err(|e| format!("a byte range START-END or a path glob: {e}"))
+        .map_err(|e| err(&format!("a byte range START-END or a path glob: {e}")))
 }
 
 /// A size as people write disk sizes: `4k`, `100M`, `100MiB`, `1GiB` are
