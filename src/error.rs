@@ -103,6 +103,9 @@ pub enum Error {
     /// A side of a comparison pools runs of different workloads.
     #[error(transparent)]
     MixedWorkloads(Box<crate::analysis::fingerprint::MixedWorkloads>),
+    /// An injected disk (`iolab disk`) could not be made, changed or removed.
+    #[error(transparent)]
+    Disk(Box<crate::disk::DiskError>),
     /// Stopped by a signal (SIGINT, SIGTERM) before the work was done.
     #[error("interrupted by {}", signal_name(*.signal))]
     Interrupted {
@@ -114,6 +117,12 @@ pub enum Error {
 impl From<JobError> for Error {
     fn from(e: JobError) -> Error {
         Error::Job(Box::new(e))
+    }
+}
+
+impl From<crate::disk::DiskError> for Error {
+    fn from(e: crate::disk::DiskError) -> Error {
+        Error::Disk(Box::new(e))
     }
 }
 
@@ -168,6 +177,14 @@ impl Error {
             Error::NoSpace { .. } | Error::NotEnoughSpace { .. } => code::NO_SPACE,
             Error::Io { source, .. } if is_no_space(source) => code::NO_SPACE,
             Error::Interrupted { signal } => code::SIGNAL_BASE + signal,
+            Error::Disk(e) => match **e {
+                crate::disk::DiskError::Usage { .. } | crate::disk::DiskError::Rule(_) => {
+                    code::USAGE
+                }
+                crate::disk::DiskError::NotEmpty(_) => code::REFUSED,
+                crate::disk::DiskError::Interrupted => code::SIGNAL_BASE + libc::SIGINT,
+                _ => code::FAILED,
+            },
             Error::Io { .. } | Error::Tool { .. } | Error::Store(_) | Error::RunFailed { .. } => {
                 code::FAILED
             }

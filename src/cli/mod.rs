@@ -6,6 +6,7 @@ pub mod cache;
 pub mod compare;
 pub mod completions;
 pub mod db;
+pub mod disk;
 pub mod fio_flags;
 pub mod history;
 pub mod import;
@@ -125,6 +126,8 @@ pub enum Command {
     Tree(tree::TreeArgs),
     /// Page cache, vmtouch-style: status, warm, evict, lock.
     Cache(cache::CacheArgs),
+    /// Slow and faulty disks on demand (delays, errors, caps, power loss).
+    Disk(disk::DiskArgs),
     /// List stored runs: id, when, label, job, key figures.
     History(history::HistoryArgs),
     /// Show one stored run in full (normal, json or json+).
@@ -156,6 +159,7 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
         Command::Compare(a) => compare::execute(a),
         Command::Tree(a) => tree::execute(a),
         Command::Cache(a) => cache::execute(a),
+        Command::Disk(a) => disk::execute(a),
         Command::History(a) => history::history(a),
         Command::Show(a) => show::show(a),
         Command::Export(a) => show::export(a),

@@ -1,12 +1,27 @@
-//! Injected disks (`iolab disk`, issue 17): the rules that delay, cap and
-//! fail a disk's operations. This part is pure data and arithmetic
-//! ([`rules`]: what the user asked, [`dist`]: how a delay is drawn,
-//! [`bucket`]: bandwidth and IOPS caps), so the serving layers (a FUSE
-//! block device under a loop device, a FUSE pass-through file system) and
-//! the tests share it.
+//! Injected disks (`iolab disk`): slow and faulty disks on demand, in user
+//! space. [`rules`] says what to do with each operation ([`dist`]: how a
+//! delay is drawn, [`bucket`]: bandwidth and IOPS caps); a [`gate::Gate`]
+//! applies them and answers later through [`timer`]; an injector
+//! ([`injector::INJECTORS`]: the block layer of [`block`], [`block_fs`],
+//! [`image`]) puts a gate under a mounted file system. [`daemon`] serves a
+//! disk, [`client`] is what the commands call, [`state`] and [`control`]
+//! connect the two.
 
+pub mod block;
+pub mod block_fs;
 pub mod bucket;
+pub mod client;
+pub mod control;
+pub mod daemon;
 pub mod dist;
+pub mod error;
+pub mod gate;
+pub mod image;
+pub mod injector;
 pub mod rules;
+pub mod state;
+pub mod timer;
 
+pub use error::DiskError;
+pub use injector::{INJECTORS, Injector, Mounted, Spec};
 pub use rules::{Decision, Op, RuleError, Rules};

@@ -109,7 +109,7 @@ pub struct Decision {
 }
 
 /// Counters per kind of operation (indexed by [`Op`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Operations seen.
     pub ops: [u64; 4],
@@ -267,6 +267,28 @@ pub fn parse(flag: &'static str, text: &str) -> Result<Rule, RuleError> {
     })
 }
 
+/// The rule flags, in the order `disk status` shows them.
+pub const FLAGS: [&str; 4] = ["delay", "fail", "bw", "iops"];
+
+/// Parses (flag, value) pairs (`("delay", "1ms")`) into rules.
+pub fn parse_all(list: &[(String, String)]) -> Result<Vec<Rule>, RuleError> {
+    list.iter()
+        .map(|(f, t)| match FLAGS.iter().find(|k| *k == f) {
+            Some(flag) => parse(flag, t),
+            None => Err(RuleError {
+                flag: "rule",
+                text: format!("{f}={t}"),
+                expected: format!("one of --{}", FLAGS.join(", --")),
+            }),
+        })
+        .collect()
+}
+
+/// The name of an operation kind (`read`).
+pub fn op_name(op: usize) -> &'static str {
+    OP_NAMES[op].0
+}
+
 fn op_named(w: &str) -> Option<Op> {
     OP_NAMES.iter().find(|(n, _)| *n == w).map(|(_, o)| *o)
 }
@@ -332,7 +354,7 @@ fn parse_scope(text: Option<&str>, err: &dyn Fn(&str) -> RuleError) -> Result<Sc
 
 /// A size as people write disk sizes: `4k`, `100M`, `100MiB`, `1GiB` are
 /// all powers of 1024 (fio's own parser takes `MiB` as 10^6).
-fn parse_size(text: &str) -> Result<u64, crate::job::ValueError> {
+pub fn parse_size(text: &str) -> Result<u64, crate::job::ValueError> {
     let t = text.trim();
     let t = t
         .strip_suffix("iB")

@@ -9,6 +9,7 @@ mod chart_draw;
 pub mod compare;
 pub mod compare_plot;
 pub mod csv;
+pub mod disk;
 pub mod fio_iolog;
 pub mod fio_log_samples;
 pub mod fio_logs;

@@ -153,7 +153,8 @@ fn parse_mount(line: &str) -> Option<Mount<'_>> {
 }
 
 /// mountinfo escapes space, tab, newline and backslash as octal.
-fn unescape(s: &str) -> String {
+/// Undoes `/proc/self/mountinfo`'s octal escapes (`\040` for a space).
+pub(crate) fn unescape(s: &str) -> String {
     let mut out = Vec::new();
     let b = s.as_bytes();
     let mut i = 0;

@@ -1,0 +1,253 @@
+//! `iolab disk up|status|set|crash|down`: slow and faulty disks on demand.
+
+use iolab::Result;
+use iolab::disk::client::{self, Down};
+use iolab::disk::{Spec, daemon, state};
+use iolab::render::disk::{status_text, up_text};
+use iolab::render::json::pretty;
+use iolab::runner::StopFlag;
+use std::io::Write;
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Rules (each flag may be given several times; OPS is read, write, flush, meta or
+all, joined with +; WHERE is a byte range START-END or, on the file layer, a
+path glob):
+  --delay [OPS=]TIME[@WHERE]        1ms, 1ms~200us (uniform jitter),
+                                    normal:1ms,200us, lognormal:1ms,500us
+  --fail  [OPS=]ERRNO@SHARE[@WHERE] EIO@0.01 fails 1% of the operations
+  --fail  [OPS=]ERRNO@after=SIZE    ENOSPC@after=100MiB: every write past it
+  --bw    [OPS=]RATE                100MiB: bytes a second (token bucket)
+  --iops  [OPS=]N                   operations a second
+
+The block layer (default) is dm-delay's: a FUSE daemon serves an image, a loop
+device with direct I/O sits on it, ext4 (or --fs xfs) on that is mounted at
+DIR. The page cache is above the delay: buffered re-reads are fast, O_DIRECT
+and cache misses pay it. Needs root, /dev/fuse and /dev/loop-control.
+
+Examples:
+  iolab disk up /mnt/slow --size 1G --delay 1ms
+  iolab disk set /mnt/slow --delay read=10ms --fail read=EIO@0.01
+  iolab disk status /mnt/slow
+  iolab disk crash /mnt/slow       # drop every write not yet fsynced, remount
+  iolab disk down /mnt/slow";
+
+/// `iolab disk ...`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct DiskArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub cmd: DiskCmd,
+}
+
+/// The rules, as flags (shared by `up` and `set`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RuleArgs {
+    /// Delay: [OPS=]TIME[@WHERE] (1ms, read=normal:1ms,200us).
+    #[arg(long, value_name = "RULE")]
+    pub delay: Vec<String>,
+    /// Errors: [OPS=]ERRNO@SHARE or ERRNO@after=SIZE (EIO@0.01).
+    #[arg(long, value_name = "RULE")]
+    pub fail: Vec<String>,
+    /// Bandwidth cap: [OPS=]BYTES a second (100MiB).
+    #[arg(long, value_name = "RULE")]
+    pub bw: Vec<String>,
+    /// IOPS cap: [OPS=]N a second.
+    #[arg(long, value_name = "RULE")]
+    pub iops: Vec<String>,
+}
+
+impl RuleArgs {
+    /// The rules as (flag, value) pairs, in flag order.
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (flag, list) in [
+            ("delay", &self.delay),
+            ("fail", &self.fail),
+            ("bw", &self.bw),
+            ("iops", &self.iops),
+        ] {
+            out.extend(list.iter().map(|t| (flag.to_string(), t.clone())));
+        }
+        out
+    }
+}
+
+/// Disk commands.
+#[derive(Debug, clap::Subcommand)]
+pub enum DiskCmd {
+    /// Build a slow disk and mount a file system on it at DIR.
+    Up {
+        /// Where to mount it (made if missing; must be empty).
+        dir: PathBuf,
+        /// Size of the image (1024-based: 1G, 512MiB).
+        #[arg(long, default_value = "1G")]
+        size: String,
+        /// The layer: block (a file system on a slow device) or fs (a
+        /// pass-through over --backing).
+        #[arg(long, default_value = "block")]
+        layer: String,
+        /// File system made on the block layer: ext4 or xfs.
+        #[arg(long = "fs", default_value = "ext4")]
+        fs: String,
+        /// Keep the image in FILE (made if missing, reused if present)
+        /// instead of memory.
+        #[arg(long, value_name = "FILE")]
+        image: Option<PathBuf>,
+        /// The directory the file layer serves.
+        #[arg(long, value_name = "DIR2")]
+        backing: Option<PathBuf>,
+        /// Mount options of the file system (commit=60).
+        #[arg(long, value_name = "OPTS", default_value = "")]
+        mount_options: String,
+        /// Seed of the random draws (delays, error shares).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Serve in this process until Ctrl-C, instead of in the background.
+        #[arg(long)]
+        foreground: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Rules and counters of the disk at DIR, or of every disk.
+    Status {
+        /// The disk's directory (default: all).
+        dir: Option<PathBuf>,
+        /// Output: normal or json.
+        #[arg(short = 'f', long = "output-format", default_value = "normal", value_parser = ["normal", "json"])]
+        format: String,
+    },
+    /// Replace the rules of the disk at DIR (no rules: full speed).
+    Set {
+        /// The disk's directory.
+        dir: PathBuf,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Power loss: drop every write not yet made durable by fsync, remount.
+    Crash {
+        /// The disk's directory.
+        dir: PathBuf,
+    },
+    /// Unmount the disk at DIR and remove everything it made.
+    Down {
+        /// The disk's directory.
+        dir: PathBuf,
+    },
+    /// The daemon behind `up` (started by it).
+    #[command(hide = true)]
+    Serve {
+        /// The disk's private directory.
+        run: PathBuf,
+    },
+}
+
+/// Runs `iolab disk ...`.
+pub fn execute(a: DiskArgs) -> Result<()> {
+    match a.cmd {
+        DiskCmd::Up {
+            dir,
+            size,
+            layer,
+            fs,
+            image,
+            backing,
+            mount_options,
+            seed,
+            foreground,
+            rules,
+        } => {
+            let size = iolab::disk::rules::parse_size(&size).map_err(|e| iolab::Error::Usage {
+                what: format!("--size {size}"),
+                problem: format!("a size (1G, 512MiB): {e}"),
+            })?;
+            let mut spec = Spec {
+                dir: std::path::absolute(&dir).unwrap_or(dir),
+                layer,
+                size,
+                fs,
+                image: image.map(|i| std::path::absolute(&i).unwrap_or(i)),
+                backing: backing.map(|b| std::path::absolute(&b).unwrap_or(b)),
+                mount_options,
+                rules: rules.pairs(),
+                seed,
+                made_dir: false,
+            };
+            let run = client::prepare(&mut spec)?;
+            let stop =
+                StopFlag::on_signals().map_err(|e| iolab::Error::io("cannot catch signals", e))?;
+            if foreground {
+                let mut ready = |r: std::result::Result<&state::State, &iolab::disk::DiskError>| {
+                    if let Ok(st) = r {
+                        let _ = super::write_out(
+                            &format!("{}  serving until Ctrl-C\n", up_text(st)),
+                            None,
+                        );
+                    }
+                };
+                return daemon::serve(&spec, &run, &stop, &mut ready).map_err(Into::into);
+            }
+            let exe = std::env::current_exe()
+                .map_err(|e| iolab::Error::io("cannot find iolab's own path", e))?;
+            let st = client::start(&exe, &run, &stop)?;
+            super::write_out(&up_text(&st), None)
+        }
+        DiskCmd::Status { dir, format } => {
+            let found = client::status(dir.as_deref())?;
+            match format.as_str() {
+                "json" => super::write_out(
+                    &format!("{}\n", pretty(&serde_json::json!({ "disks": found }))),
+                    None,
+                ),
+                _ => super::write_out(&status_text(&found), None),
+            }
+        }
+        DiskCmd::Set { dir, rules } => {
+            let s = client::set(&dir, rules.pairs())?;
+            let found = [client::Found::Running(Box::new(s))];
+            super::write_out(&status_text(&found), None)
+        }
+        DiskCmd::Crash { dir } => {
+            let dropped = client::crash(&dir)?;
+            super::write_out(
+                &format!(
+                    "power lost at {}: {dropped} bytes of unflushed writes dropped; mounted again\n",
+                    dir.display()
+                ),
+                None,
+            )
+        }
+        DiskCmd::Down { dir } => {
+            let how = client::down(&dir)?;
+            let note = match how {
+                Down::ByDaemon => "",
+                Down::Cleaned => " (its daemon was gone: cleaned up by hand)",
+            };
+            super::write_out(&format!("{} removed{note}\n", dir.display()), None)
+        }
+        DiskCmd::Serve { run } => serve(run),
+    }
+}
+
+/// The background daemon: serve the disk of `run`'s state, telling `up`
+/// on stdout once DIR is usable.
+fn serve(run: PathBuf) -> Result<()> {
+    let st = state::load(&run).ok_or_else(|| iolab::Error::Usage {
+        what: run.display().to_string(),
+        problem: "no state.json: iolab disk serve is started by iolab disk up".into(),
+    })?;
+    let stop = StopFlag::on_signals().map_err(|e| iolab::Error::io("cannot catch signals", e))?;
+    // The terminal `up` ran in may close: the disk stays.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGHUP, std::sync::Arc::default());
+    let mut ready = |r: std::result::Result<&state::State, &iolab::disk::DiskError>| {
+        let line = match r {
+            Ok(_) => client::READY.to_string(),
+            Err(e) => format!("{}{e}", client::FAILED),
+        };
+        let mut so = std::io::stdout().lock();
+        let _ = writeln!(so, "{line}");
+        let _ = so.flush();
+    };
+    daemon::serve(&st.spec, &run, &stop, &mut ready).map_err(Into::into)
+}

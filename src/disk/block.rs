@@ -1,0 +1,294 @@
+//! The block layer (dm-delay's semantics): the image served by FUSE
+//! ([`BlockFs`]), a loop device with direct I/O over it, ext4 or xfs on the
+//! loop device, mounted at DIR. The page cache sits above the gate:
+//! buffered re-reads are fast, O_DIRECT and cache misses pay the delay.
+
+use super::block_fs::{BlockFs, IMAGE_NAME};
+use super::error::DiskError;
+use super::gate::Gate;
+use super::image::Image;
+use super::injector::{Injector, Mounted, Spec};
+use crate::sys::loopdev::{self, LoopDevice};
+use crate::sys::mount;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The block injector.
+pub struct Block;
+
+/// The file systems it makes, with their mkfs and its package.
+const FILE_SYSTEMS: &[(&str, &str, &[&str], &str)] = &[
+    // No lazy init: ext4lazyinit would write behind the experiment's back.
+    (
+        "ext4",
+        "mkfs.ext4",
+        &["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+        "e2fsprogs",
+    ),
+    ("xfs", "mkfs.xfs", &["-q", "-f"], "xfsprogs"),
+];
+
+/// How long an unmount waits for a busy file system before detaching it.
+const BUSY_WAIT: Duration = Duration::from_secs(5);
+
+fn mkfs_of(
+    fs: &str,
+) -> Result<
+    &'static (
+        &'static str,
+        &'static str,
+        &'static [&'static str],
+        &'static str,
+    ),
+    DiskError,
+> {
+    FILE_SYSTEMS
+        .iter()
+        .find(|f| f.0 == fs)
+        .ok_or_else(|| DiskError::Usage {
+            what: format!("--fs {fs}"),
+            expected: "ext4 or xfs".into(),
+        })
+}
+
+/// True when `tool` is on PATH.
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
+/// Opens a device node the layer needs, or says which is missing.
+pub fn need_device(path: &str, needed_for: &'static str) -> Result<(), DiskError> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map(drop)
+        .map_err(|why| DiskError::NoDevice {
+            path: path.into(),
+            needed_for,
+            why,
+        })
+}
+
+impl Injector for Block {
+    fn check(&self, spec: &Spec) -> Result<(), DiskError> {
+        need_device("/dev/fuse", "FUSE serves the disk image")?;
+        need_device(
+            loopdev::CONTROL,
+            "a loop device puts the image under a file system",
+        )?;
+        let (fs, tool, _, package) = mkfs_of(&spec.fs)?;
+        let reuse = spec.image.as_ref().is_some_and(|i| i.exists());
+        if !reuse && !on_path(tool) {
+            return Err(DiskError::ToolMissing {
+                tool: tool.to_string(),
+                package,
+                fs: fs.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn mount(
+        &self,
+        spec: &Spec,
+        gate: Arc<Gate>,
+        run: &Path,
+    ) -> Result<Box<dyn Mounted>, DiskError> {
+        let (image, fresh) = open_image(spec)?;
+        let fuse_dir = run.join("fuse");
+        std::fs::create_dir_all(&fuse_dir)
+            .map_err(|e| DiskError::io(format!("cannot make {}", fuse_dir.display()), e))?;
+        let mut cfg = fuser::Config::default();
+        cfg.mount_options
+            .push(fuser::MountOption::FSName("iolab-disk".into()));
+        cfg.n_threads = Some(4);
+        let fs = BlockFs {
+            image: image.clone(),
+            gate: gate.clone(),
+        };
+        let session = fuser::spawn_mount2(fs, &fuse_dir, &cfg).map_err(|e| {
+            DiskError::io(format!("cannot mount FUSE at {}", fuse_dir.display()), e)
+        })?;
+        let mut m = BlockMount {
+            spec: spec.clone(),
+            image,
+            gate,
+            fuse_dir,
+            session: Some(session),
+            lo: None,
+        };
+        match m.attach_and_mount(fresh) {
+            Ok(()) => Ok(Box::new(m)),
+            Err(e) => {
+                let _ = Box::new(m).unmount();
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The image: in memory, an existing `--image` file (reused as it is), or
+/// a new one made sparse; true when it is new (needs mkfs).
+fn open_image(spec: &Spec) -> Result<(Arc<Image>, bool), DiskError> {
+    let Some(path) = &spec.image else {
+        return Ok((Arc::new(Image::memory(spec.size)), true));
+    };
+    let fresh = !path.exists();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| DiskError::io(format!("cannot open image {}", path.display()), e))?;
+    if fresh {
+        file.set_len(spec.size)
+            .map_err(|e| DiskError::io(format!("cannot size image {}", path.display()), e))?;
+    }
+    let image = Image::file(file)
+        .map_err(|e| DiskError::io(format!("cannot read {}", path.display()), e))?;
+    Ok((Arc::new(image), fresh))
+}
+
+/// A mounted block layer.
+struct BlockMount {
+    spec: Spec,
+    image: Arc<Image>,
+    gate: Arc<Gate>,
+    fuse_dir: PathBuf,
+    session: Option<fuser::BackgroundSession>,
+    lo: Option<LoopDevice>,
+}
+
+impl BlockMount {
+    /// Loop device over the image, mkfs when `fresh`, mount at DIR.
+    fn attach_and_mount(&mut self, fresh: bool) -> Result<(), DiskError> {
+        let img = self.fuse_dir.join(IMAGE_NAME);
+        let lo = LoopDevice::attach(&img, true).map_err(|e| {
+            DiskError::io(
+                format!("cannot attach a loop device to {}", img.display()),
+                e,
+            )
+        })?;
+        let dev = lo.path();
+        self.lo = Some(lo);
+        if fresh {
+            let (_, tool, args, _) = mkfs_of(&self.spec.fs)?;
+            let out = Command::new(tool)
+                .args(*args)
+                .arg(&dev)
+                .output()
+                .map_err(|e| DiskError::io(format!("cannot run {tool}"), e))?;
+            if !out.status.success() {
+                return Err(DiskError::ToolFailed {
+                    tool: format!("{tool} {}", dev.display()),
+                    status: out.status.to_string(),
+                    stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                });
+            }
+        }
+        mount::mount(
+            &dev,
+            &self.spec.dir,
+            &self.spec.fs,
+            &self.spec.mount_options,
+        )
+        .map_err(|e| {
+            DiskError::io(
+                format!(
+                    "cannot mount {} ({}) at {}",
+                    dev.display(),
+                    self.spec.fs,
+                    self.spec.dir.display()
+                ),
+                e,
+            )
+        })
+    }
+
+    /// Unmounts DIR and lets the loop device go.
+    fn unmount_dir(&mut self) -> Result<(), DiskError> {
+        mount::unmount(&self.spec.dir, BUSY_WAIT)
+            .map_err(|e| DiskError::io(format!("cannot unmount {}", self.spec.dir.display()), e))?;
+        if let Some(lo) = self.lo.take() {
+            let n = lo.number();
+            if !lo.release(Duration::from_secs(2)) {
+                // Still held (a lazy unmount): clear it once free.
+                let _ = loopdev::detach(n);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Mounted for BlockMount {
+    fn parts(&self) -> Vec<(String, String)> {
+        let mut p = vec![("fs".into(), self.spec.fs.clone())];
+        if let Some(lo) = &self.lo {
+            let dio = if lo.direct_io() {
+                "direct I/O"
+            } else {
+                "buffered"
+            };
+            p.push(("loop".into(), format!("{} ({dio})", lo.path().display())));
+        }
+        let image = match &self.spec.image {
+            Some(f) => f.display().to_string(),
+            None => "in memory".into(),
+        };
+        p.push((
+            "image".into(),
+            format!("{image}, {} bytes", self.image.len()),
+        ));
+        p
+    }
+
+    fn unflushed(&self) -> Option<u64> {
+        Some(self.image.unflushed())
+    }
+
+    fn crash(&mut self) -> Result<u64, DiskError> {
+        // Nothing more reaches the image from the old mount: its handles
+        // are stale once the epoch moves, and the undo log is played back.
+        let dropped = self
+            .image
+            .crash()
+            .map_err(|e| DiskError::io("cannot restore the image", e))?;
+        nix::mount::umount2(&self.spec.dir, nix::mount::MntFlags::MNT_DETACH).map_err(|e| {
+            DiskError::io(
+                format!("cannot unmount {}", self.spec.dir.display()),
+                e.into(),
+            )
+        })?;
+        if let Some(lo) = self.lo.take() {
+            let n = lo.number();
+            if !lo.release(Duration::from_secs(2)) {
+                let _ = loopdev::detach(n);
+            }
+        }
+        // Journal replay happens here, as after a real power loss.
+        let armed = self.gate.armed();
+        self.gate.arm(false);
+        let r = self.attach_and_mount(false);
+        self.gate.arm(armed);
+        r.map(|()| dropped)
+    }
+
+    fn unmount(mut self: Box<Self>) -> Result<(), DiskError> {
+        // Unmounting writes back what is dirty: at full speed, not delayed.
+        self.gate.arm(false);
+        let r = self.unmount_dir();
+        if let Some(s) = self.session.take() {
+            let fuse = self.fuse_dir.clone();
+            if s.umount_and_join().is_err() {
+                let _ = mount::unmount(&fuse, Duration::ZERO);
+            }
+        }
+        self.gate.close();
+        r
+    }
+}

@@ -1,0 +1,278 @@
+//! The commands' side of `iolab disk`: check and prepare `up`, start the
+//! daemon and wait until DIR is usable, and ask a running disk for its
+//! status, new rules, a crash or `down` (cleaning up by hand when its
+//! daemon is gone).
+
+use super::control::{self, Answer, Request, Status};
+use super::error::DiskError;
+use super::injector::{INJECTORS, Spec};
+use super::rules::parse_all;
+use super::state::{self, State};
+use crate::runner::StopFlag;
+use crate::sys::{loopdev, mount};
+use std::io::BufRead;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long `down`, `set` and `crash` wait for the daemon.
+const WAIT: Duration = Duration::from_secs(120);
+
+/// Checks everything `up` needs before anything is made (root, devices,
+/// tools, an empty DIR, rules), makes DIR when missing, and the disk's
+/// private directory with the spec in it; returns that directory.
+pub fn prepare(spec: &mut Spec) -> Result<PathBuf, DiskError> {
+    let injector = crate::registry::find(INJECTORS, &spec.layer)
+        .ok_or_else(|| DiskError::Usage {
+            what: format!("--layer {}", spec.layer),
+            expected: format!("one of {}", crate::registry::names(INJECTORS).join(", ")),
+        })?
+        .item;
+    parse_all(&spec.rules)?;
+    if !nix::unistd::geteuid().is_root() {
+        return Err(DiskError::NotRoot);
+    }
+    injector.check(spec)?;
+    let dir = &spec.dir;
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(DiskError::Usage {
+                what: dir.display().to_string(),
+                expected: "a directory to mount the disk at".into(),
+            });
+        }
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| DiskError::io(format!("cannot resolve {}", dir.display()), e))?;
+        spec.dir = dir;
+    } else {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| DiskError::io(format!("cannot make {}", dir.display()), e))?;
+        spec.made_dir = true;
+        spec.dir = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+    }
+    let run = state::run_dir(&spec.dir);
+    if run.exists() || mount::is_mount_point(&spec.dir) {
+        return Err(DiskError::AlreadyUp(spec.dir.clone()));
+    }
+    let empty = std::fs::read_dir(&spec.dir)
+        .map_err(|e| DiskError::io(format!("cannot read {}", spec.dir.display()), e))?
+        .next()
+        .is_none();
+    if !empty {
+        return Err(DiskError::NotEmpty(spec.dir.clone()));
+    }
+    std::fs::create_dir_all(&run)
+        .map_err(|e| DiskError::io(format!("cannot make {}", run.display()), e))?;
+    state::save(
+        &run,
+        &State {
+            spec: spec.clone(),
+            ..State::default()
+        },
+    )?;
+    Ok(run)
+}
+
+/// Starts `exe disk serve RUN` in its own process group and waits until
+/// it says DIR is usable; on `stop` (Ctrl-C) it is told to stop and
+/// removes what it made.
+pub fn start(exe: &Path, run: &Path, stop: &StopFlag) -> Result<State, DiskError> {
+    let log = std::fs::File::create(state::log(run))
+        .map_err(|e| DiskError::io(format!("cannot make {}", state::log(run).display()), e))?;
+    let mut child = Command::new(exe)
+        .args(["disk", "serve"])
+        .arg(run)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| DiskError::io(format!("cannot start {}", exe.display()), e))?;
+    if let Some(mut st) = state::load(run) {
+        st.pid = child.id();
+        state::save(run, &st)?;
+    }
+    let out = child.stdout.take().expect("piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines() {
+            let _ = tx.send(line);
+        }
+    });
+    loop {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(Ok(line)) if line == READY => break,
+            Ok(Ok(line)) => {
+                let _ = child.wait();
+                return Err(daemon_failed(run, line.trim_start_matches(FAILED)));
+            }
+            Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = child.wait();
+                return Err(daemon_failed(run, "it stopped before the disk was up"));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if stop.is_set() => {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(child.id() as i32),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
+                let _ = child.wait();
+                return Err(DiskError::Interrupted);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    }
+    state::load(run).ok_or_else(|| daemon_failed(run, "no state file after start"))
+}
+
+/// The line the daemon prints when DIR is usable.
+pub const READY: &str = "ready";
+/// What starts the line it prints when it could not make the disk.
+pub const FAILED: &str = "failed: ";
+
+fn daemon_failed(run: &Path, message: &str) -> DiskError {
+    let log = state::log(run);
+    let tail = std::fs::read_to_string(&log).unwrap_or_default();
+    let last = tail.lines().last().unwrap_or_default();
+    let message = match last.is_empty() {
+        true => message.to_string(),
+        false => format!("{message}; {last}"),
+    };
+    let e = DiskError::Daemon {
+        message,
+        log: log.clone(),
+    };
+    // The log goes with the private directory: keep it beside.
+    let keep = std::env::temp_dir().join("iolab-disk-failed.log");
+    let _ = std::fs::copy(&log, &keep);
+    let _ = std::fs::remove_dir_all(run);
+    match e {
+        DiskError::Daemon { message, .. } => DiskError::Daemon { message, log: keep },
+        e => e,
+    }
+}
+
+/// The private directory of the disk at `dir`.
+pub fn find(dir: &Path) -> Result<(PathBuf, State), DiskError> {
+    let abs = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    state::all()
+        .into_iter()
+        .find(|(_, s)| s.spec.dir == abs)
+        .ok_or_else(|| DiskError::NotFound(dir.to_path_buf()))
+}
+
+/// A disk as `status` finds it.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "daemon", rename_all = "snake_case")]
+pub enum Found {
+    /// Serving.
+    Running(Box<Status>),
+    /// Its daemon is gone (killed): `down` cleans up.
+    Gone(Box<State>),
+}
+
+/// The status of the disk at `dir`, or of every disk.
+pub fn status(dir: Option<&Path>) -> Result<Vec<Found>, DiskError> {
+    let disks = match dir {
+        Some(d) => vec![find(d)?],
+        None => state::all(),
+    };
+    Ok(disks
+        .into_iter()
+        .map(
+            |(run, st)| match control::ask(&run, &Request::Status, Duration::from_secs(10)) {
+                Ok(Answer::Status(s)) => Found::Running(s),
+                _ => Found::Gone(Box::new(st)),
+            },
+        )
+        .collect())
+}
+
+/// Replaces the rules of the disk at `dir`.
+pub fn set(dir: &Path, rules: Vec<(String, String)>) -> Result<Status, DiskError> {
+    parse_all(&rules)?;
+    let (run, _) = find(dir)?;
+    match control::ask(&run, &Request::Set { rules }, WAIT)? {
+        Answer::Status(s) => Ok(*s),
+        other => Err(unexpected(&run, other)),
+    }
+}
+
+/// Power loss on the disk at `dir`; the bytes of unflushed writes dropped.
+pub fn crash(dir: &Path) -> Result<u64, DiskError> {
+    let (run, _) = find(dir)?;
+    match control::ask(&run, &Request::Crash, WAIT)? {
+        Answer::Crashed { dropped } => Ok(dropped),
+        other => Err(unexpected(&run, other)),
+    }
+}
+
+fn unexpected(run: &Path, a: Answer) -> DiskError {
+    let message = match a {
+        Answer::Failed { message } => message,
+        other => format!("unexpected answer {other:?}"),
+    };
+    DiskError::Daemon {
+        message,
+        log: state::log(run),
+    }
+}
+
+/// How `down` went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Down {
+    /// The daemon unmounted and removed everything.
+    ByDaemon,
+    /// The daemon was gone (or did not answer): iolab cleaned up itself.
+    Cleaned,
+}
+
+/// Unmounts the disk at `dir` and removes everything it made.
+pub fn down(dir: &Path) -> Result<Down, DiskError> {
+    let (run, st) = find(dir)?;
+    if state::alive(st.pid) {
+        match control::ask(&run, &Request::Down, WAIT) {
+            Ok(Answer::Down) => return Ok(Down::ByDaemon),
+            Ok(other) => return Err(unexpected(&run, other)),
+            Err(_) => {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(st.pid as i32),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+    clean(&run, &st)?;
+    Ok(Down::Cleaned)
+}
+
+/// Removes what a dead daemon left: DIR's mount, loop devices over files
+/// in `run`, the FUSE mount in it, `run` itself, DIR when `up` made it.
+pub fn clean(run: &Path, st: &State) -> Result<(), DiskError> {
+    let umount = |p: &Path| {
+        mount::unmount(p, Duration::from_secs(2))
+            .map_err(|e| DiskError::io(format!("cannot unmount {}", p.display()), e))
+    };
+    umount(&st.spec.dir)?;
+    for n in loopdev::attached_under(run) {
+        let _ = loopdev::detach(n);
+    }
+    let fuse = run.join("fuse");
+    umount(&fuse)?;
+    // Autoclear loop devices go once their last user is gone.
+    for _ in 0..50 {
+        if loopdev::attached_under(run).is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::remove_dir_all(run)
+        .map_err(|e| DiskError::io(format!("cannot remove {}", run.display()), e))?;
+    if st.spec.made_dir {
+        let _ = std::fs::remove_dir(&st.spec.dir);
+    }
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! The serving side of a disk: build the layer, then answer the control
+//! socket until `down` or a signal, then remove everything. Runs in the
+//! background process `up` starts, or in the foreground (`--foreground`).
+
+use super::control::{self, Answer, Request, Status};
+use super::error::DiskError;
+use super::gate::Gate;
+use super::injector::{INJECTORS, Mounted, Spec};
+use super::rules::{Rules, parse_all};
+use super::state::{self, State};
+use crate::runner::StopFlag;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
+use std::time::Duration;
+
+/// How often the loop looks at the stop flag.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Builds the disk of `spec` with its private directory `run` (made and
+/// empty), calls `ready` once DIR is usable (or with the error that
+/// stopped it), serves until `down` or `stop`, and removes everything.
+pub fn serve(
+    spec: &Spec,
+    run: &Path,
+    stop: &StopFlag,
+    ready: &mut dyn FnMut(Result<&State, &DiskError>),
+) -> Result<(), DiskError> {
+    let built = build(spec, run);
+    let (mut mounted, gate, listener, mut st) = match built {
+        Ok(b) => b,
+        Err(e) => {
+            ready(Err(&e));
+            let _ = std::fs::remove_dir_all(run);
+            return Err(e);
+        }
+    };
+    ready(Ok(&st));
+    let mut down_to: Option<UnixStream> = None;
+    while !stop.is_set() {
+        let client = match listener.accept() {
+            Ok((c, _)) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(POLL);
+                continue;
+            }
+            Err(_) => continue,
+        };
+        let _ = client.set_nonblocking(false);
+        let Ok(req) = control::read_request(&client) else {
+            continue;
+        };
+        let answer = match req {
+            Request::Status => status(&st, &gate, mounted.as_ref()),
+            Request::Set { rules } => match parse_all(&rules) {
+                Ok(r) => {
+                    gate.replace(Rules::new(r, st.spec.seed));
+                    st.spec.rules = rules;
+                    let _ = state::save(run, &st);
+                    status(&st, &gate, mounted.as_ref())
+                }
+                Err(e) => Answer::Failed {
+                    message: e.to_string(),
+                },
+            },
+            Request::Crash => match mounted.crash() {
+                Ok(dropped) => {
+                    st.parts = mounted.parts();
+                    let _ = state::save(run, &st);
+                    Answer::Crashed { dropped }
+                }
+                Err(e) => Answer::Failed {
+                    message: e.to_string(),
+                },
+            },
+            Request::Down => {
+                down_to = Some(client);
+                break;
+            }
+        };
+        let _ = control::write_answer(&client, &answer);
+    }
+    let r = mounted.unmount();
+    let _ = std::fs::remove_dir_all(run);
+    if st.spec.made_dir {
+        let _ = std::fs::remove_dir(&st.spec.dir);
+    }
+    if let Some(c) = down_to {
+        let a = match &r {
+            Ok(()) => Answer::Down,
+            Err(e) => Answer::Failed {
+                message: e.to_string(),
+            },
+        };
+        let _ = control::write_answer(&c, &a);
+    }
+    r
+}
+
+type Built = (Box<dyn Mounted>, std::sync::Arc<Gate>, UnixListener, State);
+
+fn build(spec: &Spec, run: &Path) -> Result<Built, DiskError> {
+    let injector = crate::registry::find(INJECTORS, &spec.layer)
+        .ok_or_else(|| DiskError::Usage {
+            what: format!("--layer {}", spec.layer),
+            expected: format!("one of {}", crate::registry::names(INJECTORS).join(", ")),
+        })?
+        .item;
+    let rules = parse_all(&spec.rules)?;
+    injector.check(spec)?;
+    let sock = state::socket(run);
+    let listener = UnixListener::bind(&sock)
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .map_err(|e| DiskError::io(format!("cannot listen on {}", sock.display()), e))?;
+    let gate = Gate::new(Rules::new(rules, spec.seed));
+    let mounted = injector.mount(spec, gate.clone(), run)?;
+    gate.arm(true);
+    let st = State {
+        spec: spec.clone(),
+        pid: std::process::id(),
+        started: chrono::Local::now().to_rfc3339(),
+        parts: mounted.parts(),
+    };
+    if let Err(e) = state::save(run, &st) {
+        let _ = mounted.unmount();
+        return Err(e);
+    }
+    Ok((mounted, gate, listener, st))
+}
+
+fn status(st: &State, gate: &Gate, mounted: &dyn Mounted) -> Answer {
+    let (rules, counters) = gate.snapshot();
+    Answer::Status(Box::new(Status {
+        state: st.clone(),
+        rules,
+        counters,
+        unflushed: mounted.unflushed(),
+    }))
+}

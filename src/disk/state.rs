@@ -1,0 +1,95 @@
+//! Where iolab keeps each disk it made: a private directory per disk under
+//! `/run/iolab/disks` (`$IOLAB_RUN_DIR` elsewhere) holding `state.json`
+//! (what was asked, the daemon's pid, what was made), the control socket,
+//! the daemon's log and, for the block layer, the FUSE mount point. `down`
+//! finds everything to remove here, even after the daemon was killed.
+
+use super::error::DiskError;
+use super::injector::Spec;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The state file of one disk.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct State {
+    /// What was asked (rules as changed by `set`).
+    pub spec: Spec,
+    /// The serving daemon.
+    pub pid: u32,
+    /// When it came up (RFC 3339).
+    pub started: String,
+    /// What the layer made: (`loop`, `/dev/loop3 (direct I/O)`), ...
+    pub parts: Vec<(String, String)>,
+}
+
+/// The directory all disks' private directories are in.
+pub fn root() -> PathBuf {
+    std::env::var_os("IOLAB_RUN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/run/iolab/disks"))
+}
+
+/// The private directory of the disk at `dir` (absolute): its path with
+/// `/` as `-`, and a hash so that `/a-b` and `/a/b` differ.
+pub fn run_dir(dir: &Path) -> PathBuf {
+    let text = dir.to_string_lossy();
+    let name: String = text
+        .trim_start_matches('/')
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .take(40)
+        .collect();
+    let hash = xxhash_rust::xxh32::xxh32(text.as_bytes(), 0);
+    root().join(format!("{name}.{hash:08x}"))
+}
+
+/// The state file in a private directory.
+pub fn file(run: &Path) -> PathBuf {
+    run.join("state.json")
+}
+
+/// The control socket in a private directory.
+pub fn socket(run: &Path) -> PathBuf {
+    run.join("ctl.sock")
+}
+
+/// The daemon's log in a private directory.
+pub fn log(run: &Path) -> PathBuf {
+    run.join("daemon.log")
+}
+
+/// Writes the state file (whole, through a rename).
+pub fn save(run: &Path, state: &State) -> Result<(), DiskError> {
+    let tmp = run.join("state.json.tmp");
+    let text = serde_json::to_string_pretty(state).expect("state serializes");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, file(run)))
+        .map_err(|e| DiskError::io(format!("cannot write {}", file(run).display()), e))
+}
+
+/// Reads a state file.
+pub fn load(run: &Path) -> Option<State> {
+    serde_json::from_str(&std::fs::read_to_string(file(run)).ok()?).ok()
+}
+
+/// Every disk iolab knows of: (private directory, state).
+pub fn all() -> Vec<(PathBuf, State)> {
+    let Ok(entries) = std::fs::read_dir(root()) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(PathBuf, State)> = entries
+        .flatten()
+        .filter_map(|e| Some((e.path(), load(&e.path())?)))
+        .collect();
+    found.sort_by(|a, b| a.1.spec.dir.cmp(&b.1.spec.dir));
+    found
+}
+
+/// True while process `pid` runs (and is not a zombie).
+pub fn alive(pid: u32) -> bool {
+    pid != 0
+        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| Some(s.rsplit_once(") ")?.1.chars().next()? != 'Z'))
+            .unwrap_or(false)
+}

@@ -1,0 +1,100 @@
+//! `iolab disk` as text: the line `up` prints, and `status`'s rules and
+//! counters per disk.
+
+use super::table::Table;
+use crate::disk::client::Found;
+use crate::disk::rules::op_name;
+use crate::disk::state::State;
+use crate::metrics::format::bytes_iec;
+
+/// A duration in ns as people read it (`1.02 ms`, `350 us`, `12.0 s`).
+pub fn ns(v: f64) -> String {
+    match v {
+        v if v >= 1e9 => format!("{:.2} s", v / 1e9),
+        v if v >= 1e6 => format!("{:.2} ms", v / 1e6),
+        v if v >= 1e3 => format!("{:.0} us", v / 1e3),
+        v => format!("{v:.0} ns"),
+    }
+}
+
+/// The rules as flags (`--delay 1ms --fail EIO@0.01`), or `no rules`.
+pub fn rules_line(rules: &[(String, String)]) -> String {
+    match rules.is_empty() {
+        true => "no rules (full speed)".into(),
+        false => rules
+            .iter()
+            .map(|(f, t)| format!("--{f} {t}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// What a disk is made of, on one line.
+pub fn made_of(st: &State) -> String {
+    let parts: Vec<String> = st.parts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    format!("{} layer: {}", st.spec.layer, parts.join(", "))
+}
+
+/// The lines `up` prints once DIR is usable.
+pub fn up_text(st: &State) -> String {
+    let dir = st.spec.dir.display();
+    format!(
+        "iolab disk up at {dir}\n  {}\n  rules: {}\n  daemon pid {}; iolab disk status {dir}, iolab disk down {dir}\n",
+        made_of(st),
+        rules_line(&st.spec.rules),
+        st.pid,
+    )
+}
+
+/// `status` of each disk: what it is made of, its rules, its counters.
+pub fn status_text(found: &[Found]) -> String {
+    if found.is_empty() {
+        return "no iolab disks (iolab disk up DIR makes one)\n".into();
+    }
+    let mut out = String::new();
+    for f in found {
+        match f {
+            Found::Gone(st) => {
+                let dir = st.spec.dir.display();
+                out.push_str(&format!(
+                    "{dir}: its daemon (pid {}) is gone; iolab disk down {dir} removes what is left\n  {}\n\n",
+                    st.pid,
+                    made_of(st)
+                ));
+            }
+            Found::Running(s) => {
+                let st = &s.state;
+                out.push_str(&format!(
+                    "{}\n  {}\n  rules: {}\n  daemon pid {} since {}\n",
+                    st.spec.dir.display(),
+                    made_of(st),
+                    rules_line(&st.spec.rules),
+                    st.pid,
+                    st.started
+                ));
+                if let Some(u) = s.unflushed {
+                    out.push_str(&format!(
+                        "  written, not yet flushed: {}\n",
+                        bytes_iec(u as f64)
+                    ));
+                }
+                let mut t = Table::new(["op", "count", "delay injected", "mean delay", "errors"]);
+                let c = &s.counters;
+                for i in 0..4 {
+                    let mean = c.delay_ns[i] as f64 / c.ops[i].max(1) as f64;
+                    t.push(vec![
+                        op_name(i).to_string(),
+                        c.ops[i].to_string(),
+                        ns(c.delay_ns[i] as f64),
+                        ns(mean),
+                        c.errors[i].to_string(),
+                    ]);
+                }
+                out.push('\n');
+                out.push_str(&t.text());
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
