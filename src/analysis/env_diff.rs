@@ -1,5 +1,6 @@
 //! Where the two sides of a comparison ran, told apart: host, kernel,
-//! file system, mount options, device, I/O scheduler and iolab version
+//! file system, mount options, device, I/O scheduler, injected disk
+//! (`iolab disk` rules) and iolab version
 //! of each run, and the fields whose values differ between A and B. A
 //! difference there may explain the result as much as the workload does.
 
@@ -7,13 +8,14 @@ use crate::sys::environment::Environment;
 use serde::Serialize;
 
 /// The fields of an environment a comparison tells apart, in order.
-pub const FIELDS: [&str; 7] = [
+pub const FIELDS: [&str; 8] = [
     "host",
     "kernel",
     "file system",
     "mount options",
     "device",
     "scheduler",
+    "injected disk",
     "iolab version",
 ];
 
@@ -51,6 +53,7 @@ impl EnvFacts {
                     .collect(),
             ),
             join(disks().map(|d| d.scheduler.clone()).collect()),
+            join(env.files.iter().map(|f| f.injected.clone()).collect()),
             version.to_string(),
         ])
     }
@@ -115,6 +118,6 @@ mod tests {
             (vec!["Linux 6.1".to_string()], vec!["Linux 6.8".to_string()])
         );
         // Unknown on one side (no files): not a difference.
-        assert!(diff(one, &[EnvFacts(vec![String::new(); 7])]).is_empty());
+        assert!(diff(one, &[EnvFacts(vec![String::new(); 8])]).is_empty());
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod arcstats;
 pub mod diskstats;
+pub mod injected;
 pub mod procfs;
 
 pub use crate::sys::blockdev::Disk;
@@ -79,6 +80,13 @@ pub static COUNTERS: &[Entry<dyn Counter>] = &[
         "ZFS loaded (/proc/spl/kstat/zfs/arcstats)",
         "ZFS ARC hits, misses and hit ratio",
         &arcstats::Arc,
+    ),
+    entry(
+        "injected",
+        &[],
+        "an iolab disk up (iolab disk up DIR)",
+        "operations, delay injected and errors of the iolab disks, per kind of operation",
+        &injected::Injected,
     ),
 ];
 

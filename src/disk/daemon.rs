@@ -13,7 +13,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::time::Duration;
 
-/// How often the loop looks at the stop flag.
+/// How often the loop looks at the stop flag (a client is answered at once).
 const POLL: Duration = Duration::from_millis(50);
 
 /// Builds the disk of `spec` with its private directory `run` (made and
@@ -37,13 +37,11 @@ pub fn serve(
     ready(Ok(&st));
     let mut down_to: Option<UnixStream> = None;
     while !stop.is_set() {
-        let client = match listener.accept() {
-            Ok((c, _)) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(POLL);
-                continue;
-            }
-            Err(_) => continue,
+        if !readable(&listener) {
+            continue;
+        }
+        let Ok((client, _)) = listener.accept() else {
+            continue;
         };
         let _ = client.set_nonblocking(false);
         let Ok(req) = control::read_request(&client) else {
@@ -94,6 +92,15 @@ pub fn serve(
         let _ = control::write_answer(&c, &a);
     }
     r
+}
+
+/// Waits up to [`POLL`] for a client: true when one is waiting.
+fn readable(listener: &UnixListener) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let mut fds = [PollFd::new(listener.as_fd(), PollFlags::POLLIN)];
+    let ms = PollTimeout::try_from(POLL.as_millis() as u16).unwrap_or(PollTimeout::NONE);
+    poll(&mut fds, ms).is_ok_and(|n| n > 0)
 }
 
 type Built = (Box<dyn Mounted>, std::sync::Arc<Gate>, UnixListener, State);

@@ -93,3 +93,20 @@ pub fn alive(pid: u32) -> bool {
             .and_then(|s| Some(s.rsplit_once(") ")?.1.chars().next()? != 'Z'))
             .unwrap_or(false)
 }
+
+/// The injected disk mounted at `mount_point`, described with its rules
+/// now (`block layer, ext4: --delay 1ms`); empty when there is none.
+pub fn injected_at(mount_point: &Path) -> String {
+    all()
+        .into_iter()
+        .find(|(_, st)| st.spec.dir == mount_point && alive(st.pid))
+        .map(|(_, st)| {
+            let rules = crate::render::disk::rules_line(&st.spec.rules);
+            let fs = match st.spec.layer.as_str() {
+                "block" => format!(", {}", st.spec.fs),
+                _ => String::new(),
+            };
+            format!("iolab disk, {} layer{fs}: {rules}", st.spec.layer)
+        })
+        .unwrap_or_default()
+}

@@ -207,8 +207,13 @@ impl Json {
         let mut doc = json!({
             "jobname": job.name,
             "groupid": e.groupid,
-            // fio's EILSEQ (84) for a block that did not verify.
-            "error": if t.verify.failures.is_empty() { i32::from(!t.errors.is_empty()) } else { 84 },
+            // fio's EILSEQ (84) for a block that did not verify; the first
+            // errno passed over under continue_on_error.
+            "error": match (t.verify.failures.is_empty(), t.ignored.first_errno) {
+                (false, _) => 84,
+                (true, 0) => i32::from(!t.errors.is_empty()),
+                (true, e) => e,
+            },
             "eta": 0,
             "elapsed": t.runtime_ns.div_ceil(1_000_000_000),
             "job options": opts,
@@ -272,6 +277,11 @@ impl Json {
         // fio writes `desc` only for a job that has a description.
         if let (Some(d), Some(o)) = (&job.description, doc.as_object_mut()) {
             o.insert("desc".into(), json!(d));
+        }
+        // ... and the errors passed over only under continue_on_error.
+        if let (true, Some(o)) = (job.process.continue_on != 0, doc.as_object_mut()) {
+            o.insert("total_err".into(), json!(t.ignored.count));
+            o.insert("first_error".into(), json!(t.ignored.first_errno));
         }
         if let (Some(ss), Some(o)) = (&e.steady, doc.as_object_mut()) {
             o.insert("steadystate".into(), super::steady::json(ss));

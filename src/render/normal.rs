@@ -126,6 +126,13 @@ fn iolab_figures(out: &mut String, r: &RunResult, e: &ReportEntry) {
     for err in &t.errors {
         let _ = writeln!(out, "  error        : {err}");
     }
+    if t.ignored.count > 0 {
+        let _ = writeln!(
+            out,
+            "  errors       : total={} passed over (continue_on_error), first: {}",
+            t.ignored.count, t.ignored.first
+        );
+    }
     if let Some(ss) = &e.steady {
         out.push_str(&super::steady::line(ss));
     }

@@ -279,6 +279,9 @@ pub fn env_table(e: &Environment, version: &str) -> String {
             format!("{}: {}", f.mount_source, disks.join(", "))
         };
         row(&format!("{p}: device"), device);
+        if !f.injected.is_empty() {
+            row(&format!("{p}: injected disk"), f.injected.clone());
+        }
     }
     format!("<div class=\"env\">{}</div>", html_table(&t))
 }

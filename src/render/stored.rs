@@ -39,6 +39,9 @@ pub fn environment(e: &Environment) -> String {
                 format!(", disk {}", disks.join(", "))
             }
         ));
+        if !f.injected.is_empty() {
+            s.push_str(&format!("    {}\n", f.injected));
+        }
     }
     s
 }

@@ -59,6 +59,12 @@ pub struct Ctx<'a> {
     pub errors: Vec<String>,
     /// Failed I/Os after the first (in flight when it failed).
     pub more_errors: u64,
+    /// `continue_on_error`'s kinds of I/O (`process::CONTINUE_*` bits).
+    pub continue_on: u8,
+    /// Errors passed over under `continue_on_error`, and the first one.
+    pub ignored: Ignored,
+    /// The error that stopped the clone was ENOSPC or EDQUOT.
+    pub no_space: bool,
     /// What each write's buffer gets (`refill_buffers`, `scramble_buffers`),
     /// when it changes per write.
     pub contents: Option<Box<Contents>>,
@@ -80,6 +86,18 @@ pub struct Ctx<'a> {
     pub ramp_end: u64,
     /// What the figures start over with after the ramp.
     pub fresh: Fresh,
+}
+
+/// I/O errors `continue_on_error` passed over (fio's `total_err` and
+/// `first_error`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Ignored {
+    /// How many.
+    pub count: u64,
+    /// The errno of the first (0: none).
+    pub first_errno: i32,
+    /// The message of the first.
+    pub first: String,
 }
 
 /// What a clone's figures start over with when fio resets them (the end
@@ -297,17 +315,80 @@ impl Ctx<'_> {
         }
     }
 
+    /// Moves what the loop measured into the totals.
+    pub fn collect(mut self, t: &mut super::result::Totals, queued: bool) {
+        let [r, wr, tr] = &self.recs;
+        for (stats, rec) in [(&mut t.read, r), (&mut t.write, wr), (&mut t.trim, tr)] {
+            stats.lat = rec.lat.finish();
+            stats.clat = rec.clat.finish();
+            stats.slat = rec.slat.finish();
+            stats.bytes = rec.bytes;
+        }
+        t.advise = self.advise.finish();
+        t.fsync = self.fsync.finish();
+        t.series = std::mem::take(&mut self.series.out);
+        t.hist_series = self.hist.map(|h| h.out);
+        t.latency_depth = self.pace.as_ref().and_then(|p| p.final_depth());
+        t.errors = std::mem::take(&mut self.errors);
+        t.no_space = self.no_space;
+        t.ignored = self.ignored;
+        t.verify = self.verifier.map(|v| v.out).unwrap_or_default();
+        match self.io_log.take().map(IoLogWriter::finish) {
+            Some(Ok(log)) => t.io_logs.push(log),
+            Some(Err(e)) => t.errors.push(format!("cannot keep the per-I/O log: {e}")),
+            None => {}
+        }
+        (t.depth_counts, t.submit_counts, t.complete_counts) =
+            (self.depth_counts, self.submit_counts, self.complete_counts);
+        if !queued {
+            // One at a time: every I/O is submitted and completed alone (as
+            // fio counts its synchronous engines), nothing counted per I/O.
+            let ios = t.read.ios() + t.write.ios() + t.trim.ios();
+            t.depth_counts[0] = ios;
+            t.submit_counts[batch_bucket(1)] = ios;
+            t.complete_counts[batch_bucket(1)] = ios;
+        }
+        if self.more_errors > 0 {
+            t.errors.push(format!(
+                "{} more I/Os in flight failed too",
+                self.more_errors
+            ));
+        }
+    }
+
     /// Keeps the error text of a failed or short I/O (the first; later
-    /// ones are counted).
-    pub fn io_error(&mut self, io: IoUnit, result: std::io::Result<usize>) {
+    /// ones are counted); true when `continue_on_error` passes over it
+    /// (EIO or EILSEQ on a kind of I/O it covers) and the clone goes on.
+    pub fn io_error(&mut self, io: IoUnit, result: std::io::Result<usize>) -> bool {
+        let errno = result.as_ref().err().and_then(|e| e.raw_os_error());
+        let bit = match io.ddir() {
+            0 => crate::job::groups::process::CONTINUE_READ,
+            _ => crate::job::groups::process::CONTINUE_WRITE,
+        };
+        let non_fatal = matches!(errno, Some(libc::EIO) | Some(libc::EILSEQ));
+        if non_fatal && self.continue_on & bit != 0 {
+            self.ignored.count += 1;
+            if self.ignored.count == 1 {
+                self.ignored.first_errno = errno.unwrap_or(0);
+                self.ignored.first = self.io_error_text(io, result);
+            }
+            return true;
+        }
         if !self.errors.is_empty() {
             self.more_errors += 1;
-            return;
+            return false;
         }
+        self.no_space = matches!(errno, Some(libc::ENOSPC) | Some(libc::EDQUOT));
+        let text = self.io_error_text(io, result);
+        self.errors.push(text);
+        false
+    }
+
+    fn io_error_text(&self, io: IoUnit, result: std::io::Result<usize>) -> String {
         let dir = ["read", "write", "trim"][io.ddir() as usize];
         let engine = self.engine;
         let path = self.paths[io.file as usize].display();
-        self.errors.push(match result {
+        match result {
             Ok(n) => format!(
                 "short {dir} of {engine} at offset {} of {path}: {n} of {} bytes",
                 io.offset, io.len
@@ -319,7 +400,7 @@ impl Ctx<'_> {
                     io.offset, io.len
                 )
             }
-        });
+        }
     }
 }
 

@@ -108,6 +108,7 @@ fn worker(
             .then_some(job.logs.hist_msec),
         io_log,
         sched: job.process.sched(clone),
+        continue_on: job.process.continue_on,
         contents,
         verifier,
         watch,

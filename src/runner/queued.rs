@@ -161,7 +161,9 @@ pub(super) fn run<E: Engine, const PACE: bool>(
                 }
                 Err(e) => {
                     q.free.push(tag);
-                    cx.io_error(io, Err(e));
+                    if cx.io_error(io, Err(e)) {
+                        continue;
+                    }
                     filling = false;
                     break;
                 }
@@ -317,8 +319,8 @@ fn complete<const PACE: bool>(
         } else {
             Ok(result as usize)
         };
-        cx.io_error(io, r);
-        return false;
+        // Passed over (continue_on_error): the slot is free, the run goes on.
+        return cx.io_error(io, r);
     }
     let (slat, clat, lat) = (s.t_submit - s.t_queue, now - s.t_submit, now - s.t_queue);
     let d = &mut cx.recs[io.ddir() as usize];

@@ -74,6 +74,12 @@ pub struct Totals {
     pub cpu: CpuUsage,
     /// Errors that stopped a clone.
     pub errors: Vec<String>,
+    /// Errors `continue_on_error` passed over.
+    #[serde(default)]
+    pub ignored: super::ctx::Ignored,
+    /// A clone stopped because the file system was full (exit code 3).
+    #[serde(default)]
+    pub no_space: bool,
     /// What `verify` checked and found.
     #[serde(default)]
     pub verify: super::verifier::VerifyTotals,
@@ -145,6 +151,12 @@ impl Totals {
         }
         self.cpu.add(&c.cpu);
         self.errors.extend(c.errors.iter().cloned());
+        if self.ignored.count == 0 {
+            self.ignored.first_errno = c.ignored.first_errno;
+            self.ignored.first = c.ignored.first.clone();
+        }
+        self.ignored.count += c.ignored.count;
+        self.no_space |= c.no_space;
         self.verify.add(&c.verify);
     }
 
@@ -319,6 +331,14 @@ impl RunResult {
             return Err(stop.interrupted());
         }
         let errors = self.errors();
+        let full = (self.repetitions.iter())
+            .flat_map(|r| r.clones.iter())
+            .any(|c| c.totals.no_space);
+        if full {
+            return Err(crate::Error::NoSpace {
+                at: errors.join("; "),
+            });
+        }
         if !errors.is_empty() {
             return Err(crate::Error::RunFailed { errors });
         }

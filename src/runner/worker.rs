@@ -4,7 +4,7 @@
 //! [`super::queued`] for engines with I/Os in flight) and return what it
 //! measured. Nothing here prints or allocates per I/O.
 
-use super::ctx::{Ctx, Fresh, batch_bucket};
+use super::ctx::{Ctx, Fresh};
 use super::iolog::IoLogWriter;
 use super::iomem::IoBuf;
 use super::lookahead::Lookahead;
@@ -71,6 +71,8 @@ pub struct Worker {
     pub pace: Option<Box<super::pace::Pace>>,
     /// fio's `ramp_time`: I/O that is not counted before the figures start.
     pub ramp: Option<Duration>,
+    /// `continue_on_error`'s kinds of I/O (`process::CONTINUE_*` bits).
+    pub continue_on: u8,
 }
 
 /// Where every clone waits for the start; the launcher opens it once.
@@ -199,6 +201,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         watch,
         pace,
         ramp,
+        continue_on,
     } = w;
     let recorder = |on: bool| {
         if on {
@@ -234,6 +237,9 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         next_event: u64::MAX,
         errors: Vec::new(),
         more_errors: 0,
+        continue_on,
+        ignored: Default::default(),
+        no_space: false,
         depth_counts: [0; 7],
         submit_counts: [0; 7],
         complete_counts: [0; 7],
@@ -302,45 +308,8 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     t.runtime_ns = t_end - cx.t_start;
     t.thread_ns = t.runtime_ns;
     t.cpu = CpuUsage::thread_now().since(&cpu0);
-    collect(&mut t, cx, E::QUEUED);
+    cx.collect(&mut t, E::QUEUED);
     (t, interrupted)
-}
-
-/// Moves what the loop measured into the totals.
-fn collect(t: &mut Totals, mut cx: Ctx, queued: bool) {
-    let [r, wr, tr] = &cx.recs;
-    for (stats, rec) in [(&mut t.read, r), (&mut t.write, wr), (&mut t.trim, tr)] {
-        stats.lat = rec.lat.finish();
-        stats.clat = rec.clat.finish();
-        stats.slat = rec.slat.finish();
-        stats.bytes = rec.bytes;
-    }
-    t.advise = cx.advise.finish();
-    t.fsync = cx.fsync.finish();
-    t.series = std::mem::take(&mut cx.series.out);
-    t.hist_series = cx.hist.map(|h| h.out);
-    t.latency_depth = cx.pace.as_ref().and_then(|p| p.final_depth());
-    t.errors = cx.errors;
-    t.verify = cx.verifier.map(|v| v.out).unwrap_or_default();
-    match cx.io_log.take().map(IoLogWriter::finish) {
-        Some(Ok(log)) => t.io_logs.push(log),
-        Some(Err(e)) => t.errors.push(format!("cannot keep the per-I/O log: {e}")),
-        None => {}
-    }
-    (t.depth_counts, t.submit_counts, t.complete_counts) =
-        (cx.depth_counts, cx.submit_counts, cx.complete_counts);
-    if !queued {
-        // One at a time: every I/O is submitted and completed alone (as
-        // fio counts its synchronous engines), nothing counted per I/O.
-        let ios = t.read.ios() + t.write.ios() + t.trim.ios();
-        t.depth_counts[0] = ios;
-        t.submit_counts[batch_bucket(1)] = ios;
-        t.complete_counts[batch_bucket(1)] = ios;
-    }
-    if cx.more_errors > 0 {
-        t.errors
-            .push(format!("{} more I/Os in flight failed too", cx.more_errors));
-    }
 }
 
 fn attach<E: Engine>(
@@ -430,10 +399,10 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool>(
             Ok(Queued::Pending | Queued::Busy) => {
                 unreachable!("a synchronous engine queued an I/O")
             }
-            Err(e) => {
-                cx.io_error(io, Err(e));
-                return false;
-            }
+            Err(e) => match cx.io_error(io, Err(e)) {
+                true => continue,
+                false => return false,
+            },
         }
         let d = &mut cx.recs[io.ddir() as usize];
         d.lat.record(t1 - t0);

@@ -32,7 +32,11 @@ impl Store {
             summary: &summary,
             sweep,
             source_json: None,
-            status: Status::interrupted_if(result.interrupted),
+            status: match (result.interrupted, result.errors().is_empty()) {
+                (true, _) => Status::Interrupted,
+                (false, false) => Status::Failed,
+                (false, true) => Status::Complete,
+            },
         })
     }
 

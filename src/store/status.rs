@@ -12,6 +12,9 @@ pub enum Status {
     Complete,
     /// Stopped by SIGINT or SIGTERM: its figures cover only the part that ran.
     Interrupted,
+    /// Stopped by an I/O error (ENOSPC, EIO): its figures cover the part
+    /// before the error, which its result names.
+    Failed,
 }
 
 impl Status {
@@ -20,13 +23,14 @@ impl Status {
         match self {
             Status::Complete => "complete",
             Status::Interrupted => "interrupted",
+            Status::Failed => "failed",
         }
     }
 
     /// The status named `s` in the database; `None` for a name iolab
     /// never stores.
     pub fn parse(s: &str) -> Option<Status> {
-        [Status::Complete, Status::Interrupted]
+        [Status::Complete, Status::Interrupted, Status::Failed]
             .into_iter()
             .find(|st| st.as_str() == s)
     }
@@ -53,7 +57,7 @@ mod tests {
 
     #[test]
     fn names_read_back() {
-        for st in [Status::Complete, Status::Interrupted] {
+        for st in [Status::Complete, Status::Interrupted, Status::Failed] {
             assert_eq!(Status::parse(st.as_str()), Some(st));
             assert_eq!(
                 serde_json::to_value(st).unwrap(),

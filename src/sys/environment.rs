@@ -39,6 +39,10 @@ pub struct FileEnv {
     pub mount_options: String,
     /// Disks under the file system.
     pub disks: Vec<DiskEnv>,
+    /// The injected disk (`iolab disk`) the file is on: its layer and
+    /// rules (`block layer, ext4: --delay 1ms`); empty elsewhere.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub injected: String,
 }
 
 /// One disk.
@@ -191,6 +195,7 @@ fn file_env(f: &Path, mountinfo: &str) -> FileEnv {
     if let Some(m) = mount {
         env.fs_type = m.fs.to_string();
         env.mount_point = m.point.clone();
+        env.injected = crate::disk::state::injected_at(Path::new(&m.point));
         env.mount_source = m.source.to_string();
         env.mount_options = if m.super_opts.is_empty() {
             m.opts.to_string()

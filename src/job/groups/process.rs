@@ -26,7 +26,16 @@ pub struct Process {
     pub cpus: Option<Vec<usize>>,
     /// `cpus_allowed_policy=split`: each clone gets one of `cpus` in turn.
     pub split_cpus: bool,
+    /// fio's `continue_on_error`: the kinds of I/O whose non-fatal errors
+    /// (EIO, EILSEQ, as fio's default `ignore_error`) are counted and
+    /// passed over: [`CONTINUE_READ`] | [`CONTINUE_WRITE`] (0: none).
+    pub continue_on: u8,
 }
+
+/// `continue_on_error` covers reads.
+pub const CONTINUE_READ: u8 = 1;
+/// `continue_on_error` covers writes (and trims).
+pub const CONTINUE_WRITE: u8 = 2;
 
 impl Process {
     /// The I/O priority (class, level) to set, if any: `prio` alone is in
@@ -94,7 +103,7 @@ pub const OPTIONS: &[OptDef] = &[
     opt(
         "continue_on_error",
         Kind::Str,
-        "none: stop a clone at its first I/O error (other values refused)",
+        "none, read, write, io, all: count and pass over EIO/EILSEQ of those I/Os (verify refused)",
     ),
     opt(
         "threads",
@@ -120,13 +129,21 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "cpus_allowed" => p.cpus = Some(cpu_list(v)?),
         "cpumask" => p.cpus = Some(cpu_mask(v)?),
         "cpus_allowed_policy" => p.split_cpus = v == "split",
-        "continue_on_error" if !matches!(v, "none" | "0" | "false") => {
-            return Err(JobProblem::Invalid(format!(
-                "continue_on_error={v} is not supported by iolab yet: a clone stops at its \
-                 first I/O error (continue_on_error=none)"
-            )));
+        "continue_on_error" => {
+            p.continue_on = match v.trim() {
+                "none" | "0" | "false" => 0,
+                "read" => CONTINUE_READ,
+                "write" => CONTINUE_WRITE,
+                "io" | "all" | "1" | "true" => CONTINUE_READ | CONTINUE_WRITE,
+                other => {
+                    return Err(JobProblem::Invalid(format!(
+                        "continue_on_error={other}: expected none, read, write, io or all \
+                         (verify is not supported by iolab yet)"
+                    )));
+                }
+            }
         }
-        "io_submit_mode" | "continue_on_error" | "threads" => {}
+        "io_submit_mode" | "threads" => {}
         other => unreachable!("process group and its table disagree on '{other}'"),
     }
     Ok(())
