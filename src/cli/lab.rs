@@ -34,6 +34,10 @@ pub struct LabOpts {
     /// Do not store the runs.
     #[arg(long)]
     pub no_store: bool,
+    /// log-scan: also on an injected slow disk (iolab disk, needs root),
+    /// one per delay: `--delay 1ms,10ms`.
+    #[arg(long, value_name = "TIMES", value_delimiter = ',')]
+    pub delay: Vec<String>,
     /// Where the database is.
     #[command(flatten)]
     pub db: db::DbArg,
@@ -139,6 +143,18 @@ pub fn execute(a: LabArgs) -> Result<()> {
             units::parse_size(s).map_err(|e| Error::usage(format!("--size '{s}'"), e.to_string()))
         })
         .transpose()?;
+    for d in &o.delay {
+        iolab::disk::rules::parse("delay", d).map_err(iolab::disk::DiskError::from)?;
+    }
+    if let [one] = labs.as_slice()
+        && !o.delay.is_empty()
+        && !one.item.takes_delays()
+    {
+        return Err(Error::usage(
+            format!("--delay {}", o.delay.join(",")),
+            format!("lab {} does not inject latency (log-scan does)", one.name),
+        ));
+    }
     let mut store = db::open_unless(o.no_store, o.db.db.as_deref())?;
     let stop = super::stop_on_signals()?;
     let opts = LabOptions {
@@ -148,6 +164,7 @@ pub fn execute(a: LabArgs) -> Result<()> {
         size,
         ops: o.ops,
         out: o.out,
+        delays: o.delay,
     };
     let mut session = Session::new(opts, &name, store.as_mut(), &stop)?;
     let mut outcomes = Vec::new();

@@ -19,6 +19,7 @@ pub mod gate;
 pub mod image;
 pub mod injector;
 pub mod rules;
+pub mod serving;
 pub mod state;
 pub mod timer;
 

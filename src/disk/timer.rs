@@ -74,6 +74,9 @@ impl Timer {
     /// Answers each job at its time until [`Timer::close`].
     pub fn run(&self) {
         crate::sys::thread::exact_timers();
+        // Answers leave on time even while other work keeps the CPUs busy
+        // (without root this fails and the thread stays an ordinary one).
+        let _ = crate::sys::thread::set_realtime(1);
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let now = Instant::now();

@@ -16,7 +16,8 @@ pub const DETAILS: &str = "Lays out 4 log files (--size each, default 128 MiB, q
          buffer size (4k, 16k, 64k, 256k, 1m; quick 4k, 64k, 1m) and mode (buffered, \
          O_DIRECT) evicts them and scans them sequentially twice: the first pass cold, the \
          second with whatever the first left in the page cache. Reports MiB/s of both passes \
-         and iostat's r/s, rareq-sz, r_await and %util for the cold pass.";
+         and iostat's r/s, rareq-sz, r_await and %util for the cold pass. With --delay 1ms,10ms \
+         (root), the same scans on an iolab disk per delay (seed 004's dm-delay part).";
 
 /// The log-scan lab.
 pub struct LogScan;
@@ -169,7 +170,24 @@ impl Lab for LogScan {
                 y_scale: Scale::Log,
             },
         ));
+        if !ctx.delays.is_empty() {
+            let inj = super::log_scan_delay::run(ctx, sizes)?;
+            o.setup.push(format!(
+                "then the same scans of 4 smaller logs on an iolab disk per delay ({}): every I/O waits that long",
+                ctx.delays.join(", ")
+            ));
+            o.text.push(format!(
+                "On injected slow disks (iolab disk):\n\n{}",
+                inj.table.text()
+            ));
+            o.answer = format!("{} {}", o.answer, inj.answer);
+            runs.extend(inj.runs);
+        }
         o.runs = runs;
         Ok(o)
+    }
+
+    fn takes_delays(&self) -> bool {
+        true
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod cached_reads;
 pub mod log_scan;
+pub mod log_scan_delay;
 pub mod metadata;
 pub mod page;
 pub mod prefetch;
@@ -61,6 +62,8 @@ pub struct LabCtx<'a> {
     pub size: Option<u64>,
     /// Override of the number of operations per run.
     pub ops: Option<u64>,
+    /// Delays of injected slow disks to repeat the lab on (`--delay`).
+    pub delays: &'a [String],
     /// Ctrl-C.
     pub stop: &'a StopFlag,
     /// Where runs are stored (None: --no-store).
@@ -115,6 +118,11 @@ pub trait Lab: Sync {
     fn details(&self) -> &'static str;
     /// Runs it.
     fn run(&self, ctx: &mut LabCtx) -> Result<Outcome>;
+
+    /// True when it repeats itself on injected slow disks (`--delay`).
+    fn takes_delays(&self) -> bool {
+        false
+    }
 }
 
 /// The lab called `name`, or an error listing the labs there are.

@@ -25,6 +25,8 @@ pub struct LabOptions {
     pub ops: Option<u64>,
     /// Where charts and the report go (default `./iolab-labs/DATE-TIME-NAME/`).
     pub out: Option<PathBuf>,
+    /// Delays of injected slow disks (`--delay 1ms,10ms`, log-scan).
+    pub delays: Vec<String>,
 }
 
 /// One lab done: its outcome, and one line per file saved.
@@ -102,6 +104,7 @@ impl<'a> Session<'a> {
                 quick: self.opts.quick,
                 size: self.opts.size,
                 ops: self.opts.ops,
+                delays: &self.opts.delays,
                 stop: self.stop,
                 store: self.store.as_deref_mut(),
                 progress,

@@ -69,8 +69,15 @@ fn walk(dev: &Path, mut via: Vec<String>, out: &mut Vec<Disk>, depth: u32) {
         return;
     }
     if let Ok(backing) = std::fs::read_to_string(dev.join("loop/backing_file")) {
+        let under = disks_behind(Path::new(backing.trim()));
+        // A file on no block device (tmpfs, FUSE: an iolab disk's image):
+        // the loop device is the disk.
+        if under.is_empty() {
+            out.push(Disk { name, via });
+            return;
+        }
         via.push(name);
-        for d in disks_behind(Path::new(backing.trim())) {
+        for d in under {
             let mut v = via.clone();
             v.extend(d.via);
             out.push(Disk {

@@ -1,0 +1,501 @@
+//! `iolab disk` against the real thing: a FUSE daemon, a loop device with
+//! direct I/O, ext4 (and xfs), mounted; measured with iolab's own runs.
+//! Every test checks that nothing is left behind (mounts, loop devices,
+//! run directory). Needs root, /dev/fuse and loop devices (CI has them).
+
+mod common;
+
+use common::disk::{TestDisk, assert_clean, can};
+use common::*;
+use serde_json::Value;
+use std::time::Duration;
+
+/// `iolab run` of O_DIRECT 4 KiB random reads of `f` with `opts`: the
+/// read object of its JSON.
+fn reads(f: &std::path::Path, opts: &str) -> Value {
+    let args = job(
+        "r",
+        f,
+        &format!("--size=16m --rw=randread --bs=4k --direct=1 {opts}"),
+    );
+    run_json(&args)["jobs"][0]["read"].clone()
+}
+
+fn mean_us(r: &Value) -> f64 {
+    r["clat_ns"]["mean"].as_f64().unwrap() / 1e3
+}
+
+/// Tries `check` up to three times: a measurement disturbed by other work
+/// on the machine is only ever slower, so one clean attempt is the
+/// disk's own figure. Panics with every attempt's report.
+fn within_tries(what: &str, mut check: impl FnMut() -> Result<(), String>) {
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        match check() {
+            Ok(()) => return,
+            Err(e) => seen.push(e),
+        }
+    }
+    panic!("{what}: {}", seen.join("; "));
+}
+
+#[test]
+fn delays_land_within_5_percent_and_overlap_at_depth() {
+    if !can("delays_land_within_5_percent_and_overlap_at_depth") {
+        return;
+    }
+    let d = TestDisk::up(&["--size", "128M"]);
+    let f = d.file("f");
+    lay_out(&f, "16m");
+    for (delay, n) in [("1ms", "400"), ("10ms", "50")] {
+        let want = if delay == "1ms" { 1000.0 } else { 10_000.0 };
+        within_tries(&format!("--delay {delay}"), || {
+            d.disk("set", &[]);
+            let base = mean_us(&reads(&f, "--number_ios=2000"));
+            d.disk("set", &["--delay", delay]);
+            let got = mean_us(&reads(&f, &format!("--number_ios={n}"))) - base;
+            match (got - want).abs() <= 0.05 * want {
+                true => Ok(()),
+                false => Err(format!(
+                    "mean {got:.0} us over --delay 0 ({base:.0} us), not {want} us"
+                )),
+            }
+        });
+    }
+    // Depth 32 overlaps the delays as a real device does.
+    within_tries("depth 32 at 1 ms", || {
+        d.disk("set", &["--delay", "1ms"]);
+        let qd1 = reads(&f, "--number_ios=300")["iops"].as_f64().unwrap();
+        let qd32 = reads(&f, "--number_ios=6000 --ioengine=io_uring --iodepth=32")["iops"]
+            .as_f64()
+            .unwrap();
+        match qd32 >= 20.0 * qd1 {
+            true => Ok(()),
+            false => Err(format!("{qd32:.0} IOPS at depth 32, {qd1:.0} at depth 1")),
+        }
+    });
+    let c = &d.status()["counters"];
+    assert!(c["ops"][0].as_u64().unwrap() > 6000, "{c}");
+    assert!(c["delay_ns"][0].as_u64().unwrap() > 6_000_000_000, "{c}");
+    d.down();
+}
+
+#[test]
+fn distributions_keep_their_mean_and_spread() {
+    if !can("distributions_keep_their_mean_and_spread") {
+        return;
+    }
+    let d = TestDisk::up(&["--size", "64M", "--seed", "7"]);
+    let f = d.file("f");
+    lay_out(&f, "16m");
+    // (rule, mean, interquartile range) in us. The spread is checked as
+    // the IQR, which a stray slow I/O on a busy machine cannot move:
+    // normal 1.349 sd; uniform 2 ms ± 1 ms: 1 ms; lognormal of mean 2 ms
+    // and sd 1 ms: sigma 0.4724, median 1788 us, IQR 1788 (e^0.3186 - e^-0.3186).
+    let cases = [
+        ("normal:2ms,500us", 2000.0, 674.5, "500"),
+        ("2ms~1ms", 2000.0, 1000.0, "500"),
+        ("lognormal:2ms,1ms", 2000.0, 1159.0, "800"),
+    ];
+    let pct = "--percentile_list=25:75";
+    let q = |r: &Value, p: &str| r["clat_ns"]["percentile"][p].as_f64().unwrap() / 1e3;
+    for (rule, mean, iqr, n) in cases {
+        within_tries(rule, || {
+            d.disk("set", &[]);
+            let b = reads(&f, "--number_ios=1000");
+            d.disk("set", &["--delay", rule]);
+            let r = reads(&f, &format!("--number_ios={n} {pct}"));
+            let got_mean = mean_us(&r) - mean_us(&b);
+            let got_iqr = q(&r, "75.000000") - q(&r, "25.000000");
+            let ok = (got_mean - mean).abs() <= 0.1 * mean && (got_iqr - iqr).abs() <= 0.1 * iqr;
+            match ok {
+                true => Ok(()),
+                false => Err(format!(
+                    "mean {got_mean:.0} us IQR {got_iqr:.0} us, not {mean:.0} and {iqr:.0}"
+                )),
+            }
+        });
+    }
+    d.down();
+}
+
+#[test]
+fn bandwidth_cap_paces_reads() {
+    if !can("bandwidth_cap_paces_reads") {
+        return;
+    }
+    let d = TestDisk::up(&["--size", "64M", "--bw", "read=20MiB"]);
+    let f = d.file("f");
+    lay_out(&f, "16m");
+    let args = job("b", &f, "--size=16m --rw=read --bs=128k --direct=1");
+    let bw = run_json(&args)["jobs"][0]["read"]["bw_bytes"]
+        .as_f64()
+        .unwrap()
+        / 1048576.0;
+    // Faster than the cap is impossible; slower only under load.
+    assert!(
+        (17.0..=20.6).contains(&bw),
+        "{bw:.1} MiB/s under a 20 MiB/s cap"
+    );
+    d.down();
+}
+
+#[test]
+fn eio_on_1_percent_of_reads_is_counted_with_continue_on_error() {
+    if !can("eio_on_1_percent_of_reads_is_counted_with_continue_on_error") {
+        return;
+    }
+    let d = TestDisk::up(&["--size", "64M"]);
+    let f = d.file("f");
+    lay_out(&f, "8m");
+    d.disk("set", &["--fail", "read=EIO@0.01"]);
+    let args = job(
+        "e",
+        &f,
+        "--size=8m --rw=randread --bs=4k --direct=1 --number_ios=2000 --continue_on_error=read",
+    );
+    let v = d.run_json(&args);
+    let j = &v["jobs"][0];
+    let errs = j["total_err"].as_u64().unwrap();
+    // 1% of 2000: 20, binomial sd 4.5.
+    assert!((5..=45).contains(&errs), "{errs} errors");
+    assert_eq!(j["first_error"], libc::EIO);
+    assert_eq!(j["read"]["total_ios"].as_u64().unwrap() + errs, 2000);
+    assert_eq!(counters(&v)["injected"]["read_errors"].as_u64(), Some(errs));
+    // The disk counted them too, and still serves.
+    let st = d.status();
+    assert_eq!(st["daemon"], "running");
+    assert!(st["counters"]["errors"][0].as_u64().unwrap() >= errs);
+    // Without continue_on_error the first one stops the run (exit 1).
+    let args = job(
+        "s",
+        &f,
+        "--size=8m --rw=randread --bs=4k --direct=1 --number_ios=4000",
+    );
+    let (code, err) = run_err(&args);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("Input/output error"), "{err}");
+    d.down();
+}
+
+#[test]
+fn enospc_after_n_bytes_stops_a_write_job_and_keeps_its_run() {
+    if !can("enospc_after_n_bytes_stops_a_write_job_and_keeps_its_run") {
+        return;
+    }
+    let (_db_dir, db) = scratch_db();
+    let d = TestDisk::up(&["--size", "64M"]);
+    let f = d.file("f");
+    lay_out(&f, "8m");
+    d.disk("set", &["--fail", "write=ENOSPC@after=4MiB"]);
+    let out = with_db(&db)
+        .env("IOLAB_RUN_DIR", &d.run)
+        .args(["run", "--name=w", &format!("--filename={}", s(&f))])
+        .args([
+            "--size=8m",
+            "--rw=write",
+            "--bs=64k",
+            "--direct=1",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(code::NO_SPACE));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("No space left on device"), "{err}");
+    let v = parse_json(&out.stdout);
+    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 4 << 20);
+    // The run is stored, marked failed, with the bytes it wrote.
+    let status: String = query_one(&db, "SELECT status FROM runs");
+    assert_eq!(status, "failed");
+    d.down();
+}
+
+#[test]
+fn crash_keeps_exactly_what_was_fsynced() {
+    if !can("crash_keeps_exactly_what_was_fsynced") {
+        return;
+    }
+    // No periodic journal commit: only fsync makes data durable.
+    let d = TestDisk::up(&["--size", "64M", "--mount-options", "commit=300"]);
+    let kept: Vec<u8> = (0..1 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(d.file("kept"), &kept).unwrap();
+    std::fs::File::open(d.file("kept"))
+        .unwrap()
+        .sync_all()
+        .unwrap();
+    // Reaches the device (O_DIRECT) but no flush follows: not durable.
+    let dd = std::process::Command::new("dd")
+        .args(["if=/dev/urandom", &format!("of={}", s(&d.file("kept")))])
+        .args([
+            "bs=64k",
+            "count=1",
+            "oflag=direct",
+            "conv=notrunc",
+            "status=none",
+        ])
+        .status()
+        .unwrap();
+    assert!(dd.success());
+    assert!(d.status()["unflushed"].as_u64().unwrap() >= 65536);
+    // Never written back: in the page cache only.
+    std::fs::write(d.file("lost"), vec![7u8; 1 << 20]).unwrap();
+    let said = d.disk("crash", &[]);
+    assert!(said.contains("mounted again"), "{said}");
+    assert_eq!(std::fs::read(d.file("kept")).unwrap(), kept);
+    assert!(
+        !d.file("lost").exists(),
+        "an unsynced file survived the crash"
+    );
+    // The disk goes on working after the crash.
+    std::fs::write(d.file("after"), b"x").unwrap();
+    d.down();
+}
+
+#[test]
+fn runs_store_the_disk_rules_and_counters() {
+    if !can("runs_store_the_disk_rules_and_counters") {
+        return;
+    }
+    let (_db_dir, db) = scratch_db();
+    let d = TestDisk::up(&["--size", "64M", "--delay", "read=1ms"]);
+    let f = d.file("f");
+    lay_out(&f, "4m");
+    let args = job(
+        "r",
+        &f,
+        "--size=4m --rw=randread --bs=4k --direct=1 --number_ios=100",
+    );
+    succeed(
+        with_db(&db)
+            .env("IOLAB_RUN_DIR", &d.run)
+            .arg("run")
+            .args(&args),
+    );
+    let shown = stdout_json(with_db(&db).args(["show", "1", "-f", "json"]));
+    let env = &shown["iolab_run"]["environment"]["files"][0];
+    assert_eq!(
+        env["injected"],
+        "iolab disk, block layer, ext4: --delay read=1ms"
+    );
+    let c = &shown["jobs"][0]["iolab"]["counters"]["injected"];
+    assert_eq!(c["read_ops"], 100, "{c}");
+    assert_eq!(c["read_delay_ns"], 100_000_000, "{c}");
+    assert_eq!(c["read_errors"], 0, "{c}");
+    // The text report says it too.
+    let text = stdout_text(with_db(&db).args(["show", "1"]));
+    assert!(text.contains("--delay read=1ms"), "{text}");
+    d.down();
+}
+
+#[test]
+fn sigkill_of_the_daemon_then_down_leaves_nothing() {
+    if !can("sigkill_of_the_daemon_then_down_leaves_nothing") {
+        return;
+    }
+    let d = TestDisk::up(&["--size", "64M", "--delay", "1ms"]);
+    std::fs::write(d.file("a"), b"data").unwrap();
+    let pid = d.status()["state"]["pid"].as_i64().unwrap() as i32;
+    // SAFETY: a signal to the test's own daemon.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(d.status()["daemon"], "gone");
+    let text = d.disk("status", &[]);
+    assert!(text.contains("is gone"), "{text}");
+    let said = d.disk("down", &[]);
+    assert!(said.contains("cleaned up by hand"), "{said}");
+    d.gone();
+}
+
+#[test]
+fn sigterm_to_the_daemon_and_foreground_leave_nothing() {
+    if !can("sigterm_to_the_daemon_and_foreground_leave_nothing") {
+        return;
+    }
+    let d = TestDisk::up(&["--size", "64M"]);
+    let pid = d.status()["state"]["pid"].as_i64().unwrap() as i32;
+    // SAFETY: a signal to the test's own daemon.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    wait_until("the daemon removed its disk", || {
+        !std::fs::read_to_string("/proc/mounts")
+            .unwrap()
+            .contains(s(&d.dir))
+    });
+    d.gone();
+
+    // --foreground serves in the command itself until SIGINT (Ctrl-C).
+    let d = TestDisk::new();
+    let mut child = d
+        .cmd()
+        .args(["disk", "up", s(&d.dir), "--size", "64M", "--foreground"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("the foreground disk is up", || {
+        std::fs::read_to_string("/proc/mounts")
+            .unwrap()
+            .contains(s(&d.dir))
+    });
+    // SAFETY: a signal to the test's own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    d.gone();
+}
+
+#[test]
+fn ctrl_c_during_up_removes_what_was_made() {
+    if !can("ctrl_c_during_up_removes_what_was_made") {
+        return;
+    }
+    let d = TestDisk::new();
+    // A large image: mkfs takes long enough to be interrupted.
+    let child = d
+        .cmd()
+        .args(["disk", "up", s(&d.dir), "--size", "4G"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    // SAFETY: a signal to the test's own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted; everything made so far was removed"),
+        "{err}"
+    );
+    wait_until("the daemon removed what it made", || {
+        std::fs::read_dir(&d.run)
+            .map(|mut e| e.next().is_none())
+            .unwrap_or(true)
+    });
+    d.gone();
+}
+
+/// Polls `done` for up to 10 s.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let t0 = std::time::Instant::now();
+    while !done() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "timed out: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn refuses_with_a_clear_error() {
+    if !can("refuses_with_a_clear_error") {
+        return;
+    }
+    let d = TestDisk::new();
+    let up = |args: &[&str]| {
+        let mut c = d.cmd();
+        c.args(["disk", "up", s(&d.dir)]).args(args);
+        c
+    };
+    // A non-empty directory is never mounted over.
+    std::fs::create_dir_all(&d.dir).unwrap();
+    std::fs::write(d.dir.join("precious"), b"x").unwrap();
+    fails_with(&mut up(&[]), code::REFUSED, "is not empty");
+    std::fs::remove_file(d.dir.join("precious")).unwrap();
+    // Bad rules and sizes are usage errors naming the flag and value.
+    fails_with(&mut up(&["--delay", "fast"]), code::USAGE, "--delay fast");
+    fails_with(
+        &mut up(&["--fail", "EIO@2"]),
+        code::USAGE,
+        "a share between 0 and 1",
+    );
+    fails_with(&mut up(&["--size", "huge"]), code::USAGE, "--size huge");
+    fails_with(&mut up(&["--layer", "nbd"]), code::USAGE, "--layer nbd");
+    fails_with(&mut up(&["--fs", "btrfs"]), code::USAGE, "ext4 or xfs");
+    // Without root.
+    if have("setpriv", "refuses_with_a_clear_error") {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(assert_cmd::cargo::cargo_bin("iolab"))
+            .args(["disk", "up", s(&d.dir)])
+            .env("IOLAB_RUN_DIR", &d.run);
+        fails_with(&mut c, 1, "needs root");
+    }
+    // Without /dev/fuse, then without loop devices: a /dev of our own.
+    if have("unshare", "refuses_with_a_clear_error") {
+        let bin = assert_cmd::cargo::cargo_bin("iolab");
+        let script = format!(
+            "mount -t tmpfs none /dev && {bin} disk up {dir}; \
+             mknod /dev/fuse c 10 229 && {bin} disk up {dir}",
+            bin = s(&bin),
+            dir = s(&d.dir)
+        );
+        let out = std::process::Command::new("unshare")
+            .args(["-m", "sh", "-c", &script])
+            .env("IOLAB_RUN_DIR", &d.run)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("/dev/fuse is missing"), "{err}");
+        assert!(err.contains("/dev/loop-control is missing"), "{err}");
+    }
+    // Commands on a place with no disk, then twice at one place.
+    fails_with(
+        d.cmd().args(["disk", "down", s(&d.dir)]),
+        1,
+        "no iolab disk at",
+    );
+    fails_with(
+        d.cmd().args(["disk", "set", s(&d.dir), "--delay", "1ms"]),
+        1,
+        "no iolab disk at",
+    );
+    succeed(&mut up(&["--size", "64M"]));
+    fails_with(&mut up(&["--size", "64M"]), 1, "already has an iolab disk");
+    d.down();
+}
+
+#[test]
+fn image_file_is_kept_and_reused() {
+    if !can("image_file_is_kept_and_reused") {
+        return;
+    }
+    let keep = scratch();
+    let img = keep.path().join("disk.img");
+    let d = TestDisk::up(&["--size", "64M", "--image", s(&img)]);
+    std::fs::write(d.file("note"), b"still here").unwrap();
+    let status = d.disk("status", &[]);
+    assert!(status.contains(s(&img)), "{status}");
+    let (dir, run) = (d.dir.clone(), d.run.clone());
+    d.down();
+    assert_eq!(std::fs::metadata(&img).unwrap().len(), 64 << 20);
+    // Up again on the same image: no mkfs, the file is there.
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .env("IOLAB_RUN_DIR", &run)
+        .args(["disk", "up", s(&dir), "--image", s(&img)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(dir.join("note")).unwrap(), b"still here");
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .env("IOLAB_RUN_DIR", &run)
+        .args(["disk", "down", s(&dir)])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_clean(&dir, &run);
+}
+
+#[test]
+fn xfs_on_the_block_layer() {
+    if !can("xfs_on_the_block_layer") || !have("mkfs.xfs", "xfs_on_the_block_layer") {
+        return;
+    }
+    let d = TestDisk::up(&["--size", "320M", "--fs", "xfs", "--delay", "write=1ms"]);
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    let line = mounts.lines().find(|l| l.contains(s(&d.dir))).unwrap();
+    assert!(line.contains(" xfs "), "{line}");
+    std::fs::write(d.file("x"), b"xfs").unwrap();
+    d.down();
+}
