@@ -373,3 +373,55 @@ fn bad_backing_directories_are_refused_before_anything_is_made() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_clean(&dir, &run);
 }
+
+#[test]
+fn a_failed_metadata_operation_is_not_done() {
+    let Some(disk) = Disk::up(
+        "a_failed_metadata_operation_is_not_done",
+        &[("tmp/keep", "k")],
+        &["--fail", "meta=EACCES@1@tmp/*"],
+    ) else {
+        return;
+    };
+    assert_eq!(
+        errno_of(std::fs::create_dir(disk.at("tmp/x"))),
+        Some(libc::EACCES)
+    );
+    assert_eq!(
+        errno_of(std::fs::remove_file(disk.at("tmp/keep"))),
+        Some(libc::EACCES)
+    );
+    assert!(!disk.backing.join("tmp/x").exists());
+    assert!(disk.backing.join("tmp/keep").exists());
+    // Outside the glob, the same operations are done.
+    std::fs::create_dir(disk.at("other")).unwrap();
+    assert!(disk.backing.join("other").is_dir());
+    disk.down_and_check();
+}
+
+#[test]
+fn delayed_operations_of_several_threads_overlap() {
+    let files = [("a", ""), ("b", ""), ("c", ""), ("d", "")];
+    let Some(disk) = Disk::up(
+        "delayed_operations_of_several_threads_overlap",
+        &files,
+        &["--delay", "meta=40ms"],
+    ) else {
+        return;
+    };
+    let t0 = Instant::now();
+    std::fs::metadata(disk.at("a")).unwrap();
+    let one = t0.elapsed();
+    assert!(one >= Duration::from_millis(40), "one stat took {one:?}");
+    let t0 = Instant::now();
+    std::thread::scope(|sc| {
+        for (name, _) in files {
+            let p = disk.at(name);
+            sc.spawn(move || std::fs::metadata(p).unwrap());
+        }
+    });
+    let four = t0.elapsed();
+    // One after the other they would take 4 times as long.
+    assert!(four < one * 2, "4 stats at once took {four:?}, one {one:?}");
+    disk.down_and_check();
+}

@@ -8,9 +8,10 @@
 //! Attributes and entries are given with a TTL of 0: the kernel asks again
 //! for every `stat`, `open` and path walk, so each one reaches the gate (a
 //! metadata experiment sees every operation) and changes made in the
-//! backing directory show at once. File data keeps the page cache between
-//! opens of a file only within one open (no `FOPEN_KEEP_CACHE`): each
-//! `open` reads again through the gate, O_DIRECT opens bypass the cache.
+//! backing directory show at once. File data is cached by the kernel only
+//! while a file is open (no `FOPEN_KEEP_CACHE`): each `open` drops what was
+//! cached, so its reads pass the gate again; O_DIRECT opens bypass the
+//! cache (`FOPEN_DIRECT_IO`); writes always pass it (no writeback cache).
 
 use super::gate::Gate;
 use super::rules::Op;
