@@ -324,3 +324,68 @@ pub(super) fn send_written(reply: ReplyWrite) -> impl FnOnce(Result<u32, Errno>)
         Err(e) => reply.error(e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::rules::Rules;
+
+    /// A pass-through over a temporary tree with `a/b/c`, `ab` and `x`.
+    fn tree() -> (tempfile::TempDir, Passthrough) {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("a/b")).unwrap();
+        for f in ["a/b/c", "ab", "x"] {
+            std::fs::write(tmp.path().join(f), f).unwrap();
+        }
+        let gate = Gate::new(Rules::new(Vec::new(), 1));
+        let pt = Passthrough::new(tmp.path().to_path_buf(), gate).unwrap();
+        (tmp, pt)
+    }
+
+    fn known(pt: &Passthrough, rel: &str) -> INodeNo {
+        pt.entry_of(PathBuf::from(rel)).unwrap().ino
+    }
+
+    #[test]
+    fn a_rename_moves_the_nodes_under_it_and_no_others() {
+        let (_tmp, pt) = tree();
+        let (a, c, ab) = (known(&pt, "a"), known(&pt, "a/b/c"), known(&pt, "ab"));
+        pt.renamed(Path::new("a"), Path::new("z/y"), false);
+        assert_eq!(pt.rel(a).unwrap(), Path::new("z/y"));
+        assert_eq!(pt.rel(c).unwrap(), Path::new("z/y/b/c"));
+        assert_eq!(pt.rel(ab).unwrap(), Path::new("ab"), "ab is not under a");
+        assert_eq!(pt.rel(INodeNo::ROOT).unwrap(), Path::new(""));
+    }
+
+    #[test]
+    fn an_exchange_swaps_both_sides() {
+        let (_tmp, pt) = tree();
+        let (c, x) = (known(&pt, "a/b/c"), known(&pt, "x"));
+        pt.renamed(Path::new("a/b"), Path::new("x"), true);
+        assert_eq!(pt.rel(c).unwrap(), Path::new("x/c"));
+        assert_eq!(pt.rel(x).unwrap(), Path::new("a/b"));
+    }
+
+    #[test]
+    fn a_node_lives_until_its_last_lookup_is_forgotten() {
+        let (_tmp, pt) = tree();
+        let x = known(&pt, "x");
+        assert_eq!(known(&pt, "x"), x, "one file, one inode number");
+        pt.forget(x, 1);
+        assert!(pt.rel(x).is_ok());
+        pt.forget(x, 1);
+        assert!(pt.rel(x).is_err(), "forgotten: ESTALE");
+        assert_ne!(known(&pt, "x"), x, "a new node once forgotten");
+        pt.forget(INodeNo::ROOT, 5);
+        assert!(pt.rel(INodeNo::ROOT).is_ok(), "the root is never forgotten");
+    }
+
+    #[test]
+    fn a_hard_link_is_one_node_at_its_latest_name() {
+        let (tmp, pt) = tree();
+        std::fs::hard_link(tmp.path().join("x"), tmp.path().join("x2")).unwrap();
+        let x = known(&pt, "x");
+        assert_eq!(known(&pt, "x2"), x);
+        assert_eq!(pt.rel(x).unwrap(), Path::new("x2"));
+    }
+}
