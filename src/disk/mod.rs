@@ -21,6 +21,7 @@ pub mod gate;
 pub mod image;
 pub mod injector;
 pub mod passthrough;
+mod passthrough_io;
 mod passthrough_ops;
 pub mod rules;
 pub mod state;

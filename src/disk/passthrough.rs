@@ -2,7 +2,8 @@
 //! directory whose every operation passes the gate with its path relative
 //! to the backing root (`logs/a.log`), so `--fail read=EIO@1@*.log`
 //! applies to files by name. The operations themselves are in
-//! [`super::passthrough_ops`]; here are the inode and handle tables and
+//! `passthrough_ops`, what they share with the backing directory and the
+//! kernel in `passthrough_io`; here are the inode and handle tables and
 //! the one place that asks the gate and answers later.
 //!
 //! Attributes and entries are given with a TTL of 0: the kernel asks again
@@ -14,17 +15,16 @@
 //! cache (`FOPEN_DIRECT_IO`); writes always pass it (no writeback cache).
 
 use super::gate::Gate;
+use super::passthrough_io::attr_of;
 use super::rules::Op;
-use fuser::{
-    Errno, FileAttr, FileType, INodeNo, ReplyAttr, ReplyData, ReplyEmpty, ReplyEntry, ReplyWrite,
-};
+use fuser::{Errno, FileAttr, FileType, INodeNo};
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs::{File, Metadata};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// How long the kernel may keep attributes and entries: not at all.
 pub(super) const TTL: Duration = Duration::ZERO;
@@ -253,75 +253,6 @@ fn join(base: &Path, rest: &Path) -> PathBuf {
     match rest.as_os_str().is_empty() {
         true => base.to_path_buf(),
         false => base.join(rest),
-    }
-}
-
-fn time(secs: i64, nsecs: i64) -> SystemTime {
-    let t = Duration::new(secs.unsigned_abs(), nsecs.clamp(0, 999_999_999) as u32);
-    match secs >= 0 {
-        true => UNIX_EPOCH + t,
-        false => UNIX_EPOCH - t,
-    }
-}
-
-/// The attributes of a backing file, under inode number `ino`.
-pub(super) fn attr_of(ino: INodeNo, md: &Metadata) -> FileAttr {
-    FileAttr {
-        ino,
-        size: md.size(),
-        blocks: md.blocks(),
-        atime: time(md.atime(), md.atime_nsec()),
-        mtime: time(md.mtime(), md.mtime_nsec()),
-        ctime: time(md.ctime(), md.ctime_nsec()),
-        crtime: time(md.ctime(), md.ctime_nsec()),
-        kind: FileType::from_std(md.file_type()).unwrap_or(FileType::RegularFile),
-        perm: (md.mode() & 0o7777) as u16,
-        nlink: md.nlink() as u32,
-        uid: md.uid(),
-        gid: md.gid(),
-        rdev: md.rdev() as u32,
-        blksize: md.blksize() as u32,
-        flags: 0,
-    }
-}
-
-/// Answers an entry (lookup, mkdir, create, ...).
-pub(super) fn send_entry(reply: ReplyEntry) -> impl FnOnce(Result<FileAttr, Errno>) + Send {
-    move |r| match r {
-        Ok(a) => reply.entry(&TTL, &a, fuser::Generation(0)),
-        Err(e) => reply.error(e),
-    }
-}
-
-/// Answers attributes (getattr, setattr).
-pub(super) fn send_attr(reply: ReplyAttr) -> impl FnOnce(Result<FileAttr, Errno>) + Send {
-    move |r| match r {
-        Ok(a) => reply.attr(&TTL, &a),
-        Err(e) => reply.error(e),
-    }
-}
-
-/// Answers success or an error.
-pub(super) fn send_empty(reply: ReplyEmpty) -> impl FnOnce(Result<(), Errno>) + Send {
-    move |r| match r {
-        Ok(()) => reply.ok(),
-        Err(e) => reply.error(e),
-    }
-}
-
-/// Answers bytes (read, readlink).
-pub(super) fn send_data(reply: ReplyData) -> impl FnOnce(Result<Vec<u8>, Errno>) + Send {
-    move |r| match r {
-        Ok(d) => reply.data(&d),
-        Err(e) => reply.error(e),
-    }
-}
-
-/// Answers a byte count written.
-pub(super) fn send_written(reply: ReplyWrite) -> impl FnOnce(Result<u32, Errno>) + Send {
-    move |r| match r {
-        Ok(n) => reply.written(n),
-        Err(e) => reply.error(e),
     }
 }
 

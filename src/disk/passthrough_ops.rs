@@ -6,157 +6,25 @@
 //! and `link` pass the gate with their source path; `forget` has no answer
 //! and does not pass it.
 
-use super::passthrough::{
-    DirEntry, Handle, Passthrough, TTL, attr_of, os_error, send_attr, send_data, send_empty,
-    send_entry, send_written,
+use super::passthrough::{Handle, Passthrough, TTL, os_error};
+use super::passthrough_io::{
+    attr_of, fopen_flags, list, open_backing, or_answer, own, send_attr, send_data, send_empty,
+    send_entry, send_written, set_mode, timespec,
 };
 use super::rules::Op;
 use fuser::{
-    AccessFlags, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, KernelConfig, LockOwner,
-    OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty,
-    ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
+    AccessFlags, FileHandle, Filesystem, FopenFlags, INodeNo, KernelConfig, LockOwner, OpenFlags,
+    RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
+    ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
 };
-use nix::fcntl::{AT_FDCWD, OFlag};
+use nix::fcntl::AT_FDCWD;
 use nix::sys::stat::Mode;
-use nix::sys::time::TimeSpec;
 use std::ffi::OsStr;
 use std::fs::{File, Permissions};
-use std::io::Result as IoResult;
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
-
-/// The value of a path lookup, or answers its error and returns.
-macro_rules! or_answer {
-    ($r:expr, $reply:ident) => {
-        match $r {
-            Ok(v) => v,
-            Err(e) => return $reply.error(e),
-        }
-    };
-}
-
-/// Gives a file made for `req` to its user, as the kernel would.
-fn own(req: &Request, full: &Path) -> IoResult<()> {
-    let me = (
-        nix::unistd::geteuid().as_raw(),
-        nix::unistd::getegid().as_raw(),
-    );
-    match (req.uid(), req.gid()) == me {
-        true => Ok(()),
-        false => std::os::unix::fs::lchown(full, Some(req.uid()), Some(req.gid())),
-    }
-}
-
-/// The permission bits asked for, whatever the daemon's umask.
-fn set_mode(full: &Path, mode: u32, umask: u32) -> IoResult<()> {
-    std::fs::set_permissions(full, Permissions::from_mode(mode & !umask & 0o7777))
-}
-
-/// Opens a backing file with the flags the kernel passed, less O_DIRECT
-/// (the kernel then bypasses its cache instead: answered by the caller).
-fn open_backing(full: &Path, flags: i32, mode: u32) -> IoResult<File> {
-    let drop = libc::O_DIRECT | libc::O_NOCTTY;
-    let oflag = OFlag::from_bits_truncate(flags & !drop) | OFlag::O_CLOEXEC;
-    let fd = nix::fcntl::open(full, oflag, Mode::from_bits_truncate(mode))?;
-    Ok(File::from(fd))
-}
-
-fn fopen_flags(flags: i32) -> FopenFlags {
-    match flags & libc::O_DIRECT != 0 {
-        true => FopenFlags::FOPEN_DIRECT_IO,
-        false => FopenFlags::empty(),
-    }
-}
-
-fn timespec(t: Option<TimeOrNow>) -> TimeSpec {
-    match t {
-        None => TimeSpec::UTIME_OMIT,
-        Some(TimeOrNow::Now) => TimeSpec::UTIME_NOW,
-        Some(TimeOrNow::SpecificTime(t)) => {
-            TimeSpec::from(t.duration_since(UNIX_EPOCH).unwrap_or_default())
-        }
-    }
-}
-
-/// A directory's entries now, with `.` and `..`.
-fn list(full: &Path, ino: INodeNo) -> IoResult<Vec<DirEntry>> {
-    let mut out = vec![
-        (ino.0, FileType::Directory, ".".into()),
-        (ino.0, FileType::Directory, "..".into()),
-    ];
-    for e in std::fs::read_dir(full)? {
-        let e = e?;
-        let kind = e.file_type().ok().and_then(FileType::from_std);
-        let kind = kind.unwrap_or(FileType::RegularFile);
-        out.push((std::os::unix::fs::DirEntryExt::ino(&e), kind, e.file_name()));
-    }
-    Ok(out)
-}
-
-impl Passthrough {
-    /// Makes `name` in `parent` with `make` (given the backing path), for
-    /// `req`, and answers its entry.
-    fn make(
-        &self,
-        req: &Request,
-        parent: INodeNo,
-        name: &OsStr,
-        reply: ReplyEntry,
-        make: impl FnOnce(&Path) -> IoResult<()>,
-    ) {
-        let rel = or_answer!(self.child(parent, name), reply);
-        let full = self.full(&rel);
-        self.meta(
-            &rel.clone(),
-            || {
-                make(&full)?;
-                own(req, &full)?;
-                self.entry_of(rel)
-            },
-            send_entry(reply),
-        );
-    }
-
-    /// Removes `name` from `parent` with `remove`.
-    fn remove(
-        &self,
-        parent: INodeNo,
-        name: &OsStr,
-        reply: ReplyEmpty,
-        remove: fn(&Path) -> IoResult<()>,
-    ) {
-        let rel = or_answer!(self.child(parent, name), reply);
-        self.meta(&rel, || remove(&self.full(&rel)), send_empty(reply));
-    }
-
-    /// A flush-kind operation on `ino`: `work` on its open file `fh`.
-    fn flush_op(
-        &self,
-        ino: INodeNo,
-        fh: FileHandle,
-        reply: ReplyEmpty,
-        work: impl FnOnce(&File) -> IoResult<()>,
-    ) {
-        let rel = or_answer!(self.rel(ino), reply);
-        self.gated(
-            Op::Flush,
-            (0, 0),
-            &rel,
-            || work(&*self.file(fh.0)?),
-            send_empty(reply),
-        );
-    }
-
-    /// Closes handle `fh` whatever the gate says (a release cannot fail),
-    /// then passes the gate for its delay and count.
-    fn release_op(&self, ino: INodeNo, fh: FileHandle, reply: ReplyEmpty) {
-        self.close_handle(fh.0);
-        let rel = self.rel(ino).unwrap_or_default();
-        self.meta(&rel, || Ok(()), move |_| reply.ok());
-    }
-}
+use std::time::SystemTime;
 
 impl Filesystem for Passthrough {
     fn init(&mut self, _r: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
