@@ -425,3 +425,39 @@ fn delayed_operations_of_several_threads_overlap() {
     assert!(four < one * 2, "4 stats at once took {four:?}, one {one:?}");
     disk.down_and_check();
 }
+
+#[test]
+fn down_answers_operations_still_delayed_at_once() {
+    let Some(disk) = Disk::up(
+        "down_answers_operations_still_delayed_at_once",
+        &[("f", "data")],
+        &["--delay", "read=20s"],
+    ) else {
+        return;
+    };
+    let t0 = Instant::now();
+    let p = disk.at("f");
+    let reader = std::thread::spawn(move || std::fs::read_to_string(p));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!reader.is_finished(), "the read was not delayed");
+    let (dir, run) = (disk.dir.clone(), disk.run.clone());
+    succeed(&mut disk.iolab(&["down", s(&dir)]));
+    assert_eq!(reader.join().unwrap().unwrap(), "data");
+    let took = t0.elapsed();
+    assert!(took < Duration::from_secs(5), "down took {took:?}");
+    assert_clean(&dir, &run);
+}
+
+#[test]
+fn sigterm_to_the_daemon_removes_the_disk() {
+    let Some(disk) = Disk::up("sigterm_to_the_daemon_removes_the_disk", &[], &[]) else {
+        return;
+    };
+    let pid = disk.status()["state"]["pid"].as_i64().unwrap() as i32;
+    let term = nix::sys::signal::Signal::SIGTERM;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), term).unwrap();
+    common::wait_until(Duration::from_secs(5), "the daemon cleans up", || {
+        disk.run.read_dir().is_ok_and(|mut d| d.next().is_none()) && !disk.dir.exists()
+    });
+    assert_clean(&disk.dir, &disk.run);
+}

@@ -110,8 +110,10 @@ impl Mounted for FsMount {
     }
 
     fn unmount(mut self: Box<Self>) -> Result<(), DiskError> {
-        // What is still queued is answered at full speed.
+        // What is still queued is answered now, the rest at full speed:
+        // a long delay does not hold the unmount up.
         self.gate.arm(false);
+        self.gate.close();
         let r = mount::unmount(&self.dir, BUSY_WAIT)
             .map_err(|e| DiskError::io(format!("cannot unmount {}", self.dir.display()), e));
         if let Some(s) = self.session.take() {
@@ -125,7 +127,6 @@ impl Mounted for FsMount {
                 _ => std::mem::forget(s),
             }
         }
-        self.gate.close();
         r.map(drop)
     }
 }
