@@ -6,6 +6,8 @@
 mod common;
 
 use common::{bin, fails_with, s, stdout_json, succeed};
+use nix::sys::signal::Signal;
+use nix::unistd::Pid;
 use serde_json::Value;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -92,6 +94,14 @@ impl Disk {
     /// Counter `what` (`ops`, `delay_ns`, `errors`) of operation kind `op`.
     fn counter(&self, what: &str, op: usize) -> u64 {
         self.status()["counters"][what][op].as_u64().unwrap()
+    }
+
+    /// Sends `sig` to the disk's daemon (its pid from `status`); the pid.
+    fn signal_daemon(&self, sig: Signal) -> Pid {
+        let pid = self.status()["state"]["pid"].as_i64().unwrap();
+        let pid = Pid::from_raw(pid as i32);
+        nix::sys::signal::kill(pid, sig).unwrap();
+        pid
     }
 
     /// `down`, then checks nothing is left: no mount at DIR, an empty run
@@ -332,9 +342,7 @@ fn down_cleans_up_after_the_daemon_was_killed() {
     ) else {
         return;
     };
-    let pid = disk.status()["state"]["pid"].as_i64().unwrap() as i32;
-    let pid = nix::unistd::Pid::from_raw(pid);
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).unwrap();
+    let pid = disk.signal_daemon(Signal::SIGKILL);
     common::wait_until(Duration::from_secs(5), "the daemon dies", || {
         !Path::new(&format!("/proc/{pid}")).exists()
             || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|t| t.contains(") Z"))
@@ -453,9 +461,7 @@ fn sigterm_to_the_daemon_removes_the_disk() {
     let Some(disk) = Disk::up("sigterm_to_the_daemon_removes_the_disk", &[], &[]) else {
         return;
     };
-    let pid = disk.status()["state"]["pid"].as_i64().unwrap() as i32;
-    let term = nix::sys::signal::Signal::SIGTERM;
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), term).unwrap();
+    disk.signal_daemon(Signal::SIGTERM);
     common::wait_until(Duration::from_secs(5), "the daemon cleans up", || {
         disk.run.read_dir().is_ok_and(|mut d| d.next().is_none()) && !disk.dir.exists()
     });
