@@ -65,8 +65,8 @@ impl Injector for Fs {
             .map_err(|e| DiskError::io(format!("cannot read {}", backing.display()), e))?;
         let mut cfg = fuser::Config::default();
         cfg.mount_options.extend([
-            fuser::MountOption::FSName(format!("iolab-disk:{}", backing.display())),
-            fuser::MountOption::Subtype("iolab".into()),
+            // Not the backing path: a comma in it would split the options.
+            fuser::MountOption::FSName("iolab-disk".into()),
             // The daemon is root: the kernel checks permissions, as the
             // backing file system would, and other users may enter.
             fuser::MountOption::DefaultPermissions,
