@@ -167,13 +167,36 @@ impl Passthrough {
         };
         if let Some(key) = gone {
             nodes.by_ino.remove(&ino.0);
-            nodes.by_key.remove(&key);
+            if nodes.by_key.get(&key) == Some(&ino.0) {
+                nodes.by_key.remove(&key);
+            }
+        }
+    }
+
+    /// The name `rel` was removed (unlinked, or replaced by a rename): its
+    /// node stays while the kernel holds it, but a new file that reuses
+    /// the backing inode number gets a node of its own.
+    pub(super) fn removed(&self, rel: &Path) {
+        let mut nodes = lock(&self.nodes);
+        let gone: Vec<_> = nodes
+            .by_ino
+            .iter()
+            .filter(|(_, n)| n.path == rel)
+            .map(|(ino, n)| (*ino, n.key))
+            .collect();
+        for (ino, key) in gone {
+            if nodes.by_key.get(&key) == Some(&ino) {
+                nodes.by_key.remove(&key);
+            }
         }
     }
 
     /// `from` was renamed to `to` (exchanged with it when `exchange`):
     /// the nodes at and under them follow.
     pub(super) fn renamed(&self, from: &Path, to: &Path, exchange: bool) {
+        if !exchange {
+            self.removed(to);
+        }
         let mut nodes = lock(&self.nodes);
         for node in nodes.by_ino.values_mut() {
             if let Ok(rest) = node.path.strip_prefix(from) {
@@ -309,6 +332,21 @@ mod tests {
         assert_ne!(known(&pt, "x"), x, "a new node once forgotten");
         pt.forget(INodeNo::ROOT, 5);
         assert!(pt.rel(INodeNo::ROOT).is_ok(), "the root is never forgotten");
+    }
+
+    #[test]
+    fn a_removed_name_does_not_lend_its_node_to_a_reused_inode() {
+        let (tmp, pt) = tree();
+        let x = known(&pt, "x");
+        let md = std::fs::metadata(tmp.path().join("x")).unwrap();
+        pt.removed(Path::new("x"));
+        // A new file with the same backing inode number (as after reuse).
+        let y = pt.remember(PathBuf::from("y"), &md).ino;
+        assert_ne!(y, x);
+        assert_eq!(pt.rel(x).unwrap(), Path::new("x"), "kept while held");
+        pt.forget(x, 1);
+        let again = pt.remember(PathBuf::from("y"), &md).ino;
+        assert_eq!(again, y, "forgetting x left y's node alone");
     }
 
     #[test]

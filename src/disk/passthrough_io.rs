@@ -124,7 +124,12 @@ impl Passthrough {
         remove: fn(&Path) -> IoResult<()>,
     ) {
         let rel = or_answer!(self.child(parent, name), reply);
-        self.meta(&rel, || remove(&self.full(&rel)), send_empty(reply));
+        let work = || {
+            remove(&self.full(&rel))?;
+            self.removed(&rel);
+            Ok(())
+        };
+        self.meta(&rel, work, send_empty(reply));
     }
 
     /// A flush-kind operation on `ino`: `work` on its open file `fh`.
