@@ -25,12 +25,22 @@ device with direct I/O sits on it, ext4 (or --fs xfs) on that is mounted at
 DIR. The page cache is above the delay: buffered re-reads are fast, O_DIRECT
 and cache misses pay it. Needs root, /dev/fuse and /dev/loop-control.
 
+The file layer (--layer fs --backing DIR2) serves the existing directory DIR2
+at DIR through FUSE: every operation (stat, open, read, write, fsync, mkdir,
+rename, unlink, ...) passes the rules, with globs matched against paths
+relative to DIR2 (*.log, logs/*). For metadata experiments: attributes are
+not cached, so each stat reaches the rules; file data is cached only while a
+file is open (O_DIRECT: not at all). No crash (that is the block layer's).
+Needs root and /dev/fuse.
+
 Examples:
   iolab disk up /mnt/slow --size 1G --delay 1ms
   iolab disk set /mnt/slow --delay read=10ms --fail read=EIO@0.01
   iolab disk status /mnt/slow
   iolab disk crash /mnt/slow       # drop every write not yet fsynced, remount
-  iolab disk down /mnt/slow";
+  iolab disk down /mnt/slow
+  iolab disk up /mnt/meta --layer fs --backing /srv/data --delay meta=2ms
+  iolab disk set /mnt/meta --fail read=EIO@1@*.log";
 
 /// `iolab disk ...`.
 #[derive(Debug, clap::Args)]
@@ -95,7 +105,8 @@ pub enum DiskCmd {
         /// instead of memory.
         #[arg(long, value_name = "FILE")]
         image: Option<PathBuf>,
-        /// The directory the file layer serves.
+        /// The directory the file layer serves at DIR (--layer fs); path
+        /// globs of the rules match paths relative to it.
         #[arg(long, value_name = "DIR2")]
         backing: Option<PathBuf>,
         /// Mount options of the file system (commit=60).

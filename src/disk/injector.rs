@@ -69,10 +69,19 @@ pub trait Mounted: Send {
 }
 
 /// Every layer, the default first.
-pub static INJECTORS: &[Entry<dyn Injector>] = &[entry(
-    "block",
-    &[],
-    "root, /dev/fuse, /dev/loop-control, mkfs.ext4 (or mkfs.xfs)",
-    "a FUSE-served image under a loop device (direct I/O) under ext4/xfs: dm-delay's semantics",
-    &super::block::Block,
-)];
+pub static INJECTORS: &[Entry<dyn Injector>] = &[
+    entry(
+        "block",
+        &[],
+        "root, /dev/fuse, /dev/loop-control, mkfs.ext4 (or mkfs.xfs)",
+        "a FUSE-served image under a loop device (direct I/O) under ext4/xfs: dm-delay's semantics",
+        &super::block::Block,
+    ),
+    entry(
+        "fs",
+        &[],
+        "root, /dev/fuse, --backing DIR2",
+        "a FUSE pass-through over DIR2 whose every operation (stat, open, read, ...) passes the rules",
+        &super::fs_layer::Fs,
+    ),
+];

@@ -3,7 +3,8 @@
 //! delay is drawn, [`bucket`]: bandwidth and IOPS caps); a [`gate::Gate`]
 //! applies them and answers later through [`timer`]; an injector
 //! ([`injector::INJECTORS`]: the block layer of [`block`], [`block_fs`],
-//! [`image`]) puts a gate under a mounted file system. [`daemon`] serves a
+//! [`image`]; the file layer of [`fs_layer`], [`passthrough`]) puts a gate
+//! under a mounted file system. [`daemon`] serves a
 //! disk, [`client`] is what the commands call, [`state`] and [`control`]
 //! connect the two.
 
@@ -15,9 +16,13 @@ pub mod control;
 pub mod daemon;
 pub mod dist;
 pub mod error;
+pub mod fs_layer;
 pub mod gate;
 pub mod image;
 pub mod injector;
+pub mod passthrough;
+mod passthrough_io;
+mod passthrough_ops;
 pub mod rules;
 pub mod serving;
 pub mod state;
