@@ -18,6 +18,7 @@ fn list_shows_every_registry_entry() {
         ("Output formats", names(iolab::render::FORMATS)),
         ("Labs", names(iolab::lab::LABS)),
         ("Counters", names(iolab::counters::COUNTERS)),
+        ("Injectors", names(iolab::disk::INJECTORS)),
     ];
     for (title, list) in &registries {
         assert!(all.contains(title), "{title}");

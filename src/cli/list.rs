@@ -1,5 +1,5 @@
 //! `iolab list`: what iolab has, from its registries: the engines, the
-//! output formats, the labs and the counter sources, each with what it
+//! output formats, the labs, the counter sources and the disk layers, each with what it
 //! needs and one line of help.
 
 use iolab::Result;
@@ -17,6 +17,8 @@ pub enum What {
     Labs,
     /// What the kernel counts beside each run (`iolab.counters` in JSON).
     Counters,
+    /// Layers of injected disks (`iolab disk up --layer NAME`).
+    Injectors,
 }
 
 /// Options of `iolab list`.
@@ -72,6 +74,12 @@ pub fn execute(a: ListArgs) -> Result<()> {
         let mut all = rows(iolab::counters::BUILT_IN);
         all.extend(rows(iolab::counters::COUNTERS));
         out.push(section("Counters (iolab.counters in JSON)", all));
+    }
+    if want(What::Injectors) {
+        out.push(section(
+            "Injectors (iolab disk up --layer NAME)",
+            rows(iolab::disk::INJECTORS),
+        ));
     }
     super::write_out(&out.join("\n"), None)
 }

@@ -196,7 +196,7 @@ pub fn set(dir: &Path, rules: Vec<(String, String)>) -> Result<Status, DiskError
     let (run, _) = find(dir)?;
     match control::ask(&run, &Request::Set { rules }, WAIT)? {
         Answer::Status(s) => Ok(*s),
-        other => Err(unexpected(&run, other)),
+        other => Err(unexpected(&run, "set", dir, other)),
     }
 }
 
@@ -205,18 +205,20 @@ pub fn crash(dir: &Path) -> Result<u64, DiskError> {
     let (run, _) = find(dir)?;
     match control::ask(&run, &Request::Crash, WAIT)? {
         Answer::Crashed { dropped } => Ok(dropped),
-        other => Err(unexpected(&run, other)),
+        other => Err(unexpected(&run, "crash", dir, other)),
     }
 }
 
-fn unexpected(run: &Path, a: Answer) -> DiskError {
-    let message = match a {
-        Answer::Failed { message } => message,
-        other => format!("unexpected answer {other:?}"),
-    };
-    DiskError::Daemon {
-        message,
-        log: state::log(run),
+fn unexpected(run: &Path, what: &str, dir: &Path, a: Answer) -> DiskError {
+    match a {
+        Answer::Failed { message } => DiskError::Refused {
+            what: format!("iolab disk {what} {}", dir.display()),
+            message,
+        },
+        other => DiskError::Daemon {
+            message: format!("unexpected answer {other:?}"),
+            log: state::log(run),
+        },
     }
 }
 
@@ -235,7 +237,7 @@ pub fn down(dir: &Path) -> Result<Down, DiskError> {
     if state::alive(st.pid) {
         match control::ask(&run, &Request::Down, WAIT) {
             Ok(Answer::Down) => return Ok(Down::ByDaemon),
-            Ok(other) => return Err(unexpected(&run, other)),
+            Ok(other) => return Err(unexpected(&run, "down", dir, other)),
             Err(_) => {
                 let _ = nix::sys::signal::kill(
                     nix::unistd::Pid::from_raw(st.pid as i32),

@@ -99,7 +99,7 @@ fn readable(listener: &UnixListener) -> bool {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     use std::os::fd::AsFd;
     let mut fds = [PollFd::new(listener.as_fd(), PollFlags::POLLIN)];
-    let ms = PollTimeout::try_from(POLL.as_millis() as u16).unwrap_or(PollTimeout::NONE);
+    let ms = PollTimeout::from(POLL.as_millis() as u16);
     poll(&mut fds, ms).is_ok_and(|n| n > 0)
 }
 

@@ -66,6 +66,15 @@ pub enum DiskError {
         /// What was asked.
         what: &'static str,
     },
+    /// The daemon refused or could not do what was asked (`crash` on the
+    /// file layer, rules it could not read).
+    #[error("{what}: {message}")]
+    Refused {
+        /// The request (`crash /mnt/x`).
+        what: String,
+        /// The daemon's reason.
+        message: String,
+    },
     /// The serving daemon stopped or failed; its log has the details.
     #[error("the disk daemon failed: {message} (log: {})", .log.display())]
     Daemon {

@@ -119,10 +119,10 @@ impl Image {
         }
         let mut b = start / BLOCK * BLOCK;
         while b < end {
-            if !log.undo.contains_key(&b) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = log.undo.entry(b) {
                 let mut old = vec![0u8; (BLOCK.min(self.len - b)) as usize];
                 self.read_into(b, &mut old)?;
-                log.undo.insert(b, old);
+                slot.insert(old);
             }
             b += BLOCK;
         }

@@ -74,9 +74,6 @@ impl Timer {
     /// Answers each job at its time until [`Timer::close`].
     pub fn run(&self) {
         crate::sys::thread::exact_timers();
-        // Answers leave on time even while other work keeps the CPUs busy
-        // (without root this fails and the thread stays an ordinary one).
-        let _ = crate::sys::thread::set_realtime(1);
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let now = Instant::now();
@@ -87,13 +84,21 @@ impl Timer {
                     job();
                     q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
                 }
-                Some(t) if t - now > SPIN => {
-                    q = self.wake.wait_timeout(q, t - now - SPIN).unwrap().0;
-                }
-                Some(_) => {
-                    drop(q);
-                    std::hint::spin_loop();
-                    q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                Some(t) => {
+                    // With a queue (deep I/O) spinning would take a CPU the
+                    // requests need; precision matters one at a time.
+                    let margin = if q.heap.len() > 2 {
+                        Duration::ZERO
+                    } else {
+                        SPIN
+                    };
+                    if t - now > margin {
+                        q = self.wake.wait_timeout(q, t - now - margin).unwrap().0;
+                    } else {
+                        drop(q);
+                        std::hint::spin_loop();
+                        q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                    }
                 }
                 None if q.closed => return,
                 None => q = self.wake.wait(q).unwrap_or_else(|e| e.into_inner()),

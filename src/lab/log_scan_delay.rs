@@ -41,7 +41,8 @@ pub fn run(ctx: &mut LabCtx, sizes: &[&str]) -> Result<Injected> {
     ]);
     let mut rows: Vec<(String, String, bool, f64, f64)> = Vec::new();
     let mut runs = Vec::new();
-    for delay in ctx.delays.to_vec() {
+    let delays = ctx.delays;
+    for delay in delays {
         let dir = ctx.dir.join(format!("disk-{delay}"));
         ctx.say(&format!(
             "log-scan: an iolab disk with --delay {delay} at {}",
@@ -113,7 +114,7 @@ pub fn run(ctx: &mut LabCtx, sizes: &[&str]) -> Result<Injected> {
         }
         disk.stop()?;
     }
-    let far = ctx.delays.last().cloned().unwrap_or_default();
+    let far = delays.last().cloned().unwrap_or_default();
     let (small, large) = (sizes[0], sizes[sizes.len() - 1]);
     let pick = |bs: &str, direct: bool| {
         rows.iter()

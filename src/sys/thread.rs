@@ -84,21 +84,3 @@ pub fn exact_timers() {
     // calling thread's slack.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
 }
-
-/// Runs the calling thread at real-time priority `prio` (SCHED_FIFO, with
-/// SCHED_RESET_ON_FORK so children do not inherit it): it then wakes on
-/// time even when the CPUs are busy. Needs root (CAP_SYS_NICE).
-pub fn set_realtime(prio: i32) -> io::Result<()> {
-    let param = libc::sched_param {
-        sched_priority: prio,
-    };
-    // SAFETY: `param` is a valid sched_param for the call; pid 0 is the
-    // calling thread.
-    let rc = unsafe {
-        libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &param)
-    };
-    match rc {
-        0 => Ok(()),
-        _ => Err(io::Error::last_os_error()),
-    }
-}

@@ -16,10 +16,8 @@ pub fn can(test: &str) -> bool {
         "needs /dev/fuse"
     } else if !Path::new("/dev/loop-control").exists() {
         "needs /dev/loop-control"
-    } else if !super::have("mkfs.ext4", test) {
-        return false;
     } else {
-        return true;
+        return super::have("mkfs.ext4", test);
     };
     eprintln!("SKIP {test}: iolab disk {why}");
     false
