@@ -354,3 +354,54 @@ fn lab_log_scan_repeats_the_scans_on_slow_disks() {
     let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
     assert!(!mounts.contains(s(scratch.path())), "{mounts}");
 }
+
+#[test]
+fn hist_replays_the_latencies_of_a_stored_run() {
+    if !can("hist_replays_the_latencies_of_a_stored_run") {
+        return;
+    }
+    let (_db_dir, db) = scratch_db();
+    let d = TestDisk::up(&["--size", "64M", "--delay", "read=lognormal:2ms,1ms"]);
+    let f = d.file("f");
+    lay_out(&f, "8m");
+    let args = job(
+        "r",
+        &f,
+        "--size=8m --rw=randread --bs=4k --direct=1 --number_ios=400",
+    );
+    let mean = |v: &Value| v["jobs"][0]["read"]["lat_ns"]["mean"].as_f64().unwrap() / 1e3;
+    let run = || {
+        stdout_json(
+            with_db(&db)
+                .arg("run")
+                .args(&args)
+                .arg("--output-format=json"),
+        )
+    };
+    let measured = mean(&run());
+    // The stored run's latencies become the disk's delays.
+    let said = d.disk("set", &["--delay", "read=hist:1", "--db", s(&db)]);
+    assert!(said.contains("--delay read=quantiles:0="), "{said}");
+    within_tries("hist:1", || {
+        let replayed = mean(&run());
+        // Replayed delays add the disk's own time once more (~100 us).
+        match (replayed - measured).abs() <= 0.1 * measured {
+            true => Ok(()),
+            false => Err(format!(
+                "{replayed:.0} us replayed, {measured:.0} us measured"
+            )),
+        }
+    });
+    let (code, err) = fail(d.cmd().args([
+        "disk",
+        "set",
+        s(&d.dir),
+        "--delay",
+        "hist:99",
+        "--db",
+        s(&db),
+    ]));
+    assert_eq!(code, code::USAGE, "{err}");
+    assert!(err.contains("no run 99"), "{err}");
+    d.down();
+}

@@ -14,7 +14,9 @@ Rules (each flag may be given several times; OPS is read, write, flush, meta or
 all, joined with +; WHERE is a byte range START-END or, on the file layer, a
 path glob):
   --delay [OPS=]TIME[@WHERE]        1ms, 1ms~200us (uniform jitter),
-                                    normal:1ms,200us, lognormal:1ms,500us
+                                    normal:1ms,200us, lognormal:1ms,500us,
+                                    quantiles:50=1ms,99=8ms, hist:RUN (the
+                                    latencies of stored run RUN)
   --fail  [OPS=]ERRNO@SHARE[@WHERE] EIO@0.01 fails 1% of the operations
   --fail  [OPS=]ERRNO@after=SIZE    ENOSPC@after=100MiB: every write past it
   --bw    [OPS=]RATE                100MiB: bytes a second (token bucket)
@@ -66,11 +68,16 @@ pub struct RuleArgs {
     /// IOPS cap: [OPS=]N a second.
     #[arg(long, value_name = "RULE")]
     pub iops: Vec<String>,
+    /// Results database `hist:RUN` reads (default: $IOLAB_DB, else
+    /// ~/.local/share/iolab/iolab.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
 }
 
 impl RuleArgs {
-    /// The rules as (flag, value) pairs, in flag order.
-    pub fn pairs(&self) -> Vec<(String, String)> {
+    /// The rules as (flag, value) pairs, in flag order; `hist:RUN` read
+    /// from the results database.
+    pub fn pairs(&self) -> Result<Vec<(String, String)>> {
         let mut out = Vec::new();
         for (flag, list) in [
             ("delay", &self.delay),
@@ -80,7 +87,14 @@ impl RuleArgs {
         ] {
             out.extend(list.iter().map(|t| (flag.to_string(), t.clone())));
         }
-        out
+        if self.delay.iter().any(|d| d.contains("hist:")) {
+            let store = super::db::DbArg {
+                db: self.db.clone(),
+            }
+            .open_read_only()?;
+            iolab::disk::hist::resolve(&mut out, &store)?;
+        }
+        Ok(out)
     }
 }
 
@@ -181,7 +195,7 @@ pub fn execute(a: DiskArgs) -> Result<()> {
                 image: image.map(|i| std::path::absolute(&i).unwrap_or(i)),
                 backing: backing.map(|b| std::path::absolute(&b).unwrap_or(b)),
                 mount_options,
-                rules: rules.pairs(),
+                rules: rules.pairs()?,
                 seed,
                 made_dir: false,
             };
@@ -215,7 +229,7 @@ pub fn execute(a: DiskArgs) -> Result<()> {
             }
         }
         DiskCmd::Set { dir, rules } => {
-            let s = client::set(&dir, rules.pairs())?;
+            let s = client::set(&dir, rules.pairs()?)?;
             let found = [client::Found::Running(Box::new(s))];
             super::write_out(&status_text(&found), None)
         }

@@ -1,11 +1,13 @@
 //! How an injected delay is drawn: fixed, uniform jitter around a mean,
 //! normal or lognormal with a mean and a spread (`1ms`, `1ms~200us`,
-//! `normal:1ms,200us`, `lognormal:1ms,500us`).
+//! `normal:1ms,200us`, `lognormal:1ms,500us`), or a measured distribution
+//! given by its quantiles (`quantiles:50=1ms,99=8ms`; `hist:RUN` takes them
+//! from a stored run's latencies).
 
 use rand_core::Rng;
 
 /// A delay distribution, in nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Dist {
     /// Always this long.
     Fixed(u64),
@@ -31,6 +33,10 @@ pub enum Dist {
         /// Standard deviation.
         sd: u64,
     },
+    /// A measured distribution: (percent, ns) points, percent rising;
+    /// draws interpolate between them (below the first: its value; above
+    /// the last: its value).
+    Quantiles(Vec<(f64, u64)>),
 }
 
 impl Dist {
@@ -41,12 +47,22 @@ impl Dist {
             Dist::Jitter { mean, .. }
             | Dist::Normal { mean, .. }
             | Dist::LogNormal { mean, .. } => mean,
+            // The mean of the piecewise-linear inverse CDF.
+            Dist::Quantiles(ref q) => {
+                let mut area = q.first().map_or(0.0, |f| f.0 * f.1 as f64);
+                for w in q.windows(2) {
+                    area += (w[1].0 - w[0].0) * (w[0].1 + w[1].1) as f64 / 2.0;
+                }
+                area += q.last().map_or(0.0, |l| (100.0 - l.0) * l.1 as f64);
+                (area / 100.0) as u64
+            }
         }
     }
 
     /// One delay, ns.
     pub fn draw(&self, rng: &mut impl Rng) -> u64 {
         match *self {
+            Dist::Quantiles(ref q) => quantile(q, unit(rng) * 100.0),
             Dist::Fixed(m) => m,
             Dist::Jitter { mean, jitter } => {
                 let lo = mean.saturating_sub(jitter);
@@ -61,6 +77,20 @@ impl Dist {
                 let mu = m.ln() - sigma2 / 2.0;
                 (mu + sigma2.sqrt() * gauss(rng)).exp() as u64
             }
+        }
+    }
+}
+
+/// The value at `p` percent of the (percent, value) points `q`.
+fn quantile(q: &[(f64, u64)], p: f64) -> u64 {
+    let i = q.partition_point(|x| x.0 < p);
+    match (i, q.get(i)) {
+        (0, Some(first)) => first.1,
+        (_, None) => q.last().map_or(0, |l| l.1),
+        (i, Some(hi)) => {
+            let lo = q[i - 1];
+            let f = (p - lo.0) / (hi.0 - lo.0).max(f64::MIN_POSITIVE);
+            (lo.1 as f64 + f * (hi.1 as f64 - lo.1 as f64)) as u64
         }
     }
 }
@@ -118,5 +148,19 @@ mod tests {
             sd: ms / 2,
         });
         assert!(within(m, 1e6, 0.02) && within(sd, 5e5, 0.1), "{m} {sd}");
+        // Quantiles: uniform between 1 and 3 ms is its two end points.
+        let q = Dist::Quantiles(vec![(0.0, ms), (100.0, 3 * ms)]);
+        let (m, sd) = stats(q.clone());
+        assert!(
+            within(m, 2e6, 0.01) && within(sd, 2e6 / 12f64.sqrt(), 0.02),
+            "{m} {sd}"
+        );
+        assert_eq!(q.mean(), 2 * ms);
+        // Below the first point its value, above the last the last.
+        let q = vec![(10.0, 5), (90.0, 9)];
+        assert_eq!(
+            (quantile(&q, 1.0), quantile(&q, 50.0), quantile(&q, 99.0)),
+            (5, 7, 9)
+        );
     }
 }

@@ -18,6 +18,7 @@ pub mod dist;
 pub mod error;
 pub mod fs_layer;
 pub mod gate;
+pub mod hist;
 pub mod image;
 pub mod injector;
 pub mod passthrough;

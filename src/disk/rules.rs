@@ -172,7 +172,7 @@ impl Rules {
                 continue;
             }
             match r.effect {
-                Effect::Delay(dist) => d.delay_ns += dist.draw(&mut self.rng),
+                Effect::Delay(ref dist) => d.delay_ns += dist.draw(&mut self.rng),
                 Effect::Fail { errno, when } if d.errno.is_none() => {
                     let fires = match when {
                         When::Share(p) => {
@@ -324,6 +324,29 @@ fn parse_dist(text: &str, err: &dyn Fn(&str) -> RuleError) -> Result<Dist, RuleE
     if let Some(t) = text.strip_prefix("lognormal:") {
         let (mean, sd) = pair(t)?;
         return Ok(Dist::LogNormal { mean, sd });
+    }
+    if let Some(t) = text.strip_prefix("quantiles:") {
+        let mut q = Vec::new();
+        for point in t.split(',') {
+            let (p, v) = point
+                .split_once('=')
+                .ok_or_else(|| err("quantiles:P=TIME,... (50=1ms,99=8ms)"))?;
+            let p: f64 = p
+                .parse()
+                .ok()
+                .filter(|p| (0.0..=100.0).contains(p))
+                .ok_or_else(|| err("a percent 0-100 before each ="))?;
+            if q.last().is_some_and(|l: &(f64, u64)| l.0 >= p) {
+                return Err(err("percents rising: 50=1ms,99=8ms"));
+            }
+            q.push((p, ns(v)?));
+        }
+        return Ok(Dist::Quantiles(q));
+    }
+    if text.starts_with("hist:") {
+        return Err(err(
+            "hist:RUN is read by iolab disk up/set (a stored run's id)",
+        ));
     }
     match text.split_once('~') {
         Some((m, j)) => Ok(Dist::Jitter {
