@@ -66,7 +66,7 @@ fn delays_land_within_5_percent_and_overlap_at_depth() {
     within_tries("depth 32 at 1 ms", || {
         d.disk("set", &["--delay", "1ms"]);
         let qd1 = reads(&f, "--number_ios=300")["iops"].as_f64().unwrap();
-        let qd32 = reads(&f, "--number_ios=6000 --ioengine=io_uring --iodepth=32")["iops"]
+        let qd32 = reads(&f, "--number_ios=4000 --ioengine=io_uring --iodepth=32")["iops"]
             .as_f64()
             .unwrap();
         match qd32 >= 20.0 * qd1 {
@@ -74,9 +74,11 @@ fn delays_land_within_5_percent_and_overlap_at_depth() {
             false => Err(format!("{qd32:.0} IOPS at depth 32, {qd1:.0} at depth 1")),
         }
     });
+    // At least one attempt of each: 2 x 2000 reads at delay 0, 400 at 1 ms,
+    // 50 at 10 ms, 300 and 4000 at 1 ms.
     let c = &d.status()["counters"];
-    assert!(c["ops"][0].as_u64().unwrap() > 6000, "{c}");
-    assert!(c["delay_ns"][0].as_u64().unwrap() > 6_000_000_000, "{c}");
+    assert!(c["ops"][0].as_u64().unwrap() >= 8750, "{c}");
+    assert!(c["delay_ns"][0].as_u64().unwrap() >= 5_200_000_000, "{c}");
     d.down();
 }
 

@@ -5,7 +5,7 @@
 
 use super::control::{self, Answer, Request, Status};
 use super::error::DiskError;
-use super::injector::{INJECTORS, Spec};
+use super::injector::Spec;
 use super::rules::parse_all;
 use super::state::{self, State};
 use crate::runner::StopFlag;
@@ -24,12 +24,7 @@ const WAIT: Duration = Duration::from_secs(120);
 /// tools, an empty DIR, rules), makes DIR when missing, and the disk's
 /// private directory with the spec in it; returns that directory.
 pub fn prepare(spec: &mut Spec) -> Result<PathBuf, DiskError> {
-    let injector = crate::registry::find(INJECTORS, &spec.layer)
-        .ok_or_else(|| DiskError::Usage {
-            what: format!("--layer {}", spec.layer),
-            expected: format!("one of {}", crate::registry::names(INJECTORS).join(", ")),
-        })?
-        .item;
+    let injector = super::injector::find(&spec.layer)?;
     parse_all(&spec.rules)?;
     if !nix::unistd::geteuid().is_root() {
         return Err(DiskError::NotRoot);

@@ -5,7 +5,7 @@
 use super::control::{self, Answer, Request, Status};
 use super::error::DiskError;
 use super::gate::Gate;
-use super::injector::{INJECTORS, Mounted, Spec};
+use super::injector::{Mounted, Spec};
 use super::rules::{Rules, parse_all};
 use super::state::{self, State};
 use crate::runner::StopFlag;
@@ -106,12 +106,7 @@ fn readable(listener: &UnixListener) -> bool {
 type Built = (Box<dyn Mounted>, std::sync::Arc<Gate>, UnixListener, State);
 
 fn build(spec: &Spec, run: &Path) -> Result<Built, DiskError> {
-    let injector = crate::registry::find(INJECTORS, &spec.layer)
-        .ok_or_else(|| DiskError::Usage {
-            what: format!("--layer {}", spec.layer),
-            expected: format!("one of {}", crate::registry::names(INJECTORS).join(", ")),
-        })?
-        .item;
+    let injector = super::injector::find(&spec.layer)?;
     let rules = parse_all(&spec.rules)?;
     injector.check(spec)?;
     let sock = state::socket(run);

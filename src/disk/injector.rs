@@ -85,3 +85,13 @@ pub static INJECTORS: &[Entry<dyn Injector>] = &[
         &super::fs_layer::Fs,
     ),
 ];
+
+/// The layer called `name` (`--layer`), or what there is.
+pub fn find(name: &str) -> Result<&'static dyn Injector, DiskError> {
+    crate::registry::find(INJECTORS, name)
+        .map(|e| e.item)
+        .ok_or_else(|| DiskError::Usage {
+            what: format!("--layer {name}"),
+            expected: crate::registry::unknown("layer", name, INJECTORS),
+        })
+}

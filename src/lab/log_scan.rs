@@ -22,12 +22,35 @@ pub const DETAILS: &str = "Lays out 4 log files (--size each, default 128 MiB, q
 /// The log-scan lab.
 pub struct LogScan;
 
-fn bw(r: &RunResult, rep: usize) -> f64 {
+/// MiB/s of repetition `rep` of `r`.
+pub(super) fn bw(r: &RunResult, rep: usize) -> f64 {
     let t = r.rep_totals(rep);
     t.bw_bytes(&t.read) / (1 << 20) as f64
 }
 
-fn iostat(r: &RunResult, key: &str) -> String {
+/// A scan of `files` (`each` bytes each) with `bs` buffers, buffered or
+/// O_DIRECT, twice: cold, then whatever the first pass left cached.
+pub(super) fn scan_job(
+    name: String,
+    files: &[String],
+    each: u64,
+    bs: &str,
+    direct: bool,
+) -> Vec<String> {
+    vec![
+        arg("name", name),
+        arg("filename", files.join(":")),
+        arg("size", each * files.len() as u64),
+        "--rw=read".into(),
+        arg("bs", bs),
+        arg("direct", u8::from(direct)),
+        "--cache=keep".into(),
+        "--repeat=2".into(),
+    ]
+}
+
+/// iostat's `key` for the first disk of the cold pass of `r`.
+pub(super) fn iostat(r: &RunResult, key: &str) -> String {
     r.repetitions[0]
         .counters
         .disks
@@ -83,19 +106,8 @@ impl Lab for LogScan {
                 for f in &files {
                     ctx.evict(std::path::Path::new(f))?;
                 }
-                let args = vec![
-                    arg(
-                        "name",
-                        format!("scan-{bs}-{}", if direct { "direct" } else { "buffered" }),
-                    ),
-                    arg("filename", files.join(":")),
-                    arg("size", each * 4),
-                    "--rw=read".into(),
-                    arg("bs", bs),
-                    arg("direct", u8::from(direct)),
-                    "--cache=keep".into(),
-                    "--repeat=2".into(),
-                ];
+                let name = format!("scan-{bs}-{}", if direct { "direct" } else { "buffered" });
+                let args = scan_job(name, &files, each, bs, direct);
                 let (r, id) = ctx.run_job(&args)?;
                 runs.extend(id);
                 let (cold, warm) = (bw(&r, 0), bw(&r, 1));

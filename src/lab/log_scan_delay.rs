@@ -3,12 +3,12 @@
 //! experiment, in user space): buffer size x buffered/O_DIRECT x cold/warm
 //! per delay, and the sentence that states what a far device does.
 
+use super::log_scan::{bw, iostat, scan_job};
 use super::{LabCtx, arg};
 use crate::disk::injector::Spec;
 use crate::disk::serving::Serving;
 use crate::error::Result;
 use crate::render::table::{Table, fig};
-use crate::runner::RunResult;
 
 /// What the injected part found: its table, its sentence, its runs.
 pub struct Injected {
@@ -18,11 +18,6 @@ pub struct Injected {
     pub answer: String,
     /// Stored run ids.
     pub runs: Vec<i64>,
-}
-
-fn bw(r: &RunResult, rep: usize) -> f64 {
-    let t = r.rep_totals(rep);
-    t.bw_bytes(&t.read) / (1 << 20) as f64
 }
 
 /// Runs the scans of `sizes` on one slow disk per delay of `ctx.delays`.
@@ -75,31 +70,15 @@ pub fn run(ctx: &mut LabCtx, sizes: &[&str]) -> Result<Injected> {
                 for f in &files {
                     ctx.evict(std::path::Path::new(f))?;
                 }
-                let args = vec![
-                    arg(
-                        "name",
-                        format!(
-                            "scan-{delay}-{bs}-{}",
-                            if direct { "direct" } else { "buffered" }
-                        ),
-                    ),
-                    arg("filename", files.join(":")),
-                    arg("size", each * 4),
-                    "--rw=read".into(),
-                    arg("bs", bs),
-                    arg("direct", u8::from(direct)),
-                    "--cache=keep".into(),
-                    "--repeat=2".into(),
-                ];
+                let name = format!(
+                    "scan-{delay}-{bs}-{}",
+                    if direct { "direct" } else { "buffered" }
+                );
+                let args = scan_job(name, &files, each, bs, direct);
                 let (r, id) = ctx.run_job(&args)?;
                 runs.extend(id);
                 let (cold, warm) = (bw(&r, 0), bw(&r, 1));
-                let r_await = r.repetitions[0]
-                    .counters
-                    .disks
-                    .first()
-                    .and_then(|d| d.iostat().get("r_await").copied())
-                    .map_or_else(|| "-".into(), fig);
+                let r_await = iostat(&r, "r_await");
                 t.push(vec![
                     delay.clone(),
                     bs.to_string(),
