@@ -168,6 +168,22 @@ fn eio_on_1_percent_of_reads_is_counted_with_continue_on_error() {
     let st = d.status();
     assert_eq!(st["daemon"], "running");
     assert!(st["counters"]["errors"][0].as_u64().unwrap() >= errs);
+    // fio, the reference, on the same disk and rule: the same kind of count.
+    if have(
+        "fio",
+        "eio_on_1_percent_of_reads_is_counted_with_continue_on_error",
+    ) {
+        let mut fio_args = args.clone();
+        fio_args[0] = "--name=fio".into();
+        let fj = fio_json(&fio_args);
+        let fj = &fj["jobs"][0];
+        assert!(
+            (5..=45).contains(&fj["total_err"].as_u64().unwrap()),
+            "{fj}"
+        );
+        assert_eq!(fj["first_error"], j["first_error"]);
+        assert_eq!(fj["error"], j["error"]);
+    }
     // Without continue_on_error the first one stops the run (exit 1).
     let args = job(
         "s",

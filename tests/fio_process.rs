@@ -115,9 +115,12 @@ fn options_without_effect_are_accepted_and_others_refused_by_name() {
     );
     args.push("--continue_on_error=none".into());
     run_json(&args);
+    args.pop();
+    args.push("--continue_on_error=all".into());
+    run_json(&args);
     run_rejects(
-        &["--name=t", "--size=64k", "--continue_on_error=all"],
-        &["continue_on_error=all is not supported by iolab yet"],
+        &["--name=t", "--size=64k", "--continue_on_error=verify"],
+        &["continue_on_error=verify: expected none, read, write, io or all"],
     );
     run_rejects(
         &["--name=t", "--size=64k", "--nice=40"],
