@@ -182,7 +182,7 @@ impl Error {
                     code::USAGE
                 }
                 crate::disk::DiskError::NotEmpty(_) => code::REFUSED,
-                crate::disk::DiskError::Interrupted => code::SIGNAL_BASE + libc::SIGINT,
+                crate::disk::DiskError::Interrupted { signal } => code::SIGNAL_BASE + signal,
                 _ => code::FAILED,
             },
             Error::Io { .. } | Error::Tool { .. } | Error::Store(_) | Error::RunFailed { .. } => {

@@ -467,3 +467,38 @@ fn sigterm_to_the_daemon_removes_the_disk() {
     });
     assert_clean(&disk.dir, &disk.run);
 }
+
+#[test]
+fn iolab_runs_lay_out_their_files_on_the_file_layer() {
+    let Some(disk) = Disk::up("iolab_runs_lay_out_their_files_on_the_file_layer", &[], &[]) else {
+        return;
+    };
+    // iolab marks what it lays out with an extended attribute: passed through.
+    let f = disk.at("data/f");
+    let args = common::job("r", &f, "--size=1m --rw=read --bs=64k --no-store");
+    let out = bin()
+        .env("IOLAB_RUN_DIR", &disk.run)
+        .arg("run")
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::metadata(disk.backing.join("data/f"))
+            .unwrap()
+            .len(),
+        1 << 20
+    );
+    assert!(iolab::sys::xattr::has(
+        &disk.backing.join("data/f"),
+        "user.iolab.layout"
+    ));
+    // A second run finds the file as its own and reads it.
+    succeed(bin().env("IOLAB_RUN_DIR", &disk.run).arg("run").args(&args));
+    assert!(disk.counter("ops", 3) > 0);
+    disk.down_and_check();
+}

@@ -219,3 +219,40 @@ fn xfs_on_the_block_layer() {
     std::fs::write(d.file("x"), b"xfs").unwrap();
     d.down();
 }
+
+#[test]
+fn sigterm_to_up_alone_removes_the_disk_even_once_it_is_up() {
+    if !can("sigterm_to_up_alone_removes_the_disk_even_once_it_is_up") {
+        return;
+    }
+    let d = TestDisk::new();
+    // As `timeout` or systemd do: the signal goes to `up` only, early.
+    let child = d
+        .cmd()
+        .args(["disk", "up", s(&d.dir), "--size", "64M"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    // SAFETY: a signal to the test's own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    wait_until(
+        Duration::from_secs(10),
+        "the daemon removed what it made",
+        || {
+            std::fs::read_dir(&d.run)
+                .map(|mut e| e.next().is_none())
+                .unwrap_or(true)
+        },
+    );
+    d.gone();
+}

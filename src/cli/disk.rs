@@ -199,9 +199,10 @@ pub fn execute(a: DiskArgs) -> Result<()> {
                 seed,
                 made_dir: false,
             };
-            let run = client::prepare(&mut spec)?;
+            // Caught from the start: a signal at any moment of `up` undoes it.
             let stop =
                 StopFlag::on_signals().map_err(|e| iolab::Error::io("cannot catch signals", e))?;
+            let run = client::prepare(&mut spec)?;
             if foreground {
                 let mut ready = |r: std::result::Result<&state::State, &iolab::disk::DiskError>| {
                     if let Ok(st) = r {
@@ -211,7 +212,15 @@ pub fn execute(a: DiskArgs) -> Result<()> {
                         );
                     }
                 };
-                return daemon::serve(&spec, &run, &stop, &mut ready).map_err(Into::into);
+                daemon::serve(&spec, &run, &stop, &mut ready)?;
+                let dir = spec.dir.display();
+                return match stop.signal() {
+                    Some(signal) => {
+                        super::write_out(&format!("{dir} removed\n"), None)?;
+                        Err(iolab::Error::Interrupted { signal })
+                    }
+                    None => super::write_out(&format!("{dir} removed\n"), None),
+                };
             }
             let exe = std::env::current_exe()
                 .map_err(|e| iolab::Error::io("cannot find iolab's own path", e))?;
@@ -237,7 +246,8 @@ pub fn execute(a: DiskArgs) -> Result<()> {
             let dropped = client::crash(&dir)?;
             super::write_out(
                 &format!(
-                    "power lost at {}: {dropped} bytes of unflushed writes dropped; mounted again\n",
+                    "power lost at {}: {dropped} bytes written to the device but not flushed were dropped \
+                     (and whatever was still only in the page cache); mounted again\n",
                     dir.display()
                 ),
                 None,
@@ -268,7 +278,8 @@ fn serve(run: PathBuf) -> Result<()> {
     let mut ready = |r: std::result::Result<&state::State, &iolab::disk::DiskError>| {
         let line = match r {
             Ok(_) => client::READY.to_string(),
-            Err(e) => format!("{}{e}", client::FAILED),
+            // One line: `up` reads the first.
+            Err(e) => format!("{}{}", client::FAILED, e.to_string().replace('\n', "; ")),
         };
         let mut so = std::io::stdout().lock();
         let _ = writeln!(so, "{line}");

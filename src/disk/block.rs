@@ -82,6 +82,28 @@ impl Injector for Block {
         )?;
         let (fs, tool, _, package) = mkfs_of(&spec.fs)?;
         let reuse = spec.image.as_ref().is_some_and(|i| i.exists());
+        let least: u64 = if spec.fs == "xfs" {
+            300 << 20
+        } else {
+            16 << 20
+        };
+        let size = |expected: String| DiskError::Usage {
+            what: format!(
+                "--size {}",
+                crate::metrics::format::bytes_iec(spec.size as f64)
+            ),
+            expected,
+        };
+        if !reuse && spec.size < least {
+            return Err(size(format!("at least {} MiB for {fs}", least >> 20)));
+        }
+        let free = crate::sys::machine::meminfo("MemAvailable");
+        if spec.image.is_none() && free > 0 && spec.size > free {
+            return Err(size(format!(
+                "an in-memory image no larger than the {} MiB of memory available (--image FILE keeps it on disk)",
+                free >> 20
+            )));
+        }
         if !reuse && !on_path(tool) {
             return Err(DiskError::ToolMissing {
                 tool: tool.to_string(),

@@ -26,6 +26,13 @@ const WAIT: Duration = Duration::from_secs(120);
 pub fn prepare(spec: &mut Spec) -> Result<PathBuf, DiskError> {
     let injector = super::injector::find(&spec.layer)?;
     parse_all(&spec.rules)?;
+    if spec.backing.is_some() && spec.layer != "fs" {
+        return Err(DiskError::Usage {
+            what: "--backing".into(),
+            expected: "--layer fs with it (the block layer serves an image, not a directory)"
+                .into(),
+        });
+    }
     if !nix::unistd::geteuid().is_root() {
         return Err(DiskError::NotRoot);
     }
@@ -99,10 +106,25 @@ pub fn start(exe: &Path, run: &Path, stop: &StopFlag) -> Result<State, DiskError
     });
     loop {
         match rx.recv_timeout(Duration::from_millis(100)) {
+            // A signal to `up` alone (timeout, systemd) also undoes it.
+            Ok(Ok(line)) if line == READY && stop.is_set() => {
+                let _ = control::ask(run, &Request::Down, WAIT);
+                let _ = child.wait();
+                return Err(DiskError::Interrupted {
+                    signal: stop.signal().unwrap_or(libc::SIGINT),
+                });
+            }
             Ok(Ok(line)) if line == READY => break,
             Ok(Ok(line)) => {
                 let _ = child.wait();
-                return Err(daemon_failed(run, line.trim_start_matches(FAILED)));
+                let message = line.trim_start_matches(FAILED).to_string();
+                if let Some(st) = state::load(run) {
+                    abandon(run, &st.spec);
+                }
+                return Err(DiskError::Refused {
+                    what: "iolab disk up".into(),
+                    message,
+                });
             }
             Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 let _ = child.wait();
@@ -114,7 +136,9 @@ pub fn start(exe: &Path, run: &Path, stop: &StopFlag) -> Result<State, DiskError
                     nix::sys::signal::Signal::SIGTERM,
                 );
                 let _ = child.wait();
-                return Err(DiskError::Interrupted);
+                return Err(DiskError::Interrupted {
+                    signal: stop.signal().unwrap_or(libc::SIGINT),
+                });
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
@@ -127,25 +151,30 @@ pub const READY: &str = "ready";
 /// What starts the line it prints when it could not make the disk.
 pub const FAILED: &str = "failed: ";
 
+/// The error of a daemon that did not come up (its own words, else the
+/// first line of a panic in its log); removes what `prepare` made.
 fn daemon_failed(run: &Path, message: &str) -> DiskError {
-    let log = state::log(run);
-    let tail = std::fs::read_to_string(&log).unwrap_or_default();
-    let last = tail.lines().last().unwrap_or_default();
-    let message = match last.is_empty() {
-        true => message.to_string(),
-        false => format!("{message}; {last}"),
-    };
-    let e = DiskError::Daemon {
-        message,
-        log: log.clone(),
-    };
-    // The log goes with the private directory: keep it beside.
-    let keep = std::env::temp_dir().join("iolab-disk-failed.log");
-    let _ = std::fs::copy(&log, &keep);
+    let log = std::fs::read_to_string(state::log(run)).unwrap_or_default();
+    let said = log
+        .lines()
+        .find(|l| l.contains("panicked") || l.contains("failed"))
+        .map(|l| format!("{message}: {}", l.trim()))
+        .unwrap_or_else(|| message.to_string());
+    if let Some(st) = state::load(run) {
+        abandon(run, &st.spec);
+    }
+    DiskError::Refused {
+        what: "iolab disk up".into(),
+        message: said,
+    }
+}
+
+/// Removes what `prepare` made for a disk that did not come up: its
+/// private directory, and DIR when `prepare` made it.
+pub fn abandon(run: &Path, spec: &Spec) {
     let _ = std::fs::remove_dir_all(run);
-    match e {
-        DiskError::Daemon { message, .. } => DiskError::Daemon { message, log: keep },
-        e => e,
+    if spec.made_dir {
+        let _ = std::fs::remove_dir(&spec.dir);
     }
 }
 

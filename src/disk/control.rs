@@ -38,6 +38,10 @@ pub struct Status {
     pub counters: Counters,
     /// Bytes written and not yet flushed (block layer).
     pub unflushed: Option<u64>,
+    /// The file system at DIR is mounted read-only now (ext4 stops
+    /// writing after a write error of its journal).
+    #[serde(default)]
+    pub read_only: bool,
 }
 
 /// The daemon's answer.

@@ -30,7 +30,7 @@ pub fn serve(
         Ok(b) => b,
         Err(e) => {
             ready(Err(&e));
-            let _ = std::fs::remove_dir_all(run);
+            super::client::abandon(run, spec);
             return Err(e);
         }
     };
@@ -119,7 +119,7 @@ fn build(spec: &Spec, run: &Path) -> Result<Built, DiskError> {
     let st = State {
         spec: spec.clone(),
         pid: std::process::id(),
-        started: chrono::Local::now().to_rfc3339(),
+        started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
         parts: mounted.parts(),
     };
     if let Err(e) = state::save(run, &st) {
@@ -136,5 +136,6 @@ fn status(st: &State, gate: &Gate, mounted: &dyn Mounted) -> Answer {
         rules,
         counters,
         unflushed: mounted.unflushed(),
+        read_only: crate::sys::mount::is_read_only(&st.spec.dir),
     }))
 }

@@ -93,7 +93,13 @@ pub enum DiskError {
     },
     /// Stopped by a signal while the disk was being made (all of it was removed).
     #[error("interrupted; everything made so far was removed")]
-    Interrupted,
+    Interrupted {
+        /// The signal (SIGINT, SIGTERM).
+        signal: i32,
+    },
+    /// The thread serving a disk of this process panicked.
+    #[error("the disk thread stopped unexpectedly")]
+    ThreadLost,
 }
 
 impl DiskError {

@@ -24,6 +24,7 @@ pub mod injector;
 pub mod passthrough;
 mod passthrough_io;
 mod passthrough_ops;
+mod passthrough_xattr;
 pub mod rules;
 pub mod serving;
 pub mod state;

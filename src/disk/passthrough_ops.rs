@@ -15,7 +15,7 @@ use super::rules::Op;
 use fuser::{
     AccessFlags, FileHandle, Filesystem, FopenFlags, INodeNo, KernelConfig, LockOwner, OpenFlags,
     RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
-    ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
+    ReplyOpen, ReplyStatfs, ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
 };
 use nix::fcntl::AT_FDCWD;
 use nix::sys::stat::Mode;
@@ -439,5 +439,31 @@ impl Filesystem for Passthrough {
             )?)
         };
         self.meta(&rel, work, send_empty(reply));
+    }
+
+    fn getxattr(&self, _r: &Request, ino: INodeNo, name: &OsStr, size: u32, reply: ReplyXattr) {
+        self.get_xattr(ino, name, size, reply);
+    }
+
+    fn listxattr(&self, _r: &Request, ino: INodeNo, size: u32, reply: ReplyXattr) {
+        self.list_xattr(ino, size, reply);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn setxattr(
+        &self,
+        _r: &Request,
+        ino: INodeNo,
+        name: &OsStr,
+        value: &[u8],
+        flags: i32,
+        _pos: u32,
+        reply: ReplyEmpty,
+    ) {
+        self.set_xattr(ino, name, value, flags, reply);
+    }
+
+    fn removexattr(&self, _r: &Request, ino: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        self.remove_xattr(ino, name, reply);
     }
 }

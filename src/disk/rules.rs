@@ -230,6 +230,14 @@ pub fn parse(flag: &'static str, text: &str) -> Result<Rule, RuleError> {
         Some((o, r)) if o.split('+').all(|w| w == "all" || op_named(w).is_some()) => {
             (parse_ops(o), r)
         }
+        // `red=1ms`: a word before `=` that is not a kind of operation.
+        Some((o, _)) if o.chars().all(|c| c.is_ascii_alphabetic() || c == '+') => {
+            let names: Vec<&str> = OP_NAMES.iter().map(|(n, _)| *n).collect();
+            return Err(err(&format!(
+                "OPS=... with OPS among {}, all (joined with +), not '{o}'",
+                names.join(", ")
+            )));
+        }
         _ => ([true; 4], text),
     };
     let mut parts = rest.splitn(3, '@');
@@ -237,7 +245,9 @@ pub fn parse(flag: &'static str, text: &str) -> Result<Rule, RuleError> {
     let (effect, scope) = match flag {
         "delay" => (Effect::Delay(parse_dist(what, err)?), parts.next()),
         "fail" => {
-            let errno = errno_named(what).ok_or_else(|| err("an errno name: EIO, ENOSPC, ..."))?;
+            let names: Vec<&str> = ERRNOS.iter().map(|(n, _)| *n).collect();
+            let errno = errno_named(&what.to_ascii_uppercase())
+                .ok_or_else(|| err(&format!("an errno name: {}", names.join(", "))))?;
             let when = parts
                 .next()
                 .ok_or_else(|| err("ERRNO@SHARE (EIO@0.01) or ERRNO@after=SIZE"))?;
@@ -251,11 +261,18 @@ pub fn parse(flag: &'static str, text: &str) -> Result<Rule, RuleError> {
             (Effect::Fail { errno, when }, parts.next())
         }
         "bw" => {
-            let n = parse_size(what).map_err(|e| err(&format!("bytes a second: {e}")))?;
+            let rate = what.strip_suffix("/s").unwrap_or(what);
+            let n = parse_size(rate)
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| err("bytes a second, more than 0 (100MiB or 100MiB/s)"))?;
             (Effect::Bandwidth(n), parts.next())
         }
         _ => {
-            let n = what.parse().map_err(|_| err("operations a second"))?;
+            let n =
+                what.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    err("a whole number of operations a second, more than 0 (500)")
+                })?;
             (Effect::Iops(n), parts.next())
         }
     };
@@ -336,10 +353,13 @@ fn parse_dist(text: &str, err: &dyn Fn(&str) -> RuleError) -> Result<Dist, RuleE
                 .ok()
                 .filter(|p| (0.0..=100.0).contains(p))
                 .ok_or_else(|| err("a percent 0-100 before each ="))?;
-            if q.last().is_some_and(|l: &(f64, u64)| l.0 >= p) {
-                return Err(err("percents rising: 50=1ms,99=8ms"));
+            let v = ns(v)?;
+            if q.last().is_some_and(|l: &(f64, u64)| l.0 >= p || l.1 > v) {
+                return Err(err(&format!(
+                    "percents and times both rising, as in 50=1ms,99=8ms: {point} does not"
+                )));
             }
-            q.push((p, ns(v)?));
+            q.push((p, v));
         }
         return Ok(Dist::Quantiles(q));
     }

@@ -47,9 +47,9 @@ impl Serving {
             }),
             _ => Err(thread
                 .join()
-                .unwrap_or(Err(DiskError::Interrupted))
+                .unwrap_or(Err(DiskError::ThreadLost))
                 .err()
-                .unwrap_or(DiskError::Interrupted)),
+                .unwrap_or(DiskError::ThreadLost)),
         }
     }
 
@@ -78,7 +78,7 @@ impl Serving {
     fn finish(&mut self) -> Result<(), DiskError> {
         self.stop.set();
         match self.thread.take() {
-            Some(t) => t.join().unwrap_or(Err(DiskError::Interrupted)),
+            Some(t) => t.join().unwrap_or(Err(DiskError::ThreadLost)),
             None => Ok(()),
         }
     }

@@ -72,6 +72,13 @@ pub fn status_text(found: &[Found]) -> String {
                     st.pid,
                     st.started
                 ));
+                if s.read_only {
+                    out.push_str(&format!(
+                        "  the file system is read-only now (it stopped after a write error): \
+                         iolab disk crash {dir} mounts it again\n",
+                        dir = st.spec.dir.display()
+                    ));
+                }
                 if let Some(u) = s.unflushed {
                     out.push_str(&format!(
                         "  written, not yet flushed: {}\n",
@@ -80,7 +87,9 @@ pub fn status_text(found: &[Found]) -> String {
                 }
                 let mut t = Table::new(["op", "count", "delay injected", "mean delay", "errors"]);
                 let c = &s.counters;
-                for i in 0..4 {
+                // The block layer sees no metadata operations.
+                let kinds = if st.spec.layer == "block" { 3 } else { 4 };
+                for i in 0..kinds {
                     let mean = c.delay_ns[i] as f64 / c.ops[i].max(1) as f64;
                     t.push(vec![
                         op_name(i).to_string(),

@@ -39,7 +39,8 @@ pub fn environment(e: &Environment) -> String {
                 format!(", disk {}", disks.join(", "))
             }
         ));
-        if !f.injected.is_empty() {
+        let same = |g: &crate::sys::environment::FileEnv| g.injected == f.injected;
+        if !f.injected.is_empty() && !e.files.iter().take_while(|g| g.path != f.path).any(same) {
             s.push_str(&format!("    {}\n", f.injected));
         }
     }

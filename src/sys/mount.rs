@@ -64,3 +64,17 @@ pub fn mount_points() -> Vec<PathBuf> {
 pub fn is_mount_point(path: &Path) -> bool {
     mount_points().iter().any(|m| m == path)
 }
+
+/// True when the file system mounted at `path` is read-only now.
+pub fn is_read_only(path: &Path) -> bool {
+    std::fs::read_to_string("/proc/self/mounts")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split(' ');
+            let point = PathBuf::from(unescape(f.nth(1)?));
+            Some((point, f.nth(1)?.split(',').any(|o| o == "ro")))
+        })
+        .rfind(|(p, _)| p == path)
+        .is_some_and(|(_, ro)| ro)
+}
