@@ -474,31 +474,14 @@ fn iolab_runs_lay_out_their_files_on_the_file_layer() {
         return;
     };
     // iolab marks what it lays out with an extended attribute: passed through.
-    let f = disk.at("data/f");
+    let (f, kept) = (disk.at("data/f"), disk.backing.join("data/f"));
     let args = common::job("r", &f, "--size=1m --rw=read --bs=64k --no-store");
-    let out = bin()
-        .env("IOLAB_RUN_DIR", &disk.run)
-        .arg("run")
-        .args(&args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        std::fs::metadata(disk.backing.join("data/f"))
-            .unwrap()
-            .len(),
-        1 << 20
-    );
-    assert!(iolab::sys::xattr::has(
-        &disk.backing.join("data/f"),
-        "user.iolab.layout"
-    ));
+    let run = || succeed(bin().env("IOLAB_RUN_DIR", &disk.run).arg("run").args(&args));
+    run();
+    assert_eq!(std::fs::metadata(&kept).unwrap().len(), 1 << 20);
+    assert!(iolab::sys::xattr::has(&kept, "user.iolab.layout"));
     // A second run finds the file as its own and reads it.
-    succeed(bin().env("IOLAB_RUN_DIR", &disk.run).arg("run").args(&args));
+    run();
     assert!(disk.counter("ops", 3) > 0);
     disk.down_and_check();
 }
