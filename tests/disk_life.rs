@@ -63,8 +63,14 @@ fn sigterm_to_the_daemon_and_foreground_leave_nothing() {
     });
     // SAFETY: a signal to the test's own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{status}");
+    let out = child.wait_with_output().unwrap();
+    // Stopped by Ctrl-C (exit 130), having said what it removed.
+    assert_eq!(out.status.code(), Some(130));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("serving until Ctrl-C") && said.contains("removed"),
+        "{said}"
+    );
     d.gone();
 }
 
