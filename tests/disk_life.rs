@@ -37,23 +37,25 @@ fn sigterm_to_the_daemon_and_foreground_leave_nothing() {
     let pid = d.status()["state"]["pid"].as_i64().unwrap() as i32;
     // SAFETY: a signal to the test's own daemon.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    // Its private directory goes last, after every unmount.
     wait_until(
         Duration::from_secs(10),
         "the daemon removed its disk",
         || {
-            !std::fs::read_to_string("/proc/mounts")
-                .unwrap()
-                .contains(s(&d.dir))
+            std::fs::read_dir(&d.run)
+                .map(|mut e| e.next().is_none())
+                .unwrap_or(true)
         },
     );
     d.gone();
 
     // --foreground serves in the command itself until SIGINT (Ctrl-C).
     let d = TestDisk::new();
-    let mut child = d
+    let child = d
         .cmd()
         .args(["disk", "up", s(&d.dir), "--size", "64M", "--foreground"])
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     wait_until(Duration::from_secs(10), "the foreground disk is up", || {
@@ -74,28 +76,41 @@ fn sigterm_to_the_daemon_and_foreground_leave_nothing() {
     d.gone();
 }
 
-#[test]
-fn ctrl_c_during_up_removes_what_was_made() {
-    if !can("ctrl_c_during_up_removes_what_was_made") {
+/// Sends `signal` to `iolab disk up DIR --size SIZE` alone, `after` its
+/// private directory appeared (its signal handlers are in place then):
+/// it must exit 128 + signal, print nothing on stdout, say on stderr that
+/// it removed what it made, and leave nothing behind.
+fn signal_up(test: &str, size: &str, after: Duration, signal: i32) {
+    if !can(test) {
         return;
     }
     let d = TestDisk::new();
-    // A large image: mkfs takes long enough to be interrupted.
     let child = d
         .cmd()
-        .args(["disk", "up", s(&d.dir), "--size", "4G"])
+        .args(["disk", "up", s(&d.dir), "--size", size])
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(150));
+    wait_until(
+        Duration::from_secs(10),
+        "up made its private directory",
+        || std::fs::read_dir(&d.run).is_ok_and(|mut e| e.next().is_some()),
+    );
+    std::thread::sleep(after);
     // SAFETY: a signal to the test's own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, signal) };
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(out.status.code(), Some(128 + signal), "{err}");
     assert!(
         err.contains("interrupted; everything made so far was removed"),
         "{err}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
     wait_until(
         Duration::from_secs(10),
@@ -107,6 +122,17 @@ fn ctrl_c_during_up_removes_what_was_made() {
         },
     );
     d.gone();
+}
+
+#[test]
+fn ctrl_c_during_up_removes_what_was_made() {
+    // A large image: mkfs takes long enough to be interrupted.
+    signal_up(
+        "ctrl_c_during_up",
+        "4G",
+        Duration::from_millis(150),
+        libc::SIGINT,
+    );
 }
 
 #[test]
@@ -228,37 +254,6 @@ fn xfs_on_the_block_layer() {
 
 #[test]
 fn sigterm_to_up_alone_removes_the_disk_even_once_it_is_up() {
-    if !can("sigterm_to_up_alone_removes_the_disk_even_once_it_is_up") {
-        return;
-    }
-    let d = TestDisk::new();
     // As `timeout` or systemd do: the signal goes to `up` only, early.
-    let child = d
-        .cmd()
-        .args(["disk", "up", s(&d.dir), "--size", "64M"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(30));
-    // SAFETY: a signal to the test's own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(143), "{err}");
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    wait_until(
-        Duration::from_secs(10),
-        "the daemon removed what it made",
-        || {
-            std::fs::read_dir(&d.run)
-                .map(|mut e| e.next().is_none())
-                .unwrap_or(true)
-        },
-    );
-    d.gone();
+    signal_up("sigterm_to_up_alone", "64M", Duration::ZERO, libc::SIGTERM);
 }
