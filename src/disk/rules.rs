@@ -109,7 +109,7 @@ pub struct Decision {
 }
 
 /// Counters per kind of operation (indexed by [`Op`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Operations seen.
     pub ops: [u64; 4],
@@ -117,6 +117,10 @@ pub struct Counters {
     pub delay_ns: [u64; 4],
     /// Operations failed.
     pub errors: [u64; 4],
+    /// Sum of the squares of the delays, ns² (their spread: with `ops` and
+    /// `delay_ns`, the standard deviation of what was injected).
+    #[serde(default)]
+    pub delay_sq: [f64; 4],
 }
 
 /// A disk's rules and their state (random draws, buckets, bytes written).
@@ -202,6 +206,7 @@ impl Rules {
             self.written += len;
         }
         self.counters.delay_ns[i] += d.delay_ns;
+        self.counters.delay_sq[i] += (d.delay_ns as f64).powi(2);
         d
     }
 }
