@@ -23,7 +23,7 @@ impl Store {
         if let Found::Foreign(why) = inspect(path)? {
             return Err(foreign(path, why));
         }
-        check_writable(path)?;
+        writable(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -183,8 +183,13 @@ fn check_place(path: &Path, create_dir: bool) -> StoreResult<()> {
 }
 
 /// The database file (if it exists) and its directory (where SQLite keeps
-/// the `-wal` and `-shm` files) can be written by this process.
-fn writable(path: &Path) -> Result<(), String> {
+/// the `-wal` and `-shm` files) can be written by this process; else
+/// [`StoreError::ReadOnly`] saying which cannot.
+fn writable(path: &Path) -> StoreResult<()> {
+    let read_only = |why: String| StoreError::ReadOnly {
+        path: path.to_path_buf(),
+        why,
+    };
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -192,19 +197,15 @@ fn writable(path: &Path) -> Result<(), String> {
     let file = path.exists().then_some((path, "file"));
     for (p, what) in file.into_iter().chain([(dir, "directory")]) {
         let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str()))
-            .map_err(|_| format!("the {what} name holds a NUL byte"))?;
+            .map_err(|_| read_only(format!("the {what} name holds a NUL byte")))?;
         // SAFETY: a valid C string; access() only reads it.
         if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
             let e = std::io::Error::last_os_error();
-            return Err(format!("cannot write the {what} {}: {e}", p.display()));
+            return Err(read_only(format!(
+                "cannot write the {what} {}: {e}",
+                p.display()
+            )));
         }
     }
     Ok(())
-}
-
-fn check_writable(path: &Path) -> StoreResult<()> {
-    writable(path).map_err(|why| StoreError::ReadOnly {
-        path: path.to_path_buf(),
-        why,
-    })
 }
