@@ -129,7 +129,9 @@ impl TestDisk {
 
 impl Drop for TestDisk {
     fn drop(&mut self) {
-        if self.up {
+        // Also a disk a failed test left half made (a run directory exists).
+        let left = std::fs::read_dir(&self.run).is_ok_and(|mut e| e.next().is_some());
+        if self.up || left {
             let _ = self.cmd().args(["disk", "down", s(&self.dir)]).output();
         }
     }
