@@ -106,6 +106,10 @@ pub enum Error {
     /// An injected disk (`iolab disk`) could not be made, changed or removed.
     #[error(transparent)]
     Disk(Box<crate::disk::DiskError>),
+    /// A program could not be traced, or a trace read or turned into
+    /// something else (`iolab trace`, `iolab replay`).
+    #[error(transparent)]
+    Trace(Box<crate::trace::TraceError>),
     /// Stopped by a signal (SIGINT, SIGTERM) before the work was done.
     #[error("interrupted by {}", signal_name(*.signal))]
     Interrupted {
@@ -117,6 +121,12 @@ pub enum Error {
 impl From<JobError> for Error {
     fn from(e: JobError) -> Error {
         Error::Job(Box::new(e))
+    }
+}
+
+impl From<crate::trace::TraceError> for Error {
+    fn from(e: crate::trace::TraceError) -> Error {
+        Error::Trace(Box::new(e))
     }
 }
 
@@ -183,6 +193,12 @@ impl Error {
                 }
                 crate::disk::DiskError::NotEmpty(_) => code::REFUSED,
                 crate::disk::DiskError::Interrupted { signal } => code::SIGNAL_BASE + signal,
+                _ => code::FAILED,
+            },
+            Error::Trace(e) => match **e {
+                crate::trace::TraceError::Usage { .. }
+                | crate::trace::TraceError::Format { .. } => code::USAGE,
+                crate::trace::TraceError::Interrupted { signal } => code::SIGNAL_BASE + signal,
                 _ => code::FAILED,
             },
             Error::Io { .. } | Error::Tool { .. } | Error::Store(_) | Error::RunFailed { .. } => {

@@ -20,6 +20,7 @@ pub mod render;
 pub mod runner;
 pub mod store;
 pub mod sys;
+pub mod trace;
 pub mod tree;
 
 pub use error::{Error, Result};

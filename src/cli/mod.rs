@@ -15,11 +15,15 @@ pub mod list;
 pub mod man;
 pub mod plot;
 pub mod progress;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod show;
 pub mod suggest;
 pub mod sweep;
+pub mod trace;
+pub mod trace_export;
+pub mod trace_import;
 pub mod tree;
 
 use clap::{Parser, Subcommand};
@@ -128,6 +132,10 @@ pub enum Command {
     Cache(cache::CacheArgs),
     /// Slow and faulty disks on demand (delays, errors, caps, power loss).
     Disk(disk::DiskArgs),
+    /// Record what a program does (eBPF): per-call histograms, every event; export, import.
+    Trace(trace::TraceArgs),
+    /// Issue a trace's calls again, per thread, at its pace or as fast as possible.
+    Replay(replay::ReplayArgs),
     /// List stored runs: id, when, label, job, key figures.
     History(history::HistoryArgs),
     /// Show one stored run in full (normal, json or json+).
@@ -160,6 +168,8 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
         Command::Tree(a) => tree::execute(a),
         Command::Cache(a) => cache::execute(a),
         Command::Disk(a) => disk::execute(a),
+        Command::Trace(a) => trace::execute(a),
+        Command::Replay(a) => replay::execute(a),
         Command::History(a) => history::history(a),
         Command::Show(a) => show::show(a),
         Command::Export(a) => show::export(a),

@@ -61,6 +61,10 @@ impl Exporter for Json {
         Some(pretty(&super::tree::json(t, self.bins)))
     }
 
+    fn trace(&self, t: &crate::trace::store::StoredTrace) -> Option<String> {
+        Some(pretty(&super::trace::value(t)))
+    }
+
     fn comparison(&self, c: &Comparison) -> Option<String> {
         Some(pretty(&super::compare::json(c)))
     }
@@ -88,6 +92,8 @@ pub fn pretty(v: &Value) -> String {
 pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
     let mut v = if r.kind == kind::TREE {
         super::tree::json(&r.tree_result()?, bins)
+    } else if r.kind == kind::TRACE {
+        super::trace::value(&crate::trace::store::load(r)?)
     } else {
         Json {
             bins,

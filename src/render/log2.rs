@@ -6,8 +6,12 @@ use std::fmt::Write;
 
 /// Renders `h` under the title `title` (e.g. "read latency (ns)").
 pub fn render(title: &str, h: &LatencyHistogram) -> String {
+    buckets(title, &h.log2_buckets())
+}
+
+/// Renders log2 buckets given as (lower bound, count) under `title`.
+pub fn buckets(title: &str, buckets: &[(u64, u64)]) -> String {
     let mut out = String::new();
-    let buckets = h.log2_buckets();
     if buckets.is_empty() {
         return out;
     }
@@ -18,7 +22,7 @@ pub fn render(title: &str, h: &LatencyHistogram) -> String {
         "  {:>14}  ------------- Distribution ------------- count",
         "value"
     );
-    for (value, count) in buckets {
+    for &(value, count) in buckets {
         let n = if total == 0 {
             0
         } else {

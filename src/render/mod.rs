@@ -31,6 +31,7 @@ pub mod style;
 pub mod sweep;
 pub mod table;
 pub mod terse;
+pub mod trace;
 pub mod tree;
 
 use crate::analysis::compare::Comparison;
@@ -67,6 +68,11 @@ pub trait Exporter: Sync {
         None
     }
 
+    /// A trace (`iolab trace`).
+    fn trace(&self, _t: &crate::trace::store::StoredTrace) -> Option<String> {
+        None
+    }
+
     /// An A/B comparison: a header naming the sides above its table, the
     /// verdict and the environment diff under it.
     fn comparison(&self, c: &Comparison) -> Option<String> {
@@ -78,6 +84,8 @@ pub trait Exporter: Sync {
     fn stored(&self, r: &StoredRun) -> Result<Option<String>> {
         if r.kind == kind::TREE {
             Ok(self.tree(&r.tree_result()?))
+        } else if r.kind == kind::TRACE {
+            Ok(self.trace(&crate::trace::store::load(r)?))
         } else {
             self.run(&r.result()?).map(Some)
         }
@@ -187,6 +195,17 @@ fn shown(
 /// A run in format `name`.
 pub fn run(r: &RunResult, name: &str) -> Result<String> {
     find(name)?.item.run(r)
+}
+
+/// A trace in format `name`.
+pub fn trace(t: &crate::trace::store::StoredTrace, name: &str) -> Result<String> {
+    shown(name, "a trace", |e| Ok(e.trace(t)))
+}
+
+/// Refuses, before a trace is made, a format `name` that has no form for
+/// traces (the error names those that have).
+pub fn trace_check(name: &str) -> Result<()> {
+    trace(&crate::trace::store::StoredTrace::default(), name).map(|_| ())
 }
 
 /// A table in format `name`.

@@ -32,10 +32,16 @@ impl Exporter for Normal {
         Some(super::tree::text(t))
     }
 
+    fn trace(&self, t: &crate::trace::store::StoredTrace) -> Option<String> {
+        Some(super::trace::text(t))
+    }
+
     /// With the header `show` prints: id, label, command, environment.
     fn stored(&self, r: &StoredRun) -> crate::Result<Option<String>> {
         let body = if r.kind == kind::TREE {
             super::tree::text(&r.tree_result()?)
+        } else if r.kind == kind::TRACE {
+            super::trace::text(&crate::trace::store::load(r)?)
         } else {
             text(&r.result()?)
         };

@@ -17,6 +17,8 @@ pub mod kind {
     pub const FIO: &str = "fio";
     /// `iolab tree` (a [`crate::tree::TreeResult`]).
     pub const TREE: &str = "tree";
+    /// `iolab trace` (a [`crate::trace::store::StoredTrace`]).
+    pub const TRACE: &str = "trace";
 }
 
 /// A run to be stored.
@@ -98,11 +100,11 @@ impl StoredRun {
 
     /// The full result of a run or import.
     pub fn result(&self) -> StoreResult<RunResult> {
-        if self.kind == kind::TREE {
+        if self.kind == kind::TREE || self.kind == kind::TRACE {
             return Err(StoreError::Decode {
                 id: self.id,
                 what: "I/O result",
-                problem: "it is a tree result".into(),
+                problem: format!("it is a {} result", self.kind),
             });
         }
         serde_json::from_str(&self.result_json).map_err(|e| self.undecodable("stored result", e))

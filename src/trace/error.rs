@@ -1,0 +1,78 @@
+//! What can go wrong while tracing, reading a trace or turning it into
+//! something else.
+
+use std::path::PathBuf;
+
+/// A tracing failure, naming what failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// Something the tracer needs is missing: root, BTF, BPF, tracefs.
+    #[error("iolab trace needs {what}: {hint}")]
+    Missing {
+        /// What is missing.
+        what: &'static str,
+        /// How to get it.
+        hint: String,
+    },
+    /// The kernel refused the BPF program or one of its attachments.
+    #[error("BPF {what}: {problem}")]
+    Bpf {
+        /// The step that failed (load, attach sys_enter_pread64, ...).
+        what: String,
+        /// The kernel's or loader's message.
+        problem: String,
+    },
+    /// A wrong argument (a pid that does not exist, no command).
+    #[error("{what}: {problem}")]
+    Usage {
+        /// The argument.
+        what: String,
+        /// What is wrong with it, and what was expected.
+        problem: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A trace file (or strace output) that does not read as one.
+    #[error("{}:{line}: {problem}", .path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// Its line (1-based).
+        line: usize,
+        /// What was expected.
+        problem: String,
+    },
+    /// Starting the command to trace failed.
+    #[error("cannot start {command}: {source}")]
+    Spawn {
+        /// The command.
+        command: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Stopped by a signal (SIGINT, SIGTERM); what was recorded is kept.
+    #[error("tracing stopped by signal {signal}")]
+    Interrupted {
+        /// The signal.
+        signal: i32,
+    },
+}
+
+impl TraceError {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TraceError {
+        TraceError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// A result whose error is a [`TraceError`].
+pub type TraceResult<T> = std::result::Result<T, TraceError>;
