@@ -152,9 +152,14 @@ impl Kernel {
         fork.attach()
             .map_err(|e| bpf_err("attach sched_process_fork")(e.to_string()))?;
         let mut missing = Vec::new();
+        let mut traced = Vec::new();
         {
             let mut table: Array<&mut MapData, CallArgs> = map(&mut bpf, "calls")?;
-            for (id, c) in CALLS.iter().enumerate().filter(|(_, c)| c.name != URING_REQ) {
+            for (id, c) in CALLS
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.name != URING_REQ)
+            {
                 if !has_event("syscalls", &format!("sys_enter_{}", c.name)) {
                     missing.push(c.name.to_string());
                     continue;
@@ -162,10 +167,20 @@ impl Kernel {
                 table
                     .set(c.nr, CallArgs::of(id as u16, c), 0)
                     .map_err(|e| bpf_err("fill the call table")(e.to_string()))?;
+                traced.push(c.name);
             }
         }
-        attach(&mut bpf, "on_enter", "raw_syscalls", "sys_enter")?;
-        attach(&mut bpf, "on_exit", "raw_syscalls", "sys_exit")?;
+        // One program on every call's tracepoint (loaded once, attached many
+        // times): only the traced calls pay for it.
+        for (prog, tp) in [("on_enter", "sys_enter_"), ("on_exit", "sys_exit_")] {
+            let p: &mut TracePoint = program(&mut bpf, prog)?;
+            p.load()
+                .map_err(|e| bpf_err(format!("load {prog}"))(verifier(e)))?;
+            for name in &traced {
+                p.attach("syscalls", &format!("{tp}{name}"))
+                    .map_err(|e| bpf_err(format!("attach syscalls/{tp}{name}"))(e.to_string()))?;
+            }
+        }
         if has_event("io_uring", "io_uring_submit_req")
             && has_event("io_uring", "io_uring_complete")
         {

@@ -2,9 +2,12 @@
 // iolab trace: the BPF side. Rebuilt by build.sh into trace.bpf.o (committed,
 // so building iolab needs no clang; tests/trace.rs checks it is current).
 //
-// Two programs on raw_syscalls sys_enter and sys_exit see every system call;
-// the `calls` table (filled by user space from src/trace/calls.rs, indexed by
-// syscall number) says which are traced and where their arguments are. Enter
+// One program is attached to the sys_enter_* tracepoint of every traced call,
+// one to every sys_exit_* (the same record layout: the syscall number, then
+// the arguments or the result); the `calls` table (filled by user space from
+// src/trace/calls.rs, indexed by syscall number) says where each call's
+// arguments are. (raw_syscalls/sys_enter would fire for every system call of
+// every process: it costs about a microsecond per call here.) Enter
 // keeps the arguments per thread (inflight); exit adds the
 // call to the per-call figures and latency/size histograms (arrays, log-linear
 // slots as src/trace/hist.rs), to the per-file figures (keyed by device and
@@ -166,7 +169,7 @@ static __always_inline void identify(struct file *f, struct start *s) {
     s->dev = BPF_CORE_READ(i, i_sb, s_dev);
 }
 
-SEC("tracepoint/raw_syscalls/sys_enter")
+SEC("tracepoint/syscalls/sys_enter")
 int on_enter(struct sys_enter *ctx) {
     __u32 nr = ctx->id;
     struct callinfo *ci = bpf_map_lookup_elem(&calls, &nr);
@@ -175,13 +178,13 @@ int on_enter(struct sys_enter *ctx) {
     __u32 tgid = ns >> 32;
     if (!tgid || !traced(tgid)) return 0;
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
-    __u64 a[6];
-    a[0] = ctx->args[0]; a[1] = ctx->args[1]; a[2] = ctx->args[2];
-    a[3] = ctx->args[3]; a[4] = ctx->args[4]; a[5] = ctx->args[5];
+    // Read, not loaded: a program that loads past the end of a call's
+    // record (read has 3 arguments) cannot attach to its tracepoint.
+    __u64 a[6] = {};
+    bpf_probe_read_kernel(a, sizeof(a), ctx->args);
     struct start s = {};
     s.tgid = tgid;
     s.tid = (__u32)ns;
-    s.ts = bpf_ktime_get_ns();
     s.call = ci->call - 1;
     __u8 cls = ci->cls;
     s.cls = cls;
@@ -199,6 +202,9 @@ int on_enter(struct sys_enter *ctx) {
             s.has_off = 1;
         }
     }
+    // Timed from here to the start of the exit program: what the tracer
+    // itself does stays out of the call's latency as far as it can.
+    s.ts = bpf_ktime_get_ns();
     bpf_map_update_elem(&inflight, &tid, &s, BPF_ANY);
     return 0;
 }
@@ -215,8 +221,8 @@ static __always_inline void fill(struct event *e, struct start *s, __u64 lat, lo
 }
 
 // Adds one finished call to the figures, and sends it in event mode.
-static __always_inline void account(struct start *s, long ret) {
-    __u64 lat = bpf_ktime_get_ns() - s->ts;
+static __always_inline void account(struct start *s, long ret, __u64 now) {
+    __u64 lat = now - s->ts;
     __u32 call = s->call;
     if (call >= NCALLS) return;
     int moved = (s->cls == C_READ || s->cls == C_WRITE) && ret >= 0;
@@ -284,14 +290,15 @@ static __always_inline void account(struct start *s, long ret) {
     }
 }
 
-SEC("tracepoint/raw_syscalls/sys_exit")
+SEC("tracepoint/syscalls/sys_exit")
 int on_exit(struct sys_exit *ctx) {
+    __u64 now = bpf_ktime_get_ns();
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
     struct start *s = bpf_map_lookup_elem(&inflight, &tid);
     if (!s) return 0;
     struct start copy = *s;
     bpf_map_delete_elem(&inflight, &tid);
-    account(&copy, ctx->ret);
+    account(&copy, ctx->ret, now);
     return 0;
 }
 
@@ -321,12 +328,13 @@ int uring_submit(struct uring_submit *ctx) {
 
 SEC("tracepoint/io_uring/io_uring_complete")
 int uring_complete(struct uring_complete *ctx) {
+    __u64 now = bpf_ktime_get_ns();
     __u64 key = (__u64)ctx->req;
     struct start *s = bpf_map_lookup_elem(&uring, &key);
     if (!s) return 0;
     struct start copy = *s;
     bpf_map_delete_elem(&uring, &key);
-    account(&copy, ctx->res);
+    account(&copy, ctx->res, now);
     return 0;
 }
 
