@@ -26,7 +26,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def loop_ns(out):
-    fields = dict(kv.split("=") for kv in out.split() if "=" in kv)
+    """The loop's own time, from its `ios=... runtime_ns=...` line."""
+    line = next(l for l in out.splitlines() if "runtime_ns=" in l)
+    fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
     return int(fields["runtime_ns"])
 
 
@@ -46,20 +48,17 @@ def main():
         with open(data, "wb") as f:
             f.write(os.urandom(size))
         loop = [ref, data, str(size), str(a.bs), str(a.bs), "1", str(a.reads), "0", "0"]
-        out_file = os.path.join(d, "loop.out")
-        shell = ["sh", "-c", " ".join(loop) + f" > {out_file}"]
         bt = ("tracepoint:syscalls:sys_enter_pread64 /pid == cpid/ { @s[tid] = nsecs; } "
               "tracepoint:syscalls:sys_exit_pread64 /@s[tid]/ "
               "{ @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }")
         tools = {
-            "bare": lambda: shell,
-            "iolab trace": lambda: [a.iolab, "trace", "--no-store", "--"] + shell,
+            "bare": lambda: loop,
+            "iolab trace": lambda: [a.iolab, "trace", "--no-store", "--"] + loop,
             "iolab trace --events": lambda: [a.iolab, "trace", "--no-store", "--events", "-o",
-                                             os.path.join(d, "t.trace"), "--"] + shell,
-            "bpftrace hist": lambda: ["bpftrace", "-q", "-e", bt, "-c", " ".join(shell[:2]) +
-                                      " '" + shell[2] + "'"],
+                                             os.path.join(d, "t.trace"), "--"] + loop,
+            "bpftrace hist": lambda: ["bpftrace", "-q", "-e", bt, "-c", " ".join(loop)],
             "strace": lambda: ["strace", "-f", "-qq", "-e", "trace=pread64", "-o", "/dev/null"]
-                              + shell,
+                              + loop,
         }
         names = list(tools)
         times = {n: [] for n in names}
@@ -70,10 +69,8 @@ def main():
                 t = os.path.join(d, "t.trace")
                 if os.path.exists(t):
                     os.remove(t)
-                subprocess.run(tools[n](), check=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-                with open(out_file) as f:
-                    times[n].append(loop_ns(f.read()))
+                p = subprocess.run(tools[n](), check=True, capture_output=True, text=True)
+                times[n].append(loop_ns(p.stdout))
         base = statistics.median(times["bare"])
         print(f"{a.reads} cached preads of {a.bs} B, {a.rounds} rounds (median of the loop's own time)")
         print(f"{'tool':<22} {'loop s':>8} {'per pread us':>13} {'slowdown':>9}   rounds (s)")

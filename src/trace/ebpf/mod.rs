@@ -158,7 +158,7 @@ impl Tracer for Ebpf {
         let deadline = req.duration.map(|d| t0 + d.as_nanos() as u64);
         let mut exit_status = None;
         loop {
-            wait_readable(ring.as_raw_fd(), Duration::from_millis(50));
+            wait_readable(ring.as_raw_fd(), Duration::from_millis(10));
             while let Some(item) = ring.next() {
                 handle(&item, &mut names, &mut writer)?;
             }
