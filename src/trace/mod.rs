@@ -15,11 +15,15 @@ pub mod file;
 pub mod hist;
 pub mod model;
 pub mod store;
+pub mod strace;
+pub mod strace_names;
+pub mod strace_syntax;
+pub mod strace_tracer;
 
 pub use error::{TraceError, TraceResult};
 pub use model::{Event, FileStats, Meta, Mode, Stats, Thread, Trace};
 
-use crate::registry::Entry;
+use crate::registry::{Entry, entry};
 use crate::runner::StopFlag;
 use std::path::Path;
 use std::time::Duration;
@@ -64,7 +68,13 @@ pub trait Tracer: Sync {
 }
 
 /// The tracers (`--tracer`). The first is the default.
-pub static TRACERS: &[Entry<dyn Tracer>] = &[];
+pub static TRACERS: &[Entry<dyn Tracer>] = &[entry(
+    "strace",
+    &[],
+    "strace (Debian package strace)",
+    "strace -f: no root needed, slows the program many times over",
+    &strace_tracer::Strace,
+)];
 
 /// The tracer called `name`.
 pub fn find(name: &str) -> TraceResult<&'static dyn Tracer> {
