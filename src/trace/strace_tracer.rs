@@ -203,10 +203,11 @@ impl Tracer for Strace {
                 m.exit_status = None;
             }
         }
+        // How long it traced (the output ends at the last call).
+        m.duration_ns = begun.elapsed().as_nanos() as u64;
         if m.started_unix == 0.0 {
             m.started_unix =
                 chrono::Utc::now().timestamp_micros() as f64 / 1e6 - begun.elapsed().as_secs_f64();
-            m.duration_ns = begun.elapsed().as_nanos() as u64;
         }
         m.kernel = proc_line("/proc/sys/kernel/osrelease");
         m.host = proc_line("/proc/sys/kernel/hostname");
