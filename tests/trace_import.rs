@@ -33,8 +33,14 @@ fn data(kib: usize) -> (tempfile::TempDir, PathBuf) {
     (d, f)
 }
 
+/// `dd` reading `count` blocks of 4 KiB of `f`.
+fn dd(f: &Path, count: u32) -> Vec<String> {
+    let cmd = format!("dd if={} of=/dev/null bs=4k count={count}", s(f));
+    cmd.split(' ').map(String::from).collect()
+}
+
 /// Runs `strace OPTS -o DIR/strace.log -- CMD` and returns the log.
-fn strace(dir: &Path, opts: &[&str], cmd: &[&str]) -> PathBuf {
+fn strace(dir: &Path, opts: &[&str], cmd: &[impl AsRef<std::ffi::OsStr>]) -> PathBuf {
     let log = dir.join("strace.log");
     succeed(
         Command::new("strace")
@@ -131,14 +137,7 @@ fn dd_reads_are_exact_in_count_size_and_offset() {
     // With -f and its pid column, and without -f (no pid column) with -yy.
     for opts in [FULL, &["-ttt", "-T", "-yy"]] {
         let (dir, f) = data(64);
-        let cmd = [
-            "dd",
-            &format!("if={}", s(&f)),
-            "of=/dev/null",
-            "bs=4k",
-            "count=9",
-        ];
-        let t = import(&strace(dir.path(), opts, &cmd));
+        let t = import(&strace(dir.path(), opts, &dd(&f, 9)));
         let reads = t.on("read", &f);
         let offsets: Vec<_> = reads.iter().map(|e| e.offset).collect();
         let want: Vec<_> = (0..9).map(|i| Some(i * 4096)).collect();
@@ -248,16 +247,14 @@ fn fio_random_reads_match_fios_own_count() {
     skip_unless_installed!("strace");
     skip_unless_installed!("fio");
     let (dir, f) = data(64);
-    let fio = [
-        "fio",
-        "--name=j",
-        &format!("--filename={}", s(&f)),
-        "--rw=randread",
-        "--bs=4k",
-        "--size=64k",
-        "--ioengine=psync",
-        "--output-format=json",
-    ];
+    let job = format!(
+        "--name=j --filename={} --rw=randread --bs=4k --size=64k",
+        s(&f)
+    );
+    let fio: Vec<&str> = ["fio", "--ioengine=psync", "--output-format=json"]
+        .into_iter()
+        .chain(job.split(' '))
+        .collect();
     let log = strace(dir.path(), FULL, &fio);
     let t = import(&log);
     let report = fio_json(&fio[1..]);
@@ -291,14 +288,8 @@ fn strace_tracer_records_stores_and_shows() {
         with_db(&db)
             .args(["trace", "--tracer", "strace", "--events", "-o"])
             .arg(&trace)
-            .args([
-                "--",
-                "dd",
-                &format!("if={}", s(&f)),
-                "of=/dev/null",
-                "bs=4k",
-                "count=5",
-            ])
+            .arg("--")
+            .args(dd(&f, 5))
             .stderr(Stdio::null()),
     );
     let t = TraceFile::read(&trace);
@@ -316,18 +307,8 @@ fn strace_tracer_records_stores_and_shows() {
     assert_eq!(v["meta"]["exit_status"], 0);
     assert!(v["calls"]["read"]["count"].as_u64().unwrap() >= 5);
     // JSON on stdout, nothing on stderr, the command's exit status kept.
-    let (out, err) = succeed_text(bin().args([
-        "trace",
-        "--tracer",
-        "strace",
-        "-f",
-        "json",
-        "--no-store",
-        "--",
-        "sh",
-        "-c",
-        "exit 3",
-    ]));
+    let cmd = "trace --tracer strace -f json --no-store -- sh -c";
+    let (out, err) = succeed_text(bin().args(cmd.split(' ')).arg("exit 3"));
     assert_eq!(err, "");
     let v = parse_json(out.as_bytes());
     assert_eq!(v["meta"]["exit_status"], 3);

@@ -16,6 +16,7 @@ pub mod hist;
 pub mod model;
 pub mod store;
 pub mod strace;
+pub mod strace_fds;
 pub mod strace_names;
 pub mod strace_syntax;
 pub mod strace_tracer;

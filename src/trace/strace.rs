@@ -13,6 +13,7 @@
 use super::calls::{self, CallInfo, Class};
 use super::error::{TraceError, TraceResult};
 use super::model::{Event, Meta, Mode, Thread, Trace};
+use super::strace_fds::{Desc, Fds};
 use super::strace_names;
 use super::strace_syntax::{self as syntax, Body, Call};
 use std::collections::HashMap;
@@ -68,13 +69,6 @@ pub fn parse(input: impl BufRead, path: &Path, opts: &Options) -> TraceResult<Tr
 /// The parent of a thread whose clone was not seen.
 const UNKNOWN: u32 = u32::MAX;
 
-/// An open file description: what an fd refers to, shared by dup and fork.
-struct Desc {
-    file: Option<u32>,
-    pos: Option<u64>,
-    append: bool,
-}
-
 /// What has been read so far. Threads are keyed by their tid, except the
 /// first thread of output without a pid column, keyed 0 (and renamed to
 /// its `[pid N]` once that shows).
@@ -88,10 +82,7 @@ struct Parser {
     tasks: HashMap<u32, usize>,
     threads: Vec<Thread>,
     pending: HashMap<u32, (u64, String)>,
-    fds: HashMap<(u32, i64), usize>,
-    descs: Vec<Desc>,
-    paths: Vec<String>,
-    path_ids: HashMap<String, u32>,
+    fds: Fds,
     events: Vec<Event>,
     exit_status: Option<i32>,
     command: Vec<String>,
@@ -121,21 +112,40 @@ impl Parser {
                 self.pending.insert(tid, (now, head.to_string()));
             }
             Body::Resumed { name, rest } => {
-                // None: the call began before strace attached.
-                if let Some((t0, head)) = self.pending.remove(&tid) {
-                    if !head.starts_with(&format!("{name}(")) {
-                        return Err(format!(
-                            "`<... {name} resumed>`, but the unfinished call of thread {tid} \
-                             is `{}`",
-                            head.split('(').next().unwrap_or("")
-                        ));
-                    }
+                if let Some((t0, head)) = self.resumed(tid, name)? {
                     self.complete(tid, t0, &(head + rest))?;
                 }
             }
             Body::Call(text) => self.complete(tid, now, text)?,
         }
         Ok(())
+    }
+
+    /// The first half of the call `name` thread `tid` resumes; `None` when
+    /// it began before strace attached. An execve from another thread of
+    /// the process resumes in the leader (`+++ superseded by execve +++`),
+    /// whose own unfinished call never returns.
+    fn resumed(&mut self, tid: u32, name: &str) -> Result<Option<(u64, String)>, String> {
+        let call = format!("{name}(");
+        let own = self.pending.get(&tid).map(|(_, h)| h.starts_with(&call));
+        if own == Some(true) {
+            return Ok(self.pending.remove(&tid));
+        }
+        let other = (self.pending.iter())
+            .filter(|(_, (_, h))| h.starts_with(&call))
+            .max_by_key(|(t, (at, _))| (*at, **t))
+            .map(|(t, _)| *t);
+        match (other, own) {
+            (Some(t), _) if name.starts_with("execve") => {
+                self.pending.remove(&tid);
+                Ok(self.pending.remove(&t))
+            }
+            (_, None) => Ok(None),
+            (_, Some(_)) => Err(format!(
+                "`<... {name} resumed>`, but the unfinished call of thread {tid} is `{}`",
+                self.pending[&tid].1.split('(').next().unwrap_or("")
+            )),
+        }
     }
 
     /// The key of thread `tid` (`None`: no pid column), made known.
@@ -184,14 +194,7 @@ impl Parser {
             None => (key, UNKNOWN, String::new()),
         };
         if pid == key && ppid != UNKNOWN {
-            // A child process: a copy of its parent's fds.
-            let inherited: Vec<_> = (self.fds.iter())
-                .filter(|((p, _), _)| *p == ppid)
-                .map(|((_, fd), d)| (*fd, *d))
-                .collect();
-            for (fd, d) in inherited {
-                self.fds.insert((key, fd), d);
-            }
+            self.fds.inherit(ppid, key);
         }
         self.main.get_or_insert(key);
         self.tasks.insert(key, self.threads.len());
@@ -212,46 +215,6 @@ impl Parser {
 
     fn pid_of(&self, tid: u32) -> u32 {
         self.threads[self.tasks[&tid]].pid
-    }
-
-    fn path_id(&mut self, p: String) -> u32 {
-        if let Some(&i) = self.path_ids.get(&p) {
-            return i;
-        }
-        let i = self.paths.len() as u32;
-        self.paths.push(p.clone());
-        self.path_ids.insert(p, i);
-        i
-    }
-
-    fn new_desc(&mut self, pid: u32, fd: i64, d: Desc) -> usize {
-        self.descs.push(d);
-        self.fds.insert((pid, fd), self.descs.len() - 1);
-        self.descs.len() - 1
-    }
-
-    /// The description behind `fd` of process `pid`, checked against the
-    /// `<note>` strace gave (an fd opened before tracing began, or one the
-    /// table lost track of, gets a description of unknown position).
-    fn desc(&mut self, pid: u32, fd: i64, note: Option<&str>) -> Option<usize> {
-        if fd < 0 {
-            return None;
-        }
-        let known = self.fds.get(&(pid, fd)).copied();
-        let Some(note) = note else { return known };
-        let file = syntax::note_path(note).map(|p| self.path_id(p));
-        match known {
-            Some(d) if self.descs[d].file == file => Some(d),
-            _ => Some(self.new_desc(
-                pid,
-                fd,
-                Desc {
-                    file,
-                    pos: None,
-                    append: false,
-                },
-            )),
-        }
     }
 
     /// Reads one whole call of thread `tid` entered at `t0`.
@@ -276,9 +239,9 @@ impl Parser {
                 // They move file positions iolab does not follow.
                 for a in &c.args {
                     if let Some((fd, note)) = syntax::fd(a)
-                        && let Some(d) = self.desc(pid, fd, note)
+                        && let Some(d) = self.fds.desc(pid, fd, note)
                     {
-                        self.descs[d].pos = None;
+                        self.fds.get(d).pos = None;
                     }
                 }
             }
@@ -323,14 +286,10 @@ impl Parser {
     }
 
     fn dup(&mut self, pid: u32, c: &Call) {
-        let (Some(new), Some((old, note))) = (c.value, c.args.first().and_then(|a| syntax::fd(a)))
-        else {
-            return;
-        };
-        if new >= 0
-            && let Some(d) = self.desc(pid, old, note)
+        if let (Some(new), Some((old, note))) =
+            (c.value, c.args.first().and_then(|a| syntax::fd(a)))
         {
-            self.fds.insert((pid, new), d);
+            self.fds.dup(pid, old, note, new);
         }
     }
 
@@ -360,7 +319,7 @@ impl Parser {
         let num = |i: Option<u8>| arg(i).and_then(syntax::number);
         let fd_arg = arg(info.fd).and_then(syntax::fd);
         let fd = fd_arg.map_or(-1, |(v, _)| v);
-        let desc = fd_arg.and_then(|(v, note)| self.desc(pid, v, note));
+        let desc = fd_arg.and_then(|(v, note)| self.fds.desc(pid, v, note));
         // strace shows preadv2's offset as one argument, the kernel as two.
         let flags_at = match info.name {
             "preadv2" | "pwritev2" => Some(4),
@@ -369,12 +328,12 @@ impl Parser {
         let flags = arg(flags_at).map_or(0, syntax::flags);
         let len = num(info.len).filter(|&v| v >= 0).unwrap_or(0) as u64;
         let explicit = num(info.offset);
-        let mut file = desc.and_then(|d| self.descs[d].file);
+        let mut file = desc.and_then(|d| self.fds.get(d).file);
         let mut offset = explicit.filter(|&o| o >= 0).map(|o| o as u64);
         let by_position = info.offset.is_none() || explicit == Some(-1);
         match info.class {
             Class::Open if info.name == "close" => {
-                self.fds.remove(&(pid, fd));
+                self.fds.close(pid, fd);
             }
             Class::Open => {
                 let dir = fd_arg.and_then(|(_, n)| n);
@@ -382,7 +341,7 @@ impl Parser {
                 let named = arg(info.path).and_then(syntax::string);
                 file = opened
                     .or_else(|| named.map(|p| resolve(p, dir)))
-                    .map(|p| self.path_id(p));
+                    .map(|p| self.fds.path_id(p));
                 if result >= 0 {
                     let append = info.name != "creat" && flags & libc::O_APPEND as u64 != 0;
                     let d = Desc {
@@ -390,12 +349,12 @@ impl Parser {
                         pos: Some(0),
                         append,
                     };
-                    self.new_desc(pid, result, d);
+                    self.fds.open(pid, result, d);
                 }
             }
             Class::Read | Class::Write if by_position => {
                 if let Some(d) = desc {
-                    let d = &mut self.descs[d];
+                    let d = self.fds.get(d);
                     if info.class == Class::Write && d.append {
                         d.pos = None;
                     } else {
@@ -408,7 +367,7 @@ impl Parser {
             }
             _ if info.name == "lseek" => {
                 if let Some(d) = desc.filter(|_| result >= 0) {
-                    self.descs[d].pos = Some(result as u64);
+                    self.fds.get(d).pos = Some(result as u64);
                 }
             }
             _ => {
@@ -416,7 +375,7 @@ impl Parser {
                 if let Some(p) = arg(info.path).and_then(syntax::string)
                     && !p.is_empty()
                 {
-                    file = Some(resolve(p, dir)).map(|p| self.path_id(p));
+                    file = Some(resolve(p, dir)).map(|p| self.fds.path_id(p));
                 }
             }
         }
@@ -454,7 +413,7 @@ impl Parser {
                 host: String::new(),
             },
             threads: self.threads,
-            paths: self.paths,
+            paths: self.fds.paths,
             events: self.events,
             ..Trace::default()
         };

@@ -378,14 +378,16 @@ pub fn string(arg: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&unescape(&b[1..end - 1])).into_owned())
 }
 
-/// The strings of an array argument (`execve`'s `["ls", "-l"]`).
+/// The strings of an array argument (`execve`'s `["ls", "-l"]`), those
+/// strace cut short (`"abc"...`) ending in `...`.
 pub fn strings(arg: &str) -> Vec<String> {
     let b = arg.as_bytes();
     let (mut out, mut i) = (Vec::new(), 0);
     while i < b.len() {
         if b[i] == b'"' {
             let Ok(end) = skip_string(b, i) else { break };
-            out.extend(string(&arg[i..end]));
+            let cut = arg[end..].starts_with("...");
+            out.extend(string(&arg[i..end]).map(|s| if cut { s + "..." } else { s }));
             i = end;
         } else {
             i += 1;

@@ -247,3 +247,23 @@ fn syntax_reads_numbers_results_and_latency() {
     assert!(c.args.is_empty());
     assert_eq!(syntax::unescape(b"a\\\\b\\tc\\0"), b"a\\b\tc\0");
 }
+
+#[test]
+fn execve_from_a_thread_resumes_in_the_leader() {
+    let t = parse_ok(concat!(
+        "10 1700000000.000000 execve(\"/usr/bin/python3\", [\"/usr/local/very/long/path/to/pyth\"..., \"x.py\"], 0x1 /* 3 vars */) = 0 <0.000100>\n",
+        "10 1700000000.000100 clone3({flags=CLONE_VM|CLONE_THREAD, exit_signal=0}, 88) = 11 <0.000010>\n",
+        "10 1700000000.000200 futex(0x1, FUTEX_WAIT, 0, NULL <unfinished ...>\n",
+        "11 1700000000.000300 execve(\"/bin/true\", [\"true\"], 0x2 /* 3 vars */ <unfinished ...>\n",
+        "10 1700000000.000400 +++ superseded by execve in pid 11 +++\n",
+        "10 1700000000.000500 <... execve resumed>) = 0 <0.000200>\n",
+        "10 1700000000.000600 fsync(1</dev/null>) = 0 <0.000010>\n",
+    ));
+    assert_eq!(
+        t.meta.command,
+        ["/usr/local/very/long/path/to/pyth...", "x.py"]
+    );
+    let main = &t.threads[0];
+    assert_eq!((main.tid, main.comm.as_str()), (10, "true"));
+    assert_eq!(named(&t, "fsync")[0].pid, 10);
+}
