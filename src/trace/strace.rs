@@ -50,10 +50,20 @@ pub fn parse(input: impl BufRead, path: &Path, opts: &Options) -> TraceResult<Tr
     for t in &opts.threads {
         p.known(t.clone());
     }
+    // strace writing to stderr puts its own messages in the middle of a
+    // call's line: `clone(..., flags=SIGCHLDstrace: Process 7 attached`.
+    let mut cut = String::new();
     for (i, l) in input.split(b'\n').enumerate() {
         let l = l.map_err(|e| TraceError::io(path, e))?;
-        p.line(&String::from_utf8_lossy(&l))
-            .map_err(|problem| bad(i + 1, problem))?;
+        cut.push_str(&String::from_utf8_lossy(&l));
+        if let Some(at) = cut.find("strace: Process ").filter(|&at| at > 0)
+            && (cut.ends_with(" attached") || cut.ends_with(" detached"))
+        {
+            cut.truncate(at);
+            continue;
+        }
+        p.line(&cut).map_err(|problem| bad(i + 1, problem))?;
+        cut.clear();
     }
     if p.lines == 0 && !opts.allow_empty {
         return Err(bad(
@@ -97,7 +107,7 @@ impl Parser {
         self.first_ns.get_or_insert(now);
         self.end_ns = self.end_ns.max(now);
         self.lines += 1;
-        let tid = self.task(line.tid);
+        let tid = self.task(line.tid, &line.body);
         match line.body {
             Body::Noise => {}
             Body::Exited(code) => {
@@ -148,18 +158,23 @@ impl Parser {
         }
     }
 
-    /// The key of thread `tid` (`None`: no pid column), made known.
-    fn task(&mut self, tid: Option<u32>) -> u32 {
+    /// The key of thread `tid` (`None`: no pid column), made known;
+    /// `body` is what its line says.
+    fn task(&mut self, tid: Option<u32>, body: &Body) -> u32 {
         let t = tid.unwrap_or(0);
         if t != 0
             && self.alias.is_none()
             && self.tasks.contains_key(&0)
             && !self.tasks.contains_key(&t)
-            && self.pending_clone().is_none()
         {
-            // `-f` to stderr: the first process's lines had no [pid N]
-            // until a second one appeared.
-            self.alias = Some(t);
+            // `-f` to stderr: the first process's lines have no [pid N]
+            // while it is alone. A new thread's first line is not a
+            // resumed call, nor does one show while no clone is pending.
+            let resumes_first = matches!(body, Body::Resumed { name, .. }
+                if self.pending.get(&0).is_some_and(|(_, h)| h.starts_with(&format!("{name}("))));
+            if resumes_first || self.pending_clone().is_none() {
+                self.alias = Some(t);
+            }
         }
         let key = if Some(t) == self.alias { 0 } else { t };
         if !self.tasks.contains_key(&key) {

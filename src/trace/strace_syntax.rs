@@ -76,7 +76,8 @@ pub fn line(l: &str) -> Result<Option<Line<'_>>, String> {
     let (ts, rest) = word(rest);
     let time_ns = timestamp(ts).ok_or_else(|| {
         format!(
-            "expected a -ttt timestamp (seconds since the epoch, as 1700000000.123456) {}, found `{}`",
+            "expected a -ttt timestamp (seconds since the epoch, as 1700000000.123456) {}, \
+             found `{}` (record with strace -f -ttt -T -y -o FILE)",
             if tid.is_some() {
                 "after the pid"
             } else {

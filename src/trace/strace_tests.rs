@@ -267,3 +267,24 @@ fn execve_from_a_thread_resumes_in_the_leader() {
     assert_eq!((main.tid, main.comm.as_str()), (10, "true"));
     assert_eq!(named(&t, "fsync")[0].pid, 10);
 }
+
+#[test]
+fn strace_to_stderr_with_its_messages_inside_lines() {
+    // The clone is cut by strace's own message; the first process shows
+    // as [pid 50] first when it resumes a call.
+    let t = parse_ok(concat!(
+        "1700000000.000000 clone(child_stack=NULL, flags=SIGCHLDstrace: Process 51 attached\n",
+        ", child_tidptr=0x1) = 51 <0.000100>\n",
+        "[pid    51] 1700000000.000100 fsync(3</f>) = 0 <0.000010>\n",
+        "1700000000.000200 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n",
+        "[pid    52] 1700000000.000300 fsync(3</f>) = 0 <0.000010>\n",
+        "strace: Process 52 attached\n",
+        "[pid    50] 1700000000.000400 <... clone resumed>, child_tidptr=0x1) = 52 <0.000200>\n",
+        "[pid    50] 1700000000.000500 fsync(3</f>) = 0 <0.000010>\n",
+    ));
+    let fsyncs: Vec<(u32, u32)> = named(&t, "fsync").iter().map(|e| (e.pid, e.tid)).collect();
+    assert_eq!(fsyncs, [(51, 51), (52, 52), (50, 50)]);
+    let mut th: Vec<(u32, u32)> = t.threads.iter().map(|t| (t.tid, t.ppid)).collect();
+    th.sort();
+    assert_eq!(th, [(50, 0), (51, 50), (52, 50)]);
+}

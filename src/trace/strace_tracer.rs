@@ -175,21 +175,19 @@ impl Tracer for Strace {
         if let Some(mut e) = child.stderr.take() {
             let _ = e.read_to_string(&mut said);
         }
-        if !log.exists() || (!status.success() && !stopped && matches!(req.target, Target::Pid(_)))
-        {
-            return Err(TraceError::Spawn {
-                command: "strace".into(),
-                source: std::io::Error::other(format!(
-                    "strace ended with {status} before tracing{}",
-                    if said.trim().is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", said.trim())
-                    }
-                )),
-            });
+        let failed = |why: &str| TraceError::Spawn {
+            command: "strace".into(),
+            source: std::io::Error::other(format!("strace ended with {status}: {why}")),
+        };
+        let attached = matches!(req.target, Target::Pid(_));
+        if !log.exists() || (attached && !status.success() && !stopped) {
+            return Err(failed(said.trim()));
         }
         let mut t = strace::read(&log, &opts)?;
+        if !attached && t.meta.started_unix == 0.0 {
+            // Not even the command's execve: strace could not start it.
+            return Err(failed("it traced nothing (its message is above)"));
+        }
         let m = &mut t.meta;
         m.mode = req.mode;
         match &req.target {
