@@ -36,10 +36,11 @@ fn strace_tracer_records_stores_and_shows() {
     let v = stdout_json(with_db(&db).args(["show", &id, "-f", "json"]));
     assert_eq!(v["meta"]["exit_status"], 0);
     assert!(v["calls"]["read"]["count"].as_u64().unwrap() >= 5);
-    // JSON on stdout, nothing on stderr, the command's exit status kept.
+    // JSON alone on stdout (the command's output goes to stderr), the
+    // command's exit status kept.
     let cmd = "trace --tracer strace -f json --no-store -- sh -c";
-    let (out, err) = succeed_text(bin().args(cmd.split(' ')).arg("exit 3"));
-    assert_eq!(err, "");
+    let (out, err) = succeed_text(bin().args(cmd.split(' ')).arg("echo hello; exit 3"));
+    assert_eq!(err, "hello\n");
     let v = parse_json(out.as_bytes());
     assert_eq!(v["meta"]["exit_status"], 3);
     assert_eq!(v["meta"]["source"], "strace");

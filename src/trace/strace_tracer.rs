@@ -153,6 +153,9 @@ impl Tracer for Strace {
                     });
                 }
                 cmd.arg("--").args(c);
+                if req.stdout_to_stderr {
+                    cmd.stdout(std::io::stderr());
+                }
             }
             Target::Pid(p) => {
                 opts.threads = threads_of(*p);
