@@ -201,10 +201,7 @@ fn calls_on(t: &TraceFile, f: &std::path::Path) -> (Vec<Call>, usize, usize) {
 #[test]
 fn strace_and_ebpf_see_the_same_calls() {
     skip_unless_installed!("strace");
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new("/sys/kernel/btf/vmlinux").exists()
-    {
-        eprintln!("SKIP strace_and_ebpf_see_the_same_calls: the ebpf tracer needs root and BTF");
+    if !common::trace::can("strace_and_ebpf_see_the_same_calls") {
         return;
     }
     let (dir, f) = data(128);
