@@ -132,7 +132,7 @@ fn strace_tracer_without_strace_says_which_package() {
 }
 
 #[test]
-fn strace_tracer_stops_on_ctrl_c_and_on_a_missing_pid() {
+fn strace_tracer_stops_on_ctrl_c_after_duration_and_on_a_missing_pid() {
     skip_unless_installed!("strace");
     // SIGINT stops strace, which stops the command it started: promptly,
     // long before the command would end, with 128 + SIGINT.
@@ -153,15 +153,20 @@ fn strace_tracer_stops_on_ctrl_c_and_on_a_missing_pid() {
         "stopped after {:?}",
         t0.elapsed()
     );
+    // --duration: the same stop, and a trace that ends well.
+    let t0 = std::time::Instant::now();
+    let cmd = "trace --tracer strace --no-store -f json --duration 300ms -- sleep 30";
+    let v = stdout_json(bin().args(cmd.split(' ')));
+    assert!(
+        t0.elapsed().as_secs() < 5,
+        "stopped after {:?}",
+        t0.elapsed()
+    );
+    let secs = v["meta"]["duration_ns"].as_f64().unwrap() / 1e9;
+    assert!((0.3..3.0).contains(&secs), "traced for {secs} s");
+    assert!(v["meta"]["exit_status"].is_null(), "sleep was stopped");
     let err = fails_with(
-        bin().args([
-            "trace",
-            "--tracer",
-            "strace",
-            "--no-store",
-            "-p",
-            "999999999",
-        ]),
+        bin().args("trace --tracer strace --no-store -p 999999999".split(' ')),
         code::USAGE,
         "-p 999999999",
     );
