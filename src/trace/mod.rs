@@ -14,6 +14,10 @@ pub mod error;
 pub mod file;
 pub mod hist;
 pub mod model;
+pub mod replay;
+mod replay_ops;
+pub mod replay_scratch;
+mod replay_sys;
 pub mod store;
 
 pub use error::{TraceError, TraceResult};

@@ -1,0 +1,323 @@
+//! `iolab replay`: a trace's calls issued again on scratch copies. Traces
+//! written with `trace::file::write` over real files, and (as root, with
+//! the ebpf tracer) a trace of iolab's own random-read job.
+
+mod common;
+
+use common::*;
+use iolab::trace::calls;
+use iolab::trace::{Event, Meta, Mode, Trace, file};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const MS: u64 = 1_000_000;
+
+/// An event of call `name` at `t_ns` on `fd` (file `file`).
+fn ev(t_ns: u64, name: &str, fd: i32, file: Option<u32>) -> Event {
+    Event {
+        t_ns,
+        pid: 100,
+        tid: 100,
+        call: calls::by_name(name).unwrap().0,
+        fd,
+        file,
+        lat_ns: 2000,
+        ..Event::default()
+    }
+}
+
+fn pread(t_ns: u64, fd: i32, file: u32, offset: u64, len: u64) -> Event {
+    Event {
+        offset: Some(offset),
+        len,
+        result: len as i64,
+        ..ev(t_ns, "pread64", fd, Some(file))
+    }
+}
+
+fn open(t_ns: u64, file: u32, flags: i32, fd: i32) -> Event {
+    Event {
+        flags: flags as u64,
+        result: fd.into(),
+        ..ev(t_ns, "openat", -100, Some(file))
+    }
+}
+
+/// Writes a trace of `events` over `paths` into `dir`; its path.
+fn trace_file(dir: &Path, paths: &[&Path], events: Vec<Event>) -> PathBuf {
+    let mut t = Trace {
+        meta: Meta {
+            source: "test".into(),
+            mode: Mode::Events,
+            command: vec!["reader".into()],
+            pid: 100,
+            ..Meta::default()
+        },
+        paths: paths.iter().map(|p| s(p).to_string()).collect(),
+        events,
+        ..Trace::default()
+    };
+    t.tally_events();
+    let out = dir.join("t.trace");
+    file::write(&out, &t).unwrap();
+    out
+}
+
+/// A file of `len` bytes that are not all alike.
+fn data_file(dir: &Path, name: &str, len: usize) -> PathBuf {
+    let p = dir.join(name);
+    let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 4096) as u8).collect();
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// Contents and modification time of `p`.
+fn fingerprint(p: &Path) -> (u64, i64, i64) {
+    let mut h = DefaultHasher::new();
+    std::fs::read(p).unwrap().hash(&mut h);
+    let m = std::fs::metadata(p).unwrap();
+    (h.finish(), m.mtime(), m.mtime_nsec())
+}
+
+/// A trace of 1 open, `n` 4 KiB preads at scattered offsets of a 4 MiB
+/// file and 1 close.
+fn random_reads(dir: &Path, n: u64) -> (PathBuf, PathBuf) {
+    let f = data_file(dir, "data", 4 << 20);
+    let mut evs = vec![open(0, 0, libc::O_RDONLY, 3)];
+    for i in 0..n {
+        evs.push(pread(
+            1000 + i * 10_000,
+            3,
+            0,
+            (i * 397 % 1024) * 4096,
+            4096,
+        ));
+    }
+    evs.push(Event {
+        ..ev(1000 + n * 10_000, "close", 3, Some(0))
+    });
+    let t = trace_file(dir, &[&f], evs);
+    (f, t)
+}
+
+fn replay_json(args: &[&str]) -> serde_json::Value {
+    stdout_json(bin().arg("replay").args(args).args(["-f", "json"]))
+}
+
+#[test]
+fn max_speed_replays_every_read_and_leaves_the_original_alone() {
+    let d = scratch();
+    let (f, t) = random_reads(d.path(), 1000);
+    let before = fingerprint(&f);
+    std::thread::sleep(Duration::from_millis(20));
+    let v = replay_json(&[s(&t), "--speed", "max"]);
+    let pr = &v["calls"]["pread64"];
+    assert_eq!(pr["original"]["count"], 1000, "{v:#}");
+    assert_eq!(pr["replayed"]["count"], 1000, "{v:#}");
+    assert_eq!(pr["replayed"]["errors"], 0, "{v:#}");
+    // The copy holds the data: every read got its 4 KiB.
+    assert_eq!(pr["replayed"]["bytes"], 1000 * 4096, "{v:#}");
+    assert_eq!(v["calls"]["openat"]["replayed"]["count"], 1);
+    assert_eq!(v["calls"]["close"]["replayed"]["count"], 1);
+    assert_eq!(v["replayed"]["ops"], 1002);
+    assert_eq!(v["made"]["copied"], 1);
+    assert_eq!(v["made"]["copied_bytes"], 4 << 20);
+    assert!(v["lag"].is_null(), "no schedule at max speed: {v:#}");
+    assert_eq!(fingerprint(&f), before, "the original changed");
+    let dir = PathBuf::from(v["dir"].as_str().unwrap());
+    assert_eq!(v["kept"], false);
+    assert!(!dir.exists(), "scratch {} left behind", dir.display());
+    assert!(
+        !dir.starts_with(d.path()),
+        "scratch is a temporary directory"
+    );
+}
+
+#[test]
+fn text_shows_calls_side_by_side_and_skipped_calls() {
+    let d = scratch();
+    let f = data_file(d.path(), "data", 64 << 10);
+    let evs = vec![
+        open(0, 0, libc::O_RDONLY, 3),
+        pread(10, 3, 0, 0, 4096),
+        Event {
+            len: 8192,
+            ..ev(20, "mmap", 3, Some(0))
+        },
+        Event {
+            len: 8192,
+            ..ev(30, "madvise", -1, None)
+        },
+        ev(40, "io_uring_enter", 5, None),
+        Event {
+            len: 10,
+            result: 10,
+            ..ev(50, "write", 1, Some(1))
+        },
+        Event {
+            offset: Some(0),
+            len: 100,
+            result: 100,
+            ..ev(60, "read", 4, Some(2))
+        },
+        ev(70, "close", 3, Some(0)),
+    ];
+    let t = trace_file(
+        d.path(),
+        &[&f, Path::new("pipe:[1234]"), Path::new("/proc/self/stat")],
+        evs,
+    );
+    let (out, err) = succeed_text(bin().args(["replay", s(&t), "--speed", "max"]));
+    assert_eq!(err, "", "nothing on stderr when it succeeds");
+    let row = table_row(&out, "pread64");
+    assert_eq!(row.split_whitespace().nth(1), Some("1"), "{out}");
+    assert_eq!(row.split_whitespace().nth(2), Some("1"), "{out}");
+    for (call, why) in [
+        ("mmap", "memory mappings"),
+        ("madvise", "memory mappings"),
+        ("io_uring_enter", "io_uring"),
+        ("write", "pipe, socket"),
+        ("read", "/proc, /sys, /dev"),
+    ] {
+        let row = table_row(&out, &format!("{call} "));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(call) && l.contains(why))
+            .unwrap_or_else(|| panic!("no skipped {call} ({why}) in:\n{out}\n{row}"));
+        assert_eq!(line.split_whitespace().nth(1), Some("1"), "{line}");
+    }
+    let v = replay_json(&[s(&t), "--speed", "max"]);
+    let skipped: u64 = v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(skipped, 5, "{v:#}");
+    assert_eq!(v["replayed"]["ops"], 3, "{v:#}");
+}
+
+#[test]
+fn original_pace_keeps_the_schedule() {
+    let d = scratch();
+    let f = data_file(d.path(), "data", 64 << 10);
+    let evs = vec![
+        pread(0, 3, 0, 0, 4096),
+        pread(100 * MS, 3, 0, 8192, 4096),
+        pread(200 * MS, 3, 0, 16384, 4096),
+    ];
+    let t = trace_file(d.path(), &[&f], evs);
+    let t0 = Instant::now();
+    let v = replay_json(&[s(&t)]);
+    assert!(t0.elapsed() >= Duration::from_millis(200));
+    assert_eq!(v["speed"], "original");
+    assert_eq!(v["calls"]["pread64"]["replayed"]["count"], 3, "{v:#}");
+    assert_eq!(v["lag"]["count"], 3, "{v:#}");
+    // Twice as fast: the last call is due at 100 ms.
+    let t0 = Instant::now();
+    let v = replay_json(&[s(&t), "--speed", "2"]);
+    assert!(t0.elapsed() >= Duration::from_millis(100));
+    assert_eq!(v["lag"]["count"], 3, "{v:#}");
+    let v = replay_json(&[s(&t), "--speed", "max"]);
+    assert!(v["replayed"]["time_s"].as_f64().unwrap() < 0.1, "{v:#}");
+}
+
+#[test]
+fn target_refuses_a_directory_iolab_did_not_make() {
+    let d = scratch();
+    let (f, t) = random_reads(d.path(), 10);
+    let foreign = d.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    let theirs = write_file(&foreign, "theirs", "keep me");
+    let (code, err) = fail(bin().args(["replay", s(&t), "--target", s(&foreign)]));
+    assert_eq!(code, code::REFUSED, "{err}");
+    assert_one_line(
+        &err,
+        &["--target", "theirs", "was not made by iolab replay"],
+    );
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "keep me");
+
+    // A new directory: the copy is at the original's absolute path under it.
+    let target = d.path().join("target");
+    let v = replay_json(&[s(&t), "--target", s(&target), "--keep", "--speed", "max"]);
+    assert_eq!(v["calls"]["pread64"]["replayed"]["count"], 10, "{v:#}");
+    let copy = target.join(&s(&f)[1..]);
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&f).unwrap());
+    // Made by a replay: taken again, and emptied at the end without --keep.
+    let v = replay_json(&[s(&t), "--target", s(&target), "--speed", "max"]);
+    assert_eq!(v["calls"]["pread64"]["replayed"]["count"], 10, "{v:#}");
+    assert!(target.is_dir());
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+}
+
+#[test]
+fn files_the_program_created_are_created_in_the_scratch_tree() {
+    let d = scratch();
+    let new = d.path().join("made").join("new.log");
+    let mut evs = vec![open(0, 0, libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY, 3)];
+    for i in 0..4u64 {
+        evs.push(Event {
+            offset: Some(i * 4096),
+            len: 4096,
+            result: 4096,
+            ..ev(10 + i, "pwrite64", 3, Some(0))
+        });
+    }
+    evs.push(ev(20, "fsync", 3, Some(0)));
+    evs.push(ev(30, "close", 3, Some(0)));
+    let t = trace_file(d.path(), &[&new], evs);
+    let v = replay_json(&[s(&t), "--speed", "max"]);
+    assert_eq!(v["made"]["created_by_replay"], 1, "{v:#}");
+    let w = &v["calls"]["pwrite64"]["replayed"];
+    assert_eq!(
+        (w["count"].as_u64(), w["errors"].as_u64()),
+        (Some(4), Some(0)),
+        "{v:#}"
+    );
+    assert_eq!(v["calls"]["openat"]["replayed"]["errors"], 0, "{v:#}");
+    assert_eq!(v["calls"]["fsync"]["replayed"]["count"], 1, "{v:#}");
+    assert!(!new.exists() && !new.parent().unwrap().exists());
+}
+
+#[test]
+fn ctrl_c_stops_the_replay_and_removes_the_scratch_tree() {
+    let d = scratch();
+    let f = data_file(d.path(), "data", 64 << 10);
+    let evs = (0..20)
+        .map(|i| pread(i * 1000 * MS, 3, 0, 0, 4096))
+        .collect();
+    let t = trace_file(d.path(), &[&f], evs);
+    let tmp = d.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut child = bin()
+        .args(["replay", s(&t)])
+        .env("TMPDIR", &tmp)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1, "scratch made");
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(130));
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "scratch left");
+}
+
+#[test]
+fn bad_speed_and_a_trace_without_events_are_usage_errors() {
+    let d = scratch();
+    let (_f, t) = random_reads(d.path(), 1);
+    let (code, err) = fail(bin().args(["replay", s(&t), "--speed", "fast"]));
+    assert_eq!(code, code::USAGE);
+    assert_one_line(&err, &["--speed 'fast'", "original, max or a factor"]);
+    let empty = d.path().join("empty.trace");
+    let mut t = Trace::default();
+    t.meta.source = "test".into();
+    file::write(&empty, &t).unwrap();
+    let (code, err) = fail(bin().args(["replay", s(&empty)]));
+    assert_eq!(code, code::USAGE);
+    assert_one_line(&err, &["no events to replay", "--events"]);
+}
