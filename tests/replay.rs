@@ -267,15 +267,28 @@ fn files_the_program_created_are_created_in_the_scratch_tree() {
     }
     evs.push(ev(20, "fsync", 3, Some(0)));
     evs.push(ev(30, "close", 3, Some(0)));
-    let t = trace_file(d.path(), &[&new], evs);
+    // Writes over a file that exists go to its copy.
+    let old = data_file(d.path(), "old", 64 << 10);
+    let before = fingerprint(&old);
+    evs.push(open(40, 1, libc::O_RDWR | libc::O_TRUNC, 4));
+    evs.push(Event {
+        offset: Some(0),
+        len: 4096,
+        result: 4096,
+        ..ev(50, "pwrite64", 4, Some(1))
+    });
+    evs.push(ev(60, "fdatasync", 4, Some(1)));
+    let t = trace_file(d.path(), &[&new, &old], evs);
     let v = replay_json(&[s(&t), "--speed", "max"]);
     assert_eq!(v["made"]["created_by_replay"], 1, "{v:#}");
     let w = &v["calls"]["pwrite64"]["replayed"];
     assert_eq!(
         (w["count"].as_u64(), w["errors"].as_u64()),
-        (Some(4), Some(0)),
+        (Some(5), Some(0)),
         "{v:#}"
     );
+    assert_eq!(v["calls"]["fdatasync"]["replayed"]["errors"], 0, "{v:#}");
+    assert_eq!(fingerprint(&old), before, "the original changed");
     assert_eq!(v["calls"]["openat"]["replayed"]["errors"], 0, "{v:#}");
     assert_eq!(v["calls"]["fsync"]["replayed"]["count"], 1, "{v:#}");
     assert!(!new.exists() && !new.parent().unwrap().exists());

@@ -163,7 +163,7 @@ impl Scratch {
             let place = match mapped(&self.root, p) {
                 Err(why) => Place::Not(why),
                 Ok(to) => match uses.get(&(i as u32)) {
-                    Some(u) => self.make_one(Path::new(p), &to, u)?,
+                    Some(u) => self.make_one(Path::new(p), &to, u, stop)?,
                     None => Place::At(to),
                 },
             };
@@ -173,7 +173,7 @@ impl Scratch {
     }
 
     /// Makes the scratch form of the original `orig` at `to`.
-    fn make_one(&mut self, orig: &Path, to: &Path, u: &Use) -> Result<Place> {
+    fn make_one(&mut self, orig: &Path, to: &Path, u: &Use, stop: &StopFlag) -> Result<Place> {
         let program_makes = match u.first {
             Some((_, f)) if f & (libc::O_CREAT as u64) != 0 => {
                 f & ((libc::O_EXCL | libc::O_TRUNC) as u64) != 0
@@ -210,7 +210,7 @@ impl Scratch {
         }
         let out = self.create(to)?;
         let copied = match File::open(orig) {
-            Ok(src) if meta.is_ok() => Some(copy(src, &out, to)?),
+            Ok(src) if meta.is_ok() => Some(copy(src, &out, to, stop)?),
             _ => None,
         };
         match copied {
@@ -218,12 +218,12 @@ impl Scratch {
                 self.made.copied += 1;
                 self.made.copied_bytes += n;
                 if n < u.need {
-                    fill(&out, n, u.need, to)?;
+                    fill(&out, n, u.need, to, stop)?;
                 }
             }
             None => {
                 self.made.filled += 1;
-                fill(&out, 0, u.need, to)?;
+                fill(&out, 0, u.need, to, stop)?;
             }
         }
         Ok(Place::At(to.to_path_buf()))
@@ -322,10 +322,13 @@ fn uses(t: &Trace) -> BTreeMap<u32, Use> {
 
 /// Copies `src` into `out`; the bytes copied (read and written here, not
 /// reflinked, so the copy has its own blocks).
-fn copy(mut src: File, mut out: &File, to: &Path) -> Result<u64> {
+fn copy(mut src: File, mut out: &File, to: &Path, stop: &StopFlag) -> Result<u64> {
     let mut buf = vec![0u8; 1 << 20];
     let mut n = 0u64;
     loop {
+        if stop.is_set() {
+            return Err(stop.interrupted());
+        }
         let got = match src.read(&mut buf) {
             Ok(0) => return Ok(n),
             Ok(g) => g,
@@ -341,11 +344,14 @@ fn copy(mut src: File, mut out: &File, to: &Path) -> Result<u64> {
 
 /// Writes bytes from `from` to `to_len` (not a sparse hole: reads of it
 /// reach the disk as reads of the original did).
-fn fill(out: &File, from: u64, to_len: u64, to: &Path) -> Result<()> {
+fn fill(out: &File, from: u64, to_len: u64, to: &Path, stop: &StopFlag) -> Result<()> {
     use std::os::unix::fs::FileExt;
     let buf = vec![0x5au8; 1 << 20];
     let mut at = from;
     while at < to_len {
+        if stop.is_set() {
+            return Err(stop.interrupted());
+        }
         let n = (to_len - at).min(buf.len() as u64) as usize;
         out.write_all_at(&buf[..n], at)
             .map_err(|e| Error::io(format!("cannot write {}", to.display()), e))?;
