@@ -21,7 +21,8 @@ when it is gone or unreadable, made at the size the trace needs) into a
 temporary directory removed at the end (--keep keeps it), or under --target
 DIR at its absolute path (DIR/data/db/000012.sst). DIR must be empty, missing
 or made by an earlier replay (exit 4 otherwise). Files the program created
-are created by the replay.
+are created by the replay. Copies start written back and out of the page
+cache; /proc, /sys, /dev, pipes and sockets are not replayed.
 
 --speed original issues each call at its recorded time (the schedule lag
 histogram shows how late), max as fast as possible, a factor N N times as

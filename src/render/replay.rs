@@ -74,7 +74,7 @@ pub fn text(r: &ReplayResult) -> String {
         let mut row = vec![name.to_string(), o.count.to_string(), p.count.to_string()];
         for s in [o, p] {
             if s.count == 0 {
-                row.extend(["-", "-", "-"].map(String::from));
+                row.extend([String::new(), String::new(), String::new()]);
             } else {
                 row.push(us(s.lat.percentile(50.0) as f64));
                 row.push(us(s.lat.percentile(99.0) as f64));

@@ -255,6 +255,9 @@ impl<'a> Worker<'a> {
     }
 
     fn close(&mut self, e: &Event) -> Outcome {
+        if let Some(Place::Not(why)) = e.file.map(|i| self.scratch.place(i)) {
+            return Outcome::Skip(why);
+        }
         let slot = self
             .fds
             .map

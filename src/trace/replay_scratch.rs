@@ -3,7 +3,8 @@
 //! unreadable, made at the size the trace needs) under a temporary
 //! directory or `--target DIR`, at its absolute path without the leading
 //! `/`. Files the program created in the trace are left for the replay to
-//! create. In a target directory everything iolab makes carries the
+//! create. Copies start written back and out of the page cache. In a
+//! target directory everything iolab makes carries the
 //! attribute [`REPLAY_XATTR`]; a directory holding anything without it is
 //! refused, and only marked entries are removed at the end.
 
@@ -226,6 +227,10 @@ impl Scratch {
                 fill(&out, 0, u.need, to, stop)?;
             }
         }
+        // As a file the program had not just written: nothing dirty for
+        // its fsync to flush, nothing cached for its reads.
+        crate::sys::pagecache::evict(to)
+            .map_err(|e| Error::io(format!("cannot write back {}", to.display()), e))?;
         Ok(Place::At(to.to_path_buf()))
     }
 
