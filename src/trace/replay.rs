@@ -344,7 +344,7 @@ impl Thread<'_> {
 }
 
 /// Waits until `when`, waking to look at `stop`; false when stopped.
-/// The last [`SPIN`] are spent yielding, not asleep: a sleeping thread
+/// The last [`SPIN`] are spent spinning, not asleep: a sleeping thread
 /// wakes tens of microseconds late.
 fn wait_until(when: Instant, stop: &StopFlag) -> bool {
     loop {
@@ -359,13 +359,13 @@ fn wait_until(when: Instant, stop: &StopFlag) -> bool {
         if left > SPIN {
             std::thread::sleep((left - SPIN).min(Duration::from_millis(50)));
         } else {
-            std::thread::yield_now();
+            std::hint::spin_loop();
         }
     }
 }
 
 /// How long before a call is due its thread stops sleeping.
-const SPIN: Duration = Duration::from_micros(200);
+const SPIN: Duration = Duration::from_micros(50);
 
 /// Adds the threads' parts and the trace's own figures into `r`.
 fn tally(t: &Trace, parts: Vec<Part>, r: &mut ReplayResult) {
