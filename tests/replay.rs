@@ -334,3 +334,72 @@ fn bad_speed_and_a_trace_without_events_are_usage_errors() {
     assert_eq!(code, code::USAGE);
     assert_one_line(&err, &["no events to replay", "--events"]);
 }
+
+#[test]
+fn strace_sees_the_recorded_calls_on_the_copy() {
+    if !have("strace", "strace_sees_the_recorded_calls_on_the_copy") {
+        return;
+    }
+    let d = scratch();
+    let f = data_file(d.path(), "data", 1 << 20);
+    let mut evs = vec![
+        open(0, 0, libc::O_RDONLY, 3),
+        Event {
+            offset: Some(0),
+            flags: libc::POSIX_FADV_DONTNEED as u64,
+            ..ev(10, "fadvise64", 3, Some(0))
+        },
+    ];
+    let mut want = Vec::new();
+    for i in 0..50u64 {
+        let (off, len) = ((i * 37 % 200) * 4096, 4096 << (i % 3));
+        want.push((off, len));
+        evs.push(pread(100 + i * 100, 3, 0, off, len));
+    }
+    // A readv of 3 iovecs that moved 12 KiB: one read of 12 KiB.
+    evs.push(Event {
+        offset: Some(65536),
+        len: 3,
+        result: 12288,
+        ..ev(10_000, "readv", 3, Some(0))
+    });
+    want.push((65536, 12288));
+    let t = trace_file(d.path(), &[&f], evs);
+    let log = d.path().join("strace.log");
+    succeed(
+        std::process::Command::new("strace")
+            .args(["-f", "-qq", "-y", "-s", "0", "-e"])
+            .args(["trace=pread64,fadvise64", "-o", s(&log)])
+            .arg(assert_cmd::cargo::cargo_bin("iolab"))
+            .args(["replay", s(&t), "--speed", "max", "-f", "json"]),
+    );
+    let log = std::fs::read_to_string(&log).unwrap();
+    let copy = format!("{}>", s(&f));
+    // The replay's own thread, not the main one (which evicts the copy).
+    let main = log.split_whitespace().next().unwrap();
+    let on_copy: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(&copy) && !l.starts_with(&format!("{main} ")))
+        .collect();
+    assert!(
+        on_copy.iter().all(|l| l.contains("/iolab-replay-")),
+        "a call on the original:\n{log}"
+    );
+    let got: Vec<(u64, u64)> = on_copy
+        .iter()
+        .filter(|l| l.contains("pread64("))
+        .map(|l| {
+            let args = &l[..l.rfind(") =").unwrap()];
+            let mut n = args.rsplit(", ").map(|x| x.trim().parse::<u64>().unwrap());
+            let off = n.next().unwrap();
+            (off, n.next().unwrap())
+        })
+        .collect();
+    assert_eq!(got, want, "{log}");
+    let advice: Vec<&&str> = on_copy
+        .iter()
+        .filter(|l| l.contains("fadvise64("))
+        .collect();
+    assert_eq!(advice.len(), 1, "{log}");
+    assert!(advice[0].contains(", 0, 0, POSIX_FADV_DONTNEED)"), "{log}");
+}
