@@ -305,17 +305,22 @@ fn ctrl_c_stops_the_replay_and_removes_the_scratch_tree() {
     let tmp = d.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
     let mut child = bin()
-        .args(["replay", s(&t)])
+        .args(["replay", s(&t), "-f", "json"])
         .env("TMPDIR", &tmp)
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1, "scratch made");
     // SAFETY: a signal to the child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let st = child.wait().unwrap();
-    assert_eq!(st.code(), Some(130));
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    // One document: what was replayed before the signal.
+    let v = parse_json(&out.stdout);
+    assert_eq!(v["stopped"], libc::SIGINT, "{v:#}");
+    let n = v["calls"]["pread64"]["replayed"]["count"].as_u64().unwrap();
+    assert!((1..20).contains(&n), "{v:#}");
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "scratch left");
 }
 
@@ -333,6 +338,20 @@ fn bad_speed_and_a_trace_without_events_are_usage_errors() {
     let (code, err) = fail(bin().args(["replay", s(&empty)]));
     assert_eq!(code, code::USAGE);
     assert_one_line(&err, &["no events to replay", "--events"]);
+    // As JSON, the error is a document on stdout.
+    let out = bin()
+        .args(["replay", s(&empty), "-f", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(code::USAGE));
+    let v = parse_json(&out.stdout);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no events"),
+        "{v}"
+    );
 }
 
 #[test]

@@ -69,10 +69,11 @@ pub fn execute(a: ReplayArgs) -> Result<()> {
         stop: &stop,
     };
     let r = replay::replay(&trace, &opts)?;
-    match a.output_format.as_str() {
-        "json" => println!("{:#}", render::replay::value(&r)),
-        _ => print!("{}", render::replay::text(&r)),
-    }
+    let text = match a.output_format.as_str() {
+        "json" => format!("{:#}\n", render::replay::value(&r)),
+        _ => render::replay::text(&r),
+    };
+    super::write_out(&text, None)?;
     match r.stopped {
         Some(_) => Err(stop.interrupted()),
         None => Ok(()),

@@ -38,7 +38,11 @@ pub fn text(r: &ReplayResult) -> String {
         r.speed,
         r.threads,
         r.dir.display(),
-        if r.kept { "kept" } else { "removed" }
+        if r.kept {
+            "copies kept"
+        } else {
+            "copies removed"
+        }
     );
     let m = &r.made;
     let _ = writeln!(

@@ -161,7 +161,7 @@ pub struct ReplayResult {
     pub threads: usize,
     /// The scratch tree.
     pub dir: PathBuf,
-    /// Whether it is still there (`--keep`, or a `--target` that existed).
+    /// Whether the copies are still there (`--keep`).
     pub kept: bool,
     /// What the scratch tree was made of.
     pub made: Made,

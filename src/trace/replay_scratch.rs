@@ -126,9 +126,10 @@ impl Scratch {
         }
     }
 
-    /// Removes the tree unless `keep`; returns whether it is still there
-    /// and a warning for anything in a target directory it kept because
-    /// iolab did not make it.
+    /// Removes the tree unless `keep`; returns whether any of it is still
+    /// there and a warning for anything in a target directory it kept
+    /// because iolab did not make it (a target directory that existed
+    /// before stays, emptied).
     pub fn finish(self, keep: bool) -> Result<(bool, Option<String>)> {
         if keep {
             if let Some(d) = self.temp {
@@ -152,7 +153,7 @@ impl Scratch {
                 self.root.display()
             )
         });
-        Ok((kept > 0 || !self.target_made, warn))
+        Ok((kept > 0, warn))
     }
 
     fn make(&mut self, t: &Trace, stop: &StopFlag) -> Result<()> {
