@@ -304,7 +304,7 @@ fn ctrl_c_stops_the_replay_and_removes_the_scratch_tree() {
     let t = trace_file(d.path(), &[&f], evs);
     let tmp = d.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
-    let mut child = bin()
+    let child = bin()
         .args(["replay", s(&t), "-f", "json"])
         .env("TMPDIR", &tmp)
         .stdout(std::process::Stdio::piped())
