@@ -422,3 +422,56 @@ fn strace_sees_the_recorded_calls_on_the_copy() {
     assert_eq!(advice.len(), 1, "{log}");
     assert!(advice[0].contains(", 0, 0, POSIX_FADV_DONTNEED)"), "{log}");
 }
+
+/// The issue's done-means, the counting half (IOPS: bench/replay.py): a
+/// replay of a trace of iolab's own random-read job issues every pread of
+/// it, on the copy.
+#[test]
+fn replay_of_iolabs_randread_job_issues_every_pread() {
+    if let Err(e) = iolab::trace::find("ebpf").and_then(|t| t.check()) {
+        eprintln!("SKIP replay_of_iolabs_randread_job_issues_every_pread: {e}");
+        return;
+    }
+    let d = scratch();
+    let f = d.path().join("data");
+    let job = [
+        "run",
+        "--no-store",
+        "--name=r",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=8m",
+        &format!("--filename={}", s(&f)),
+        "--ioengine=psync",
+    ];
+    succeed(bin().args(job)); // lays the file out, outside the trace
+    let before = fingerprint(&f);
+    let t = d.path().join("r.trace");
+    succeed(
+        bin()
+            .args(["trace", "--events", "--no-store", "-o", s(&t), "--"])
+            .arg(assert_cmd::cargo::cargo_bin("iolab"))
+            .args(job),
+    );
+    let trace = file::read(&t).unwrap();
+    let on_data = |name: &str| {
+        trace
+            .events
+            .iter()
+            .filter(|e| e.name() == name && trace.path_of(e) == Some(s(&f)))
+            .count() as u64
+    };
+    assert_eq!(on_data("pread64"), 2048, "8 MiB in 4 KiB reads");
+    let v = replay_json(&[s(&t), "--speed", "max"]);
+    let p = &v["calls"]["pread64"];
+    assert_eq!(p["replayed"]["count"], p["original"]["count"], "{v:#}");
+    assert_eq!(p["replayed"]["bytes"], p["original"]["bytes"], "{v:#}");
+    assert_eq!(p["replayed"]["errors"], 0, "{v:#}");
+    assert_eq!(
+        v["calls"]["fadvise64"]["replayed"]["count"].as_u64(),
+        Some(on_data("fadvise64")),
+        "the job's cache eviction is replayed: {v:#}"
+    );
+    assert_eq!(fingerprint(&f), before, "the original changed");
+    assert!(!Path::new(v["dir"].as_str().unwrap()).exists());
+}
