@@ -10,7 +10,12 @@ Rounds interleave trace and replay; the last line holds the medians.
 
 Needs root and a kernel with BTF (the ebpf tracer).
 
-usage: bench/replay.py [--rounds N] [--dir DIR] [--iolab PATH] [--size SIZE]
+--program runs the traced job with another iolab binary (a release build while
+trace and replay come from a debug one): a replay at max speed drops the
+program's own CPU time between calls, so a debug build's slow loop makes the
+replay look faster than the program.
+
+usage: bench/replay.py [--rounds N] [--dir DIR] [--iolab PATH] [--program PATH] [--size SIZE]
 """
 
 import argparse
@@ -34,6 +39,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--dir", default=os.path.join(ROOT, "bench/out"))
     ap.add_argument("--iolab", help="the iolab binary (default: a release build)")
+    ap.add_argument("--program", help="the iolab whose job is traced (default: --iolab)")
     ap.add_argument("--size", default="8m")
     a = ap.parse_args()
     iolab = a.iolab
@@ -43,12 +49,13 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     d = tempfile.mkdtemp(dir=a.dir)
     data = os.path.join(d, "data")
-    job = [iolab, "run", "--no-store", "--name=r", "--rw=randread", "--bs=4k",
+    job = [a.program or iolab, "run", "--no-store", "--name=r", "--rw=randread", "--bs=4k",
            f"--size={a.size}", f"--filename={data}", "--ioengine=psync"]
     try:
         run(*job)  # lays the file out, outside the traces
         print(f"iolab's randread job ({a.size}, 4 KiB, psync), traced then replayed at "
               f"--speed max; pread64 only, {a.rounds} rounds")
+        print(f"trace and replay: {iolab}; job: {job[0]}")
         print(f"{'round':>5} {'ops trace':>10} {'ops replay':>10} {'IOPS trace':>11} "
               f"{'IOPS replay':>12} {'replay/trace':>13}")
         rows = []

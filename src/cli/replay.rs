@@ -26,7 +26,10 @@ cache; /proc, /sys, /dev, pipes and sockets are not replayed.
 
 --speed original issues each call at its recorded time (the schedule lag
 histogram shows how late), max as fast as possible, a factor N N times as
-fast.
+fast. In every mode a call waits for the calls recorded before it in other
+threads to be issued (calls that overlapped still overlap). A descriptor
+used after its close with no open between (a dup the trace did not see) is
+its file opened again with the same flags and advice.
 
 Examples:
   iolab replay scan.trace                   # at the recorded pace

@@ -1,6 +1,7 @@
 //! `iolab replay`: a trace's calls issued again, one OS thread per traced
-//! thread, each thread's calls in their order, at the recorded pace, as
-//! fast as possible or scaled; on a scratch copy of the files the trace
+//! thread, each thread's calls in their order and none before the calls
+//! recorded before it in other threads were issued (calls that overlapped
+//! still overlap), at the recorded pace, as fast as possible or scaled; on a scratch copy of the files the trace
 //! touched (never the originals, see [`Scratch`]). The result sets the
 //! replayed latencies beside the recorded ones per call, with the schedule
 //! lag (how late each call was issued) and the calls that were skipped.
@@ -25,7 +26,9 @@ use std::time::{Duration, Instant};
 pub enum Speed {
     /// Each call at its recorded time from the start.
     Original,
-    /// As fast as possible, each thread's calls in order.
+    /// As fast as possible: each call once its thread's previous call
+    /// returned and the calls recorded before it in the other threads
+    /// were issued.
     Max,
     /// The recorded times divided by this factor (2: twice as fast).
     Factor(f64),
@@ -277,27 +280,25 @@ impl Thread<'_> {
         if opts.speed != Speed::Max {
             super::replay_sys::fine_timers();
         }
-        if self.wait_for_earlier(evs[0].t_ns, opts.stop) {
-            for (i, e) in evs.iter().enumerate() {
-                if opts.stop.is_set() || !self.one(e, opts, &mut w, &mut part) {
-                    break;
-                }
-                let next = evs.get(i + 1).map_or(u64::MAX, |n| n.t_ns);
-                self.at[self.me].store(next, Ordering::Release);
+        for (i, e) in evs.iter().enumerate() {
+            let next = evs.get(i + 1).map_or(u64::MAX, |n| n.t_ns);
+            if opts.stop.is_set() || !self.one(e, next, opts, &mut w, &mut part) {
+                break;
             }
+            self.at[self.me].store(next, Ordering::Release);
         }
         self.at[self.me].store(u64::MAX, Ordering::Release);
         part
     }
 
-    /// A thread begins once the calls recorded before its first one are
-    /// issued (a thread, or a child process, made by one of them): false
-    /// when stopped meanwhile.
+    /// Waits until the other threads have issued every call recorded
+    /// before `t` (so a descriptor is not closed before a call recorded
+    /// earlier uses it, and a thread begins after the call that made it):
+    /// false when stopped meanwhile. Calls recorded while another was in
+    /// flight still overlap: a thread moves on once its call is issued.
     fn wait_for_earlier(&self, t: u64, stop: &StopFlag) -> bool {
+        let since = Instant::now();
         loop {
-            if stop.is_set() {
-                return false;
-            }
             let earlier = self
                 .at
                 .iter()
@@ -306,12 +307,19 @@ impl Thread<'_> {
             if !earlier {
                 return true;
             }
-            std::thread::sleep(Duration::from_micros(20));
+            if stop.is_set() {
+                return false;
+            }
+            if since.elapsed() < SPIN {
+                std::hint::spin_loop();
+            } else {
+                std::thread::sleep(Duration::from_micros(20));
+            }
         }
     }
 
     /// Issues `e` when it is due; false when stopped while waiting.
-    fn one(&self, e: &Event, opts: &Options, w: &mut Worker, part: &mut Part) -> bool {
+    fn one(&self, e: &Event, next: u64, opts: &Options, w: &mut Worker, part: &mut Part) -> bool {
         if let Some(why) = replay_ops::never(e) {
             *part.skipped.entry((e.call, why)).or_default() += 1;
             return true;
@@ -325,8 +333,11 @@ impl Thread<'_> {
         {
             return false;
         }
+        if !self.wait_for_earlier(e.t_ns, opts.stop) {
+            return false;
+        }
         let issued = self.start.elapsed();
-        match w.issue(e) {
+        match w.issue(e, &self.at[self.me], next) {
             Outcome::Skip(why) => *part.skipped.entry((e.call, why)).or_default() += 1,
             Outcome::Done { result, lat_ns } => {
                 if let Some(d) = due {

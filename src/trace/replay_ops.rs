@@ -13,6 +13,7 @@ use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -47,17 +48,36 @@ pub fn never(e: &Event) -> Option<&'static str> {
     }
 }
 
+/// How a descriptor was opened: enough to open its file again the same
+/// way, with the advice it was given since.
+#[derive(Debug, Clone, Copy)]
+struct Opened {
+    path: Option<u32>,
+    flags: libc::c_int,
+    /// The last whole-file `fadvise64` advice (random, sequential, normal).
+    advice: Option<u64>,
+}
+
 #[derive(Clone)]
 struct Slot {
     file: Arc<File>,
-    path: Option<u32>,
+    how: Opened,
+}
+
+/// The descriptors of the replay, by (pid, original fd).
+#[derive(Default)]
+struct Table {
+    open: HashMap<(u32, i32), Slot>,
+    /// Descriptors closed, as they were opened: one used again with no
+    /// open between was a duplicate the trace did not see (dup, fcntl).
+    closed: HashMap<(u32, i32), Opened>,
 }
 
 /// The open descriptors of every traced process: (pid, original fd) to
 /// the replay's file. Threads of a process share them.
 #[derive(Default)]
 pub struct Fds {
-    map: Mutex<HashMap<(u32, i32), Slot>>,
+    map: Mutex<Table>,
     /// Things worth telling (O_DIRECT refused by the scratch file system).
     notes: Mutex<BTreeSet<String>>,
 }
@@ -107,24 +127,38 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Issues `e` again (see the module's doc).
-    pub fn issue(&mut self, e: &Event) -> Outcome {
+    /// Issues `e` again (see the module's doc). Right before the call
+    /// itself (its descriptor found), `next` is stored in `at`: the
+    /// recorded time of this thread's next call, which other threads wait
+    /// for.
+    pub fn issue(&mut self, e: &Event, at: &AtomicU64, next: u64) -> Outcome {
+        let o = self.issue_one(e, &|| at.store(next, Ordering::Release));
+        at.store(next, Ordering::Release);
+        o
+    }
+
+    fn issue_one(&mut self, e: &Event, go: &dyn Fn()) -> Outcome {
         if let Some(why) = never(e) {
             return Outcome::Skip(why);
         }
         match e.name() {
-            "open" | "openat" | "openat2" | "creat" => return self.open(e),
-            "close" => return self.close(e),
+            "open" | "openat" | "openat2" | "creat" => return self.open(e, go),
+            "close" => return self.close(e, go),
             "newfstatat" | "statx" if e.flags & libc::AT_EMPTY_PATH as u64 != 0 => {}
             "stat" | "lstat" | "newfstatat" | "statx" | "mkdir" | "mkdirat" | "rmdir"
-            | "unlink" | "unlinkat" => return self.by_path(e),
+            | "unlink" | "unlinkat" => return self.by_path(e, go),
             _ => {}
         }
         let file = match self.file(e) {
             Ok(f) => f,
             Err(why) => return Outcome::Skip(why),
         };
-        self.by_fd(e, &file)
+        go();
+        let o = self.by_fd(e, &file);
+        if e.name() == "fadvise64" && matches!(o, Outcome::Done { result: 0, .. }) {
+            self.remember_advice(e);
+        }
+        o
     }
 
     fn by_fd(&mut self, e: &Event, f: &File) -> Outcome {
@@ -164,18 +198,24 @@ impl<'a> Worker<'a> {
 
     /// The call's path in the scratch tree, or why it has none.
     fn path(&self, e: &Event) -> Result<&'a Path, &'static str> {
-        match e.file.map(|i| self.scratch.place(i)) {
+        self.place_path(e.file)
+    }
+
+    /// Where path number `file` of the trace is in the scratch tree.
+    fn place_path(&self, file: Option<u32>) -> Result<&'a Path, &'static str> {
+        match file.map(|i| self.scratch.place(i)) {
             Some(Place::At(p)) => Ok(p),
             Some(Place::Not(why)) => Err(why),
             None => Err("path not in the trace"),
         }
     }
 
-    fn by_path(&mut self, e: &Event) -> Outcome {
+    fn by_path(&mut self, e: &Event, go: &dyn Fn()) -> Outcome {
         let p = match self.path(e) {
             Ok(p) => p,
             Err(why) => return Outcome::Skip(why),
         };
+        go();
         let nofollow = e.name() == "lstat"
             || (e.name() == "newfstatat" && e.flags & libc::AT_SYMLINK_NOFOLLOW as u64 != 0);
         match e.name() {
@@ -196,11 +236,12 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn open(&mut self, e: &Event) -> Outcome {
+    fn open(&mut self, e: &Event, go: &dyn Fn()) -> Outcome {
         let p = match self.path(e) {
             Ok(p) => p,
             Err(why) => return Outcome::Skip(why),
         };
+        go();
         let mut flags = match e.name() {
             "creat" => libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC,
             _ => e.flags as libc::c_int,
@@ -239,31 +280,33 @@ impl<'a> Worker<'a> {
             self.scratch.mark_new(&file);
         }
         if e.result >= 0 {
-            self.fds
-                .map
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(
-                    (e.pid, e.result as i32),
-                    Slot {
-                        file: Arc::new(file),
-                        path: e.file,
-                    },
-                );
+            let key = (e.pid, e.result as i32);
+            let mut t = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
+            t.closed.remove(&key);
+            let how = Opened {
+                path: e.file,
+                flags,
+                advice: None,
+            };
+            let file = Arc::new(file);
+            t.open.insert(key, Slot { file, how });
         }
         Outcome::Done { result: fd, lat_ns }
     }
 
-    fn close(&mut self, e: &Event) -> Outcome {
+    fn close(&mut self, e: &Event, go: &dyn Fn()) -> Outcome {
         if let Some(Place::Not(why)) = e.file.map(|i| self.scratch.place(i)) {
             return Outcome::Skip(why);
         }
-        let slot = self
-            .fds
-            .map
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&(e.pid, e.fd));
+        go();
+        let slot = {
+            let mut t = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
+            let slot = t.open.remove(&(e.pid, e.fd));
+            if let Some(s) = &slot {
+                t.closed.insert((e.pid, e.fd), s.how);
+            }
+            slot
+        };
         match slot {
             None => Outcome::Skip("descriptor not open in the replay"),
             Some(s) => timed(|| {
@@ -280,29 +323,50 @@ impl<'a> Worker<'a> {
         if let Some(Place::Not(why)) = e.file.map(|i| self.scratch.place(i)) {
             return Err(why);
         }
-        let mut map = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(s) = map.get(&(e.pid, e.fd))
-            && (e.file.is_none() || s.path == e.file)
+        let key = (e.pid, e.fd);
+        let mut t = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = t.open.get(&key)
+            && (e.file.is_none() || s.how.path == e.file)
         {
             return Ok(s.file.clone());
         }
-        let p = self
-            .path(e)
-            .map_err(|_| "descriptor not opened in the trace and its file unknown")?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(!p.is_dir())
-            .open(p)
-            .map_err(|_| "its file cannot be opened in the scratch tree")?;
-        let file = Arc::new(file);
-        map.insert(
-            (e.pid, e.fd),
-            Slot {
-                file: file.clone(),
+        let how = match t.closed.get(&key) {
+            Some(h) if e.file.is_none() || h.path == e.file => *h,
+            _ => Opened {
                 path: e.file,
+                flags: libc::O_RDWR,
+                advice: None,
             },
-        );
+        };
+        let p = self
+            .place_path(how.path)
+            .map_err(|_| "descriptor not opened in the trace and its file unknown")?;
+        let flags = how.flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_TRUNC);
+        let file = open(p, flags)
+            .or_else(|_| open(p, libc::O_RDONLY))
+            .map_err(|_| "its file cannot be opened in the scratch tree")?;
+        if let Some(a) = how.advice {
+            let _ = sys::fadvise(&file, 0, 0, a);
+        }
+        let file = Arc::new(file);
+        let slot = Slot {
+            file: file.clone(),
+            how,
+        };
+        t.open.insert(key, slot);
         Ok(file)
+    }
+
+    /// Keeps whole-file advice on the descriptor's record, for a
+    /// duplicate of it opened later.
+    fn remember_advice(&self, e: &Event) {
+        if e.offset.unwrap_or(0) != 0 || e.len != 0 || e.flags > 2 {
+            return;
+        }
+        let mut t = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = t.open.get_mut(&(e.pid, e.fd)) {
+            s.how.advice = Some(e.flags);
+        }
     }
 
     fn note(&self, s: String) {
