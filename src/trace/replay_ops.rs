@@ -71,6 +71,8 @@ struct Table {
     /// Descriptors closed, as they were opened: one used again with no
     /// open between was a duplicate the trace did not see (dup, fcntl).
     closed: HashMap<(u32, i32), Opened>,
+    /// Descriptors of files not replayed (/proc, pipes), and why.
+    not: HashMap<(u32, i32), &'static str>,
 }
 
 /// The open descriptors of every traced process: (pid, original fd) to
@@ -198,6 +200,9 @@ impl<'a> Worker<'a> {
 
     /// The call's path in the scratch tree, or why it has none.
     fn path(&self, e: &Event) -> Result<&'a Path, &'static str> {
+        if e.file.is_none() && e.result < 0 {
+            return Err("failed in the trace, which holds no path for it");
+        }
         self.place_path(e.file)
     }
 
@@ -239,7 +244,13 @@ impl<'a> Worker<'a> {
     fn open(&mut self, e: &Event, go: &dyn Fn()) -> Outcome {
         let p = match self.path(e) {
             Ok(p) => p,
-            Err(why) => return Outcome::Skip(why),
+            Err(why) => {
+                if e.result >= 0 && e.file.is_some() {
+                    let mut t = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
+                    t.not.insert((e.pid, e.result as i32), why);
+                }
+                return Outcome::Skip(why);
+            }
         };
         go();
         let mut flags = match e.name() {
@@ -283,6 +294,7 @@ impl<'a> Worker<'a> {
             let key = (e.pid, e.result as i32);
             let mut t = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
             t.closed.remove(&key);
+            t.not.remove(&key);
             let how = Opened {
                 path: e.file,
                 flags,
@@ -301,6 +313,9 @@ impl<'a> Worker<'a> {
         go();
         let slot = {
             let mut t = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(why) = t.not.remove(&(e.pid, e.fd)) {
+                return Outcome::Skip(why);
+            }
             let slot = t.open.remove(&(e.pid, e.fd));
             if let Some(s) = &slot {
                 t.closed.insert((e.pid, e.fd), s.how);
@@ -325,6 +340,11 @@ impl<'a> Worker<'a> {
         }
         let key = (e.pid, e.fd);
         let mut t = self.fds.map.lock().unwrap_or_else(|p| p.into_inner());
+        if e.file.is_none()
+            && let Some(why) = t.not.get(&key)
+        {
+            return Err(why);
+        }
         if let Some(s) = t.open.get(&key)
             && (e.file.is_none() || s.how.path == e.file)
         {
