@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What a call does, for the per-direction figures and the job it becomes.
+/// (Its number is the class in the BPF program, trace.bpf.c's `C_*`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
@@ -52,16 +53,9 @@ pub struct CallInfo {
     pub path: Arg,
 }
 
-const fn call(
-    name: &'static str,
-    nr: u32,
-    class: Class,
-    fd: Arg,
-    offset: Arg,
-    len: Arg,
-    flags: Arg,
-    path: Arg,
-) -> CallInfo {
+/// A row of [`CALLS`]: the arguments are fd, offset, length, flags, path.
+const fn call(name: &'static str, nr: u32, class: Class, args: [Arg; 5]) -> CallInfo {
+    let [fd, offset, len, flags, path] = args;
     CallInfo {
         name,
         nr,
@@ -80,50 +74,50 @@ use Class::*;
 /// in this list is its id in the BPF program and in trace files.
 #[rustfmt::skip]
 pub const CALLS: &[CallInfo] = &[
-    call("read", 0, Read, Some(0), None, Some(2), None, None),
-    call("write", 1, Write, Some(0), None, Some(2), None, None),
-    call("pread64", 17, Read, Some(0), Some(3), Some(2), None, None),
-    call("pwrite64", 18, Write, Some(0), Some(3), Some(2), None, None),
-    call("readv", 19, Read, Some(0), None, Some(2), None, None),
-    call("writev", 20, Write, Some(0), None, Some(2), None, None),
-    call("preadv", 295, Read, Some(0), Some(3), Some(2), None, None),
-    call("pwritev", 296, Write, Some(0), Some(3), Some(2), None, None),
-    call("preadv2", 327, Read, Some(0), Some(3), Some(2), Some(5), None),
-    call("pwritev2", 328, Write, Some(0), Some(3), Some(2), Some(5), None),
-    call("open", 2, Open, None, None, None, Some(1), Some(0)),
-    call("openat", 257, Open, Some(0), None, None, Some(2), Some(1)),
-    call("openat2", 437, Open, Some(0), None, None, None, Some(1)),
-    call("creat", 85, Open, None, None, None, Some(1), Some(0)),
-    call("close", 3, Open, Some(0), None, None, None, None),
-    call("fsync", 74, Sync, Some(0), None, None, None, None),
-    call("fdatasync", 75, Sync, Some(0), None, None, None, None),
-    call("sync_file_range", 277, Sync, Some(0), Some(1), Some(2), Some(3), None),
-    call("fadvise64", 221, Advice, Some(0), Some(1), Some(2), Some(3), None),
-    call("readahead", 187, Advice, Some(0), Some(1), Some(2), None, None),
-    call("madvise", 28, Advice, None, None, Some(1), Some(2), None),
-    call("mmap", 9, Other, Some(4), Some(5), Some(1), Some(3), None),
-    call("munmap", 11, Other, None, None, Some(1), None, None),
-    call("lseek", 8, Other, Some(0), Some(1), None, Some(2), None),
-    call("stat", 4, Meta, None, None, None, None, Some(0)),
-    call("fstat", 5, Meta, Some(0), None, None, None, None),
-    call("lstat", 6, Meta, None, None, None, None, Some(0)),
-    call("newfstatat", 262, Meta, Some(0), None, None, Some(3), Some(1)),
-    call("statx", 332, Meta, Some(0), None, None, Some(2), Some(1)),
-    call("mkdir", 83, Meta, None, None, None, None, Some(0)),
-    call("mkdirat", 258, Meta, Some(0), None, None, None, Some(1)),
-    call("rmdir", 84, Meta, None, None, None, None, Some(0)),
-    call("unlink", 87, Meta, None, None, None, None, Some(0)),
-    call("unlinkat", 263, Meta, Some(0), None, None, Some(2), Some(1)),
-    call("rename", 82, Meta, None, None, None, None, Some(0)),
-    call("renameat", 264, Meta, Some(0), None, None, None, Some(1)),
-    call("renameat2", 316, Meta, Some(0), None, None, Some(4), Some(1)),
-    call("getdents64", 217, Meta, Some(0), None, Some(2), None, None),
-    call("fallocate", 285, Write, Some(0), Some(2), Some(3), Some(1), None),
-    call("ftruncate", 77, Meta, Some(0), None, Some(1), None, None),
-    call("io_uring_enter", 426, Uring, Some(0), None, Some(1), Some(3), None),
+    call("read", 0, Read, [Some(0), None, Some(2), None, None]),
+    call("write", 1, Write, [Some(0), None, Some(2), None, None]),
+    call("pread64", 17, Read, [Some(0), Some(3), Some(2), None, None]),
+    call("pwrite64", 18, Write, [Some(0), Some(3), Some(2), None, None]),
+    call("readv", 19, Read, [Some(0), None, Some(2), None, None]),
+    call("writev", 20, Write, [Some(0), None, Some(2), None, None]),
+    call("preadv", 295, Read, [Some(0), Some(3), Some(2), None, None]),
+    call("pwritev", 296, Write, [Some(0), Some(3), Some(2), None, None]),
+    call("preadv2", 327, Read, [Some(0), Some(3), Some(2), Some(5), None]),
+    call("pwritev2", 328, Write, [Some(0), Some(3), Some(2), Some(5), None]),
+    call("open", 2, Open, [None, None, None, Some(1), Some(0)]),
+    call("openat", 257, Open, [Some(0), None, None, Some(2), Some(1)]),
+    call("openat2", 437, Open, [Some(0), None, None, None, Some(1)]),
+    call("creat", 85, Open, [None, None, None, Some(1), Some(0)]),
+    call("close", 3, Open, [Some(0), None, None, None, None]),
+    call("fsync", 74, Sync, [Some(0), None, None, None, None]),
+    call("fdatasync", 75, Sync, [Some(0), None, None, None, None]),
+    call("sync_file_range", 277, Sync, [Some(0), Some(1), Some(2), Some(3), None]),
+    call("fadvise64", 221, Advice, [Some(0), Some(1), Some(2), Some(3), None]),
+    call("readahead", 187, Advice, [Some(0), Some(1), Some(2), None, None]),
+    call("madvise", 28, Advice, [None, None, Some(1), Some(2), None]),
+    call("mmap", 9, Other, [Some(4), Some(5), Some(1), Some(3), None]),
+    call("munmap", 11, Other, [None, None, Some(1), None, None]),
+    call("lseek", 8, Other, [Some(0), Some(1), None, Some(2), None]),
+    call("stat", 4, Meta, [None, None, None, None, Some(0)]),
+    call("fstat", 5, Meta, [Some(0), None, None, None, None]),
+    call("lstat", 6, Meta, [None, None, None, None, Some(0)]),
+    call("newfstatat", 262, Meta, [Some(0), None, None, Some(3), Some(1)]),
+    call("statx", 332, Meta, [Some(0), None, None, Some(2), Some(1)]),
+    call("mkdir", 83, Meta, [None, None, None, None, Some(0)]),
+    call("mkdirat", 258, Meta, [Some(0), None, None, None, Some(1)]),
+    call("rmdir", 84, Meta, [None, None, None, None, Some(0)]),
+    call("unlink", 87, Meta, [None, None, None, None, Some(0)]),
+    call("unlinkat", 263, Meta, [Some(0), None, None, Some(2), Some(1)]),
+    call("rename", 82, Meta, [None, None, None, None, Some(0)]),
+    call("renameat", 264, Meta, [Some(0), None, None, None, Some(1)]),
+    call("renameat2", 316, Meta, [Some(0), None, None, Some(4), Some(1)]),
+    call("getdents64", 217, Meta, [Some(0), None, Some(2), None, None]),
+    call("fallocate", 285, Write, [Some(0), Some(2), Some(3), Some(1), None]),
+    call("ftruncate", 77, Meta, [Some(0), None, Some(1), None, None]),
+    call("io_uring_enter", 426, Uring, [Some(0), None, Some(1), Some(3), None]),
     // Not a system call: one io_uring request from submission to completion
     // (the io_uring tracepoints), its flags the request's opcode.
-    call(URING_REQ, URING_REQ_NR, Uring, Some(0), None, None, Some(1), None),
+    call(URING_REQ, URING_REQ_NR, Uring, [Some(0), None, None, Some(1), None]),
 ];
 
 /// The number [`URING_REQ`] has in trace files (no system call has it).
@@ -170,6 +164,11 @@ mod tests {
             }
         }
         assert_eq!(by_name("pread").unwrap().1.nr, 17);
+        // trace.bpf.c sizes its tables for 42 calls, io_uring requests last
+        // (id 41), and numbers the classes as Class does.
+        assert_eq!(CALLS.len(), 42);
+        assert_eq!(CALLS[41].name, URING_REQ);
+        assert_eq!((Class::Read as u8, Class::Uring as u8), (0, 7));
         assert_eq!(by_id(2).unwrap().name, "pread64");
     }
 }

@@ -172,7 +172,7 @@ impl Tracer for Ebpf {
                         break;
                     }
                 }
-                None if !Path::new(&format!("/proc/{pid}")).exists() => break,
+                None if ended(pid) => break,
                 None => {}
             }
         }
@@ -188,6 +188,7 @@ impl Tracer for Ebpf {
         }
         let (lost_events, lost_opens) = kernel.lost()?;
         let files = kernel.files()?;
+        let threads = merge_threads(threads, kernel.threads()?, &events, pid, &meta.command);
         let mut t = Trace {
             meta: Meta {
                 duration_ns,
@@ -202,7 +203,7 @@ impl Tracer for Ebpf {
                     calls,
                 })
                 .collect(),
-            threads: merge_threads(threads, kernel.threads()?, &events, pid),
+            threads,
             lost: lost_events + lost_opens,
             paths: names.paths,
             events,
@@ -219,6 +220,17 @@ fn read_trim(path: &str) -> String {
     std::fs::read_to_string(path)
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
+}
+
+/// True when process `pid` is gone or a zombie (ended, not yet reaped).
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses.
+        Ok(st) => st
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
+        Err(_) => true,
+    }
 }
 
 /// The threads of `pid` and of its children now (for `-p`).
@@ -249,11 +261,18 @@ fn merge_threads(
     forked: Vec<Thread>,
     events: &[Event],
     pid: u32,
+    command: &[String],
 ) -> Vec<Thread> {
     first.extend(forked);
     let mut seen: std::collections::BTreeSet<u32> = first.iter().map(|t| t.tid).collect();
     if seen.insert(pid) {
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .ok()
+            .or_else(|| {
+                let p = std::path::Path::new(command.first()?);
+                Some(p.file_name()?.to_string_lossy().into_owned())
+            })
+            .unwrap_or_default();
         first.push(Thread {
             pid,
             tid: pid,
