@@ -262,3 +262,22 @@ fn bad_speed_and_a_trace_without_events_are_usage_errors() {
         "{v}"
     );
 }
+
+#[test]
+fn keep_keeps_the_scratch_copies() {
+    let d = scratch();
+    let (f, t) = random_reads(d.path(), 4);
+    let tmp = d.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let v = stdout_json(
+        bin()
+            .args(["replay", s(&t), "--speed", "max", "--keep", "-f", "json"])
+            .env("TMPDIR", &tmp),
+    );
+    assert_eq!(v["kept"], true);
+    let dir = PathBuf::from(v["dir"].as_str().unwrap());
+    assert!(dir.starts_with(&tmp), "{v:#}");
+    let copy = dir.join(&s(&f)[1..]);
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&f).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -89,8 +89,7 @@ fn strace_sees_the_recorded_calls_on_the_copy() {
 /// it, on the copy.
 #[test]
 fn replay_of_iolabs_randread_job_issues_every_pread() {
-    if let Err(e) = iolab::trace::find("ebpf").and_then(|t| t.check()) {
-        eprintln!("SKIP replay_of_iolabs_randread_job_issues_every_pread: {e}");
+    if !common::trace::can("replay_of_iolabs_randread_job_issues_every_pread") {
         return;
     }
     let d = scratch();
