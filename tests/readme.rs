@@ -129,6 +129,11 @@ fn every_command_of_the_readme_runs() {
         if (cmd.contains("iolab disk") || cmd.contains("--delay")) && !disk::can(&cmd) {
             continue;
         }
+        // The replay needs the trace the eBPF tracer wrote just before.
+        let ebpf = cmd.starts_with("iolab trace -") || cmd.starts_with("iolab replay");
+        if ebpf && !common::trace::can(&cmd) {
+            continue;
+        }
         let run = scaled(&cmd, SCALE);
         let out = Command::new("bash")
             .args(["-o", "pipefail", "-c", &run])

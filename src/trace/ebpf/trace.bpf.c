@@ -72,9 +72,9 @@ struct start {
     __u16 call;
     __u8 has_off, cls;
     __u8 active, pad[3];
-    // The last file this thread used and its device and inode: a loop on
+    // The last inode this thread used and its device and number: a loop on
     // one descriptor finds them once.
-    __u64 cfile, cino;
+    __u64 cinode, cino;
     __u32 cdev, cpad;
 };
 
@@ -206,14 +206,20 @@ int on_enter(struct sys_enter *ctx) {
     if (ci->len < 6) sp->len = a[ci->len];
     if (ci->flags < 6) sp->flags = a[ci->flags];
     if (ci->path < 6) sp->path = a[ci->path];
-    if (sp->fd >= 0 && cls != C_OPEN) {
+    // The descriptor names the file unless the call also takes a path
+    // (openat, newfstatat: then it is the directory the path starts from).
+    if (sp->fd >= 0 && ci->path >= 6) {
         struct file *f = fd_file(sp->fd);
-        if (f && (__u64)f == sp->cfile) {
+        // Keyed by the inode, not the file: a closed file's memory is soon
+        // another file's, an inode in use is not another inode.
+        struct inode *i = f ? BPF_CORE_READ(f, f_inode) : 0;
+        if (i && (__u64)i == sp->cinode) {
             sp->ino = sp->cino;
             sp->dev = sp->cdev;
-        } else if (f) {
-            identify(f, sp);
-            sp->cfile = (__u64)f;
+        } else if (i) {
+            sp->ino = BPF_CORE_READ(i, i_ino);
+            sp->dev = BPF_CORE_READ(i, i_sb, s_dev);
+            sp->cinode = (__u64)i;
             sp->cino = sp->ino;
             sp->cdev = sp->dev;
         }
