@@ -13,7 +13,10 @@ pub mod calls;
 pub mod error;
 pub mod file;
 pub mod hist;
+pub mod iolog;
+pub mod job;
 pub mod model;
+pub mod pattern;
 pub mod store;
 
 pub use error::{TraceError, TraceResult};

@@ -1,0 +1,477 @@
+//! fio iologs (version 3) from a trace, one per thread, and the job file
+//! that has fio replay them all together; and iolog v3 files read back as
+//! traces (to look at what a job did with [`super::pattern`]).
+//!
+//! fio 3.33 (`iolog.c`, `read_iolog`) reads, after the line
+//! `fio version 3 iolog`, lines `TIME FILE add|open|close` and
+//! `TIME FILE read|write|sync|datasync|trim OFFSET LENGTH`. TIME is in
+//! microseconds: fio waits before each line the time since the previous
+//! line's TIME, less the time the I/O in between took (the first line's
+//! TIME only sets the base). A file must be added before it is opened,
+//! and open when I/O names it. Names end at white space (`%256s`).
+//! fio does not lay out files for a replay: a file read must exist (and
+//! hold the bytes read); a file written is created.
+
+use super::calls::Class;
+use super::error::{TraceError, TraceResult};
+use super::model::{Event, Mode, Trace};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// The first line of a version 3 iolog.
+pub const HEADER: &str = "fio version 3 iolog";
+
+/// One thread's iolog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadLog {
+    /// The thread.
+    pub tid: u32,
+    /// Its name (`comm`), if the trace knows it.
+    pub comm: String,
+    /// The iolog.
+    pub text: String,
+    /// Its reads, writes and syncs (fsync and fdatasync).
+    pub reads: u64,
+    /// Its writes.
+    pub writes: u64,
+    /// Its syncs.
+    pub syncs: u64,
+    /// When its first line is, microseconds since the trace began.
+    pub start_us: u64,
+    /// The files it names, with the furthest byte it reads or writes.
+    pub files: BTreeMap<String, u64>,
+}
+
+/// The name each of the trace's paths gets in what is exported: the path
+/// itself, or with `dir` the file's name in `dir` (white space turned
+/// into `_`; `N-` in front when two files have the same name).
+pub fn names(t: &Trace, dir: Option<&Path>) -> Vec<String> {
+    let Some(dir) = dir else {
+        return t.paths.clone();
+    };
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    t.paths
+        .iter()
+        .map(|p| {
+            let base: String = Path::new(p)
+                .file_name()
+                .map_or("file".into(), |n| n.to_string_lossy().into_owned())
+                .chars()
+                .map(|c| if c.is_whitespace() { '_' } else { c })
+                .collect();
+            let mut name = base.clone();
+            let mut n = 2;
+            while !taken.insert(name.clone()) {
+                name = format!("{n}-{base}");
+                n += 1;
+            }
+            dir.join(name).to_string_lossy().into_owned()
+        })
+        .collect()
+}
+
+/// The trace's events, refusing a trace that has none.
+pub(crate) fn events(t: &Trace) -> TraceResult<&[Event]> {
+    if t.events.is_empty() {
+        let problem = if t.meta.mode == Mode::Histograms {
+            "it holds histograms only: record it with `iolab trace --events`"
+        } else {
+            "it holds no events"
+        };
+        return Err(TraceError::Usage {
+            what: "the trace".into(),
+            problem: problem.into(),
+        });
+    }
+    Ok(&t.events)
+}
+
+/// What an event becomes in an iolog: the action and, for I/O, the
+/// offset and length.
+fn action(e: &Event) -> Option<(&'static str, Option<(u64, u64)>)> {
+    let name = e.name();
+    if e.result < 0 {
+        return None;
+    }
+    match (e.class(), name) {
+        (Class::Read | Class::Write, "fallocate") => None,
+        (Class::Read, _) | (Class::Write, _) => {
+            let off = e.offset?;
+            let dir = if e.class() == Class::Read {
+                "read"
+            } else {
+                "write"
+            };
+            (e.result > 0).then_some((dir, Some((off, e.result as u64))))
+        }
+        (Class::Sync, "fsync") => Some(("sync", Some((0, 0)))),
+        (Class::Sync, "fdatasync") => Some(("datasync", Some((0, 0)))),
+        (Class::Open, "close") => Some(("close", None)),
+        (Class::Open, _) => Some(("open", None)),
+        _ => None,
+    }
+}
+
+/// The iologs of the trace's threads that did any I/O (a read or write at
+/// a known offset, fsync, fdatasync), each in the trace's order, with the
+/// names [`names`] gives. Refused: a trace without events, a name with
+/// white space (fio cannot read it; `dir` gives others).
+pub fn export(t: &Trace, dir: Option<&Path>) -> TraceResult<Vec<ThreadLog>> {
+    let events = events(t)?;
+    let names = names(t, dir);
+    let mut by_tid: BTreeMap<u32, Vec<(&Event, &'static str, Option<(u64, u64)>)>> =
+        BTreeMap::new();
+    for i in super::pattern::in_order(events) {
+        let e = &events[i];
+        if let (Some(_), Some((act, io))) = (e.file, action(e)) {
+            by_tid.entry(e.tid).or_default().push((e, act, io));
+        }
+    }
+    let mut out = Vec::new();
+    for (tid, list) in by_tid {
+        let Some(first_io) = list.iter().position(|(_, _, io)| io.is_some()) else {
+            continue;
+        };
+        // Opens before the first I/O of this thread's files count; the
+        // log starts at the earliest of them.
+        let mut files: BTreeMap<String, u64> = BTreeMap::new();
+        for (e, _, io) in &list {
+            let name = &names[e.file.unwrap_or(0) as usize];
+            let end = files.entry(name.clone()).or_default();
+            if let Some((off, len)) = io {
+                *end = (*end).max(off + len);
+            }
+        }
+        if let Some(bad) = files.keys().find(|n| n.contains(char::is_whitespace)) {
+            return Err(TraceError::Usage {
+                what: format!("file {bad}"),
+                problem: "fio's iolog cannot name a file with white space in it: give --dir DIR to name the files in DIR".into(),
+            });
+        }
+        let start = list[..=first_io]
+            .iter()
+            .map(|(e, _, _)| e.t_ns)
+            .min()
+            .unwrap_or(0);
+        let mut log = ThreadLog {
+            tid,
+            comm: t
+                .threads
+                .iter()
+                .find(|th| th.tid == tid)
+                .map_or(String::new(), |th| th.comm.clone()),
+            text: format!("{HEADER}\n"),
+            reads: 0,
+            writes: 0,
+            syncs: 0,
+            start_us: start / 1000,
+            files: BTreeMap::new(),
+        };
+        for name in files.keys() {
+            let _ = writeln!(log.text, "{} {name} add", start / 1000);
+        }
+        let mut open: HashMap<&str, u32> = HashMap::new();
+        let mut last_us = start / 1000;
+        for (e, act, io) in &list {
+            let name = names[e.file.unwrap_or(0) as usize].as_str();
+            let us = (e.t_ns / 1000).max(last_us);
+            last_us = us;
+            let n = open.entry(name).or_default();
+            match (*act, io) {
+                ("open", _) => {
+                    *n += 1;
+                    if *n == 1 {
+                        let _ = writeln!(log.text, "{us} {name} open");
+                    }
+                }
+                ("close", _) => {
+                    if *n == 1 {
+                        let _ = writeln!(log.text, "{us} {name} close");
+                    }
+                    *n = n.saturating_sub(1);
+                }
+                (act, Some((off, len))) => {
+                    if *n == 0 {
+                        // Opened before the trace began, or by another thread.
+                        *n = 1;
+                        let _ = writeln!(log.text, "{us} {name} open");
+                    }
+                    let _ = writeln!(log.text, "{us} {name} {act} {off} {len}");
+                    match act {
+                        "read" => log.reads += 1,
+                        "write" => log.writes += 1,
+                        _ => log.syncs += 1,
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut still: Vec<&str> = open
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(f, _)| *f)
+            .collect();
+        still.sort_unstable();
+        for name in still {
+            let _ = writeln!(log.text, "{last_us} {name} close");
+        }
+        log.files = files;
+        out.push(log);
+    }
+    Ok(out)
+}
+
+/// The job file that replays `logs` (written at `paths`) with fio: one
+/// job per thread, `read_iolog` its log, started as late into the run as
+/// the thread's first call was into the trace.
+pub fn replay_job(t: &Trace, logs: &[ThreadLog], paths: &[PathBuf]) -> String {
+    let mut s = String::new();
+    let what = if t.meta.command.is_empty() {
+        format!("pid {}", t.meta.pid)
+    } else {
+        t.meta.command.join(" ")
+    };
+    let _ = writeln!(
+        s,
+        "; fio replay of the trace of {what}: one job per traced thread, each\n\
+         ; replaying its iolog at the trace's pace (fio --read_iolog).\n\
+         ; fio does not lay out files for a replay: these must exist, at least this large:"
+    );
+    let mut sizes: BTreeMap<&str, u64> = BTreeMap::new();
+    for l in logs {
+        for (f, end) in &l.files {
+            let e = sizes.entry(f).or_default();
+            *e = (*e).max(*end);
+        }
+    }
+    for (f, end) in &sizes {
+        let _ = writeln!(s, ";   {f}  {end} bytes");
+    }
+    let _ = writeln!(
+        s,
+        "\n[global]\n; the traced reads and writes at an offset are pread and pwrite: psync's calls\nioengine=psync\nthread"
+    );
+    for (l, p) in logs.iter().zip(paths) {
+        let comm = if l.comm.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", l.comm)
+        };
+        let _ = writeln!(
+            s,
+            "\n; thread {}{comm}: {} reads, {} writes, {} syncs\n[thread-{}]\nread_iolog={}",
+            l.tid,
+            l.reads,
+            l.writes,
+            l.syncs,
+            l.tid,
+            p.display()
+        );
+        if l.start_us > 0 {
+            let _ = writeln!(
+                s,
+                "; its first call was {:.6} s into the trace (an iolog's times count from its first line)\nstartdelay={}us",
+                l.start_us as f64 / 1e6,
+                l.start_us
+            );
+        }
+    }
+    s
+}
+
+/// Reads a version 3 iolog (fio's, or iolab's `write_iolog`) as a trace:
+/// one event per line, thread `tid`, reads and writes as pread64 and
+/// pwrite64, `sync` as fsync, `datasync` as fdatasync. Paths are added to
+/// `into.paths` as they come; events are appended to `into.events`.
+pub fn read_into(path: &Path, tid: u32, into: &mut Trace) -> TraceResult<()> {
+    let f = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
+    let bad = |line: usize, problem: String| TraceError::Format {
+        path: path.to_path_buf(),
+        line,
+        problem,
+    };
+    let call = |name: &str| super::calls::by_name(name).map_or(0, |(id, _)| id);
+    let mut index: HashMap<String, u32> = into
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.clone(), i as u32))
+        .collect();
+    for (i, l) in BufReader::new(f).lines().enumerate() {
+        let n = i + 1;
+        let l = l.map_err(|e| TraceError::io(path, e))?;
+        if n == 1 {
+            if !l.starts_with(HEADER) {
+                return Err(bad(n, format!("expected `{HEADER}`")));
+            }
+            continue;
+        }
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if w.is_empty() {
+            continue;
+        }
+        let num = |s: &str, what: &str| {
+            s.parse::<u64>()
+                .map_err(|_| bad(n, format!("{what} `{s}` is not a number")))
+        };
+        let (us, file, act) = match w[..] {
+            [t, f, a] | [t, f, a, _, _] => (num(t, "time")?, f, a),
+            _ => {
+                return Err(bad(
+                    n,
+                    "expected TIME FILE ACTION [OFFSET LENGTH]".to_string(),
+                ));
+            }
+        };
+        let (name, io) = match (act, w.len()) {
+            ("add", 3) => continue,
+            ("open", 3) => ("openat", None),
+            ("close", 3) => ("close", None),
+            ("read" | "write" | "sync" | "datasync" | "trim", 5) => {
+                let io = (num(w[3], "offset")?, num(w[4], "length")?);
+                let name = match act {
+                    "read" => "pread64",
+                    "write" => "pwrite64",
+                    "sync" => "fsync",
+                    "datasync" => "fdatasync",
+                    _ => continue,
+                };
+                (name, Some(io))
+            }
+            _ => {
+                return Err(bad(
+                    n,
+                    format!("unknown action `{act}` with {} fields", w.len()),
+                ));
+            }
+        };
+        let next = into.paths.len() as u32;
+        let f = *index.entry(file.to_string()).or_insert_with(|| {
+            into.paths.push(file.to_string());
+            next
+        });
+        let (offset, len) = match (name, io) {
+            ("pread64" | "pwrite64", Some((o, l))) => (Some(o), l),
+            _ => (None, 0),
+        };
+        into.events.push(Event {
+            t_ns: us * 1000,
+            pid: 0,
+            tid,
+            call: call(name),
+            fd: -1,
+            file: Some(f),
+            offset,
+            len,
+            flags: 0,
+            result: len as i64,
+            lat_ns: 0,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::pattern::tests::ev;
+
+    fn with_file(mut e: Event, f: u32) -> Event {
+        e.file = Some(f);
+        e
+    }
+
+    #[test]
+    fn one_log_per_thread_with_adds_opens_and_closes() {
+        let mut t = Trace {
+            paths: vec!["/d/a".into(), "/e/a".into()],
+            events: vec![
+                ev(100, 1, "openat", 0, 3),
+                ev(110, 1, "pread64", 0, 4096),
+                ev(120, 1, "read", 4096, 0), // EOF: nothing
+                ev(130, 1, "fdatasync", 0, 0),
+                ev(140, 1, "close", 0, 0),
+                with_file(ev(150, 2, "pwrite64", 8192, 512), 1),
+                ev(160, 3, "openat", 0, 4), // opens only: no log
+            ],
+            ..Trace::default()
+        };
+        t.events[3].offset = None;
+        let logs = export(&t, None).unwrap();
+        assert_eq!(logs.len(), 2);
+        assert_eq!(
+            logs[0].text,
+            "fio version 3 iolog\n100 /d/a add\n100 /d/a open\n110 /d/a read 0 4096\n\
+             130 /d/a datasync 0 0\n140 /d/a close\n"
+        );
+        assert_eq!((logs[0].reads, logs[0].syncs), (1, 1));
+        assert_eq!(
+            logs[1].text,
+            "fio version 3 iolog\n150 /e/a add\n150 /e/a open\n150 /e/a write 8192 512\n150 /e/a close\n"
+        );
+        let d = export(&t, Some(Path::new("/s"))).unwrap();
+        assert!(d[1].text.contains("/s/2-a write"), "{}", d[1].text);
+        assert_eq!(d[1].files, BTreeMap::from([("/s/2-a".to_string(), 8704)]));
+
+        // Read back, the logs give the same I/O.
+        let dir = tempfile::tempdir().unwrap();
+        let mut back = Trace::default();
+        for (i, l) in logs.iter().enumerate() {
+            let p = dir.path().join(format!("{i}.iolog"));
+            std::fs::write(&p, &l.text).unwrap();
+            read_into(&p, l.tid, &mut back).unwrap();
+        }
+        assert_eq!(back.paths, vec!["/d/a", "/e/a"]);
+        let io: Vec<(&str, Option<u64>, i64)> = back
+            .events
+            .iter()
+            .filter(|e| e.name() != "openat" && e.name() != "close")
+            .map(|e| (e.name(), e.offset, e.result))
+            .collect();
+        assert_eq!(
+            io,
+            vec![
+                ("pread64", Some(0), 4096),
+                ("fdatasync", None, 0),
+                ("pwrite64", Some(8192), 512)
+            ]
+        );
+    }
+
+    #[test]
+    fn refused_without_events_or_with_spaces() {
+        let t = Trace::default();
+        assert!(
+            export(&t, None)
+                .unwrap_err()
+                .to_string()
+                .contains("--events")
+        );
+        let t = Trace {
+            paths: vec!["/d/a b".into()],
+            events: vec![ev(0, 1, "pread64", 0, 10)],
+            ..Trace::default()
+        };
+        assert!(export(&t, None).unwrap_err().to_string().contains("--dir"));
+        assert!(
+            export(&t, Some(Path::new("/s"))).unwrap()[0]
+                .text
+                .contains("/s/a_b read")
+        );
+    }
+
+    #[test]
+    fn bad_lines_name_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        std::fs::write(&p, "fio version 3 iolog\n0 /a add\n5 /a read x 4\n").unwrap();
+        let e = read_into(&p, 1, &mut Trace::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with(":3: offset `x` is not a number"), "{e}");
+        std::fs::write(&p, "fio version 2 iolog\n").unwrap();
+        assert!(read_into(&p, 1, &mut Trace::default()).is_err());
+    }
+}

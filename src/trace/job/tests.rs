@@ -1,0 +1,99 @@
+use super::*;
+use crate::trace::pattern::tests::ev;
+
+/// Thread `tid`: 70 random 4k preads and 30 that continue the previous
+/// one with 64k, 100 us apart, each taking 2 us.
+fn mixed(tid: u32, t0: u64) -> Vec<crate::trace::Event> {
+    let mut out = Vec::new();
+    let mut end = 0;
+    for i in 0..100u64 {
+        let (off, n) = if i % 10 < 7 {
+            ((i * 7919 % 997) * 4096 + 4096, 4096)
+        } else {
+            (end, 65536)
+        };
+        let mut e = ev(t0 + i * 100, tid, "pread64", off, n);
+        e.lat_ns = 2000;
+        out.push(e);
+        end = off + n as u64;
+    }
+    out
+}
+
+fn trace(events: Vec<crate::trace::Event>) -> Trace {
+    Trace {
+        paths: vec!["/data/db:1".into()],
+        events,
+        ..Trace::default()
+    }
+}
+
+fn get<'a>(s: &'a Section, key: &str) -> &'a str {
+    s.get(key)
+        .unwrap_or_else(|| panic!("no {key} in {:?}", s.lines))
+}
+
+#[test]
+fn a_mix_of_random_4k_and_sequential_64k_reads() {
+    let j = derive(&trace(mixed(5, 0)), None).unwrap();
+    assert_eq!(j.sections.len(), 1);
+    let s = &j.sections[0];
+    assert_eq!(s.name, "t5");
+    assert_eq!(get(s, "filename"), "/data/db\\:1");
+    assert_eq!(get(s, "rw"), "randread");
+    assert_eq!(get(s, "bssplit"), "4k/70:64k/30");
+    assert_eq!(get(s, "number_ios"), "100");
+    let pr: u64 = get(s, "percentage_random").parse().unwrap();
+    assert!((68..=72).contains(&pr), "{pr}");
+    // 98 us between calls taking 2 us: thinktime 98 (within the slot).
+    let tt: u64 = get(s, "thinktime").parse().unwrap();
+    assert!((95..=101).contains(&tt), "{tt}");
+    assert_eq!(get(s, "fadvise_hint"), "0");
+    let text = j.text();
+    for l in text
+        .lines()
+        .filter(|l| l.contains('=') && !l.starts_with(';'))
+    {
+        let before = text.split(l).next().unwrap().lines().last().unwrap_or("");
+        assert!(before.starts_with("; "), "{l} has no comment above it");
+    }
+    // iolab's own parser takes it.
+    let dir = tempfile::tempdir().unwrap();
+    let j = derive(&trace(mixed(5, 0)), Some(dir.path())).unwrap();
+    let p = dir.path().join("job.fio");
+    std::fs::write(&p, j.text()).unwrap();
+    let jobs = crate::job::jobs_from_args(&[p.display().to_string()]).unwrap();
+    assert_eq!(jobs.len(), 1);
+}
+
+#[test]
+fn threads_alike_become_numjobs_and_writes_get_their_part() {
+    let mut ev2 = mixed(1, 0);
+    ev2.extend(mixed(2, 5));
+    let mut w = ev(20_000, 3, "pwrite64", 0, 8192);
+    w.lat_ns = 10;
+    ev2.push(w);
+    let mut fa = ev(0, 1, "fadvise64", 0, 0);
+    fa.flags = advice::RANDOM;
+    ev2.push(fa);
+    let j = derive(&trace(ev2), None).unwrap();
+    assert_eq!(j.sections.len(), 2, "{}", j.text());
+    let s = &j.sections[0];
+    assert_eq!(get(s, "numjobs"), "2");
+    assert_eq!(s.tids, vec![1, 2]);
+    assert_eq!(get(s, "fadvise_hint"), "random");
+    let w = &j.sections[1];
+    assert_eq!(get(w, "rw"), "write");
+    assert_eq!(get(w, "bs"), ",8k");
+}
+
+#[test]
+fn shares_add_up_to_100() {
+    let c = BTreeMap::from([(512, 1), (4096, 1), (8192, 1)]);
+    assert_eq!(shares(&c), vec![(512, 34), (4096, 33), (8192, 33)]);
+    let c = BTreeMap::from([(512, 1000), (4096, 1)]);
+    assert_eq!(shares(&c), vec![(512, 100)]);
+    assert_eq!(size(65536), "64k");
+    assert_eq!(size(1 << 21), "2m");
+    assert_eq!(size(1536), "1536");
+}
