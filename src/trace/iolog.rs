@@ -1,6 +1,5 @@
 //! fio iologs (version 3) from a trace, one per thread, and the job file
-//! that has fio replay them all together; and iolog v3 files read back as
-//! traces (to look at what a job did with [`super::pattern`]).
+//! that has fio replay them all together.
 //!
 //! fio 3.33 (`iolog.c`, `read_iolog`) reads, after the line
 //! `fio version 3 iolog`, lines `TIME FILE add|open|close` and
@@ -17,7 +16,6 @@ use super::error::{TraceError, TraceResult};
 use super::model::{Event, Mode, Trace};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// The first line of a version 3 iolog.
@@ -90,7 +88,10 @@ pub(crate) fn events(t: &Trace) -> TraceResult<&[Event]> {
 
 /// What an event becomes in an iolog: the action and, for I/O, the
 /// offset and length.
-fn action(e: &Event) -> Option<(&'static str, Option<(u64, u64)>)> {
+type Action = (&'static str, Option<(u64, u64)>);
+
+/// The [`Action`] of `e`, if it has one.
+fn action(e: &Event) -> Option<Action> {
     let name = e.name();
     if e.result < 0 {
         return None;
@@ -121,23 +122,22 @@ fn action(e: &Event) -> Option<(&'static str, Option<(u64, u64)>)> {
 pub fn export(t: &Trace, dir: Option<&Path>) -> TraceResult<Vec<ThreadLog>> {
     let events = events(t)?;
     let names = names(t, dir);
-    let mut by_tid: BTreeMap<u32, Vec<(&Event, &'static str, Option<(u64, u64)>)>> =
-        BTreeMap::new();
+    let mut by_tid: BTreeMap<u32, Vec<(&Event, Action)>> = BTreeMap::new();
     for i in super::pattern::in_order(events) {
         let e = &events[i];
         if let (Some(_), Some((act, io))) = (e.file, action(e)) {
-            by_tid.entry(e.tid).or_default().push((e, act, io));
+            by_tid.entry(e.tid).or_default().push((e, (act, io)));
         }
     }
     let mut out = Vec::new();
     for (tid, list) in by_tid {
-        let Some(first_io) = list.iter().position(|(_, _, io)| io.is_some()) else {
+        let Some(first_io) = list.iter().position(|(_, (_, io))| io.is_some()) else {
             continue;
         };
         // Opens before the first I/O of this thread's files count; the
         // log starts at the earliest of them.
         let mut files: BTreeMap<String, u64> = BTreeMap::new();
-        for (e, _, io) in &list {
+        for (e, (_, io)) in &list {
             let name = &names[e.file.unwrap_or(0) as usize];
             let end = files.entry(name.clone()).or_default();
             if let Some((off, len)) = io {
@@ -152,7 +152,7 @@ pub fn export(t: &Trace, dir: Option<&Path>) -> TraceResult<Vec<ThreadLog>> {
         }
         let start = list[..=first_io]
             .iter()
-            .map(|(e, _, _)| e.t_ns)
+            .map(|(e, _)| e.t_ns)
             .min()
             .unwrap_or(0);
         let mut log = ThreadLog {
@@ -174,7 +174,7 @@ pub fn export(t: &Trace, dir: Option<&Path>) -> TraceResult<Vec<ThreadLog>> {
         }
         let mut open: HashMap<&str, u32> = HashMap::new();
         let mut last_us = start / 1000;
-        for (e, act, io) in &list {
+        for (e, (act, io)) in &list {
             let name = names[e.file.unwrap_or(0) as usize].as_str();
             let us = (e.t_ns / 1000).max(last_us);
             last_us = us;
@@ -281,96 +281,57 @@ pub fn replay_job(t: &Trace, logs: &[ThreadLog], paths: &[PathBuf]) -> String {
     s
 }
 
-/// Reads a version 3 iolog (fio's, or iolab's `write_iolog`) as a trace:
-/// one event per line, thread `tid`, reads and writes as pread64 and
-/// pwrite64, `sync` as fsync, `datasync` as fdatasync. Paths are added to
-/// `into.paths` as they come; events are appended to `into.events`.
-pub fn read_into(path: &Path, tid: u32, into: &mut Trace) -> TraceResult<()> {
-    let f = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
-    let bad = |line: usize, problem: String| TraceError::Format {
-        path: path.to_path_buf(),
-        line,
-        problem,
-    };
-    let call = |name: &str| super::calls::by_name(name).map_or(0, |(id, _)| id);
-    let mut index: HashMap<String, u32> = into
-        .paths
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.clone(), i as u32))
-        .collect();
-    for (i, l) in BufReader::new(f).lines().enumerate() {
-        let n = i + 1;
-        let l = l.map_err(|e| TraceError::io(path, e))?;
-        if n == 1 {
-            if !l.starts_with(HEADER) {
-                return Err(bad(n, format!("expected `{HEADER}`")));
-            }
-            continue;
-        }
-        let w: Vec<&str> = l.split_whitespace().collect();
-        if w.is_empty() {
-            continue;
-        }
-        let num = |s: &str, what: &str| {
-            s.parse::<u64>()
-                .map_err(|_| bad(n, format!("{what} `{s}` is not a number")))
-        };
-        let (us, file, act) = match w[..] {
-            [t, f, a] | [t, f, a, _, _] => (num(t, "time")?, f, a),
-            _ => {
-                return Err(bad(
-                    n,
-                    "expected TIME FILE ACTION [OFFSET LENGTH]".to_string(),
-                ));
-            }
-        };
-        let (name, io) = match (act, w.len()) {
-            ("add", 3) => continue,
-            ("open", 3) => ("openat", None),
-            ("close", 3) => ("close", None),
-            ("read" | "write" | "sync" | "datasync" | "trim", 5) => {
-                let io = (num(w[3], "offset")?, num(w[4], "length")?);
-                let name = match act {
-                    "read" => "pread64",
-                    "write" => "pwrite64",
-                    "sync" => "fsync",
-                    "datasync" => "fdatasync",
-                    _ => continue,
-                };
-                (name, Some(io))
-            }
-            _ => {
-                return Err(bad(
-                    n,
-                    format!("unknown action `{act}` with {} fields", w.len()),
-                ));
-            }
-        };
-        let next = into.paths.len() as u32;
-        let f = *index.entry(file.to_string()).or_insert_with(|| {
-            into.paths.push(file.to_string());
-            next
-        });
-        let (offset, len) = match (name, io) {
-            ("pread64" | "pwrite64", Some((o, l))) => (Some(o), l),
-            _ => (None, 0),
-        };
-        into.events.push(Event {
-            t_ns: us * 1000,
-            pid: 0,
-            tid,
-            call: call(name),
-            fd: -1,
-            file: Some(f),
-            offset,
-            len,
-            flags: 0,
-            result: len as i64,
-            lat_ns: 0,
+/// Writes `text` to `path`, refusing to replace a file that exists.
+pub fn write_new(path: &Path, text: &str) -> TraceResult<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| TraceError::io(path, e))?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| TraceError::io(path, e))
+}
+
+/// Writes the iologs of [`export`] and their replay job ([`replay_job`]):
+/// one thread's log at `prefix` itself, several at `STEM.TID.iolog`, the
+/// job at `STEM.fio` (STEM: `prefix` without a final `.iolog`). Refuses to
+/// replace any file. Returns the files written, the job last.
+pub fn write(t: &Trace, prefix: &Path, dir: Option<&Path>) -> TraceResult<Vec<PathBuf>> {
+    let logs = export(t, dir)?;
+    if logs.is_empty() {
+        return Err(TraceError::Usage {
+            what: "the trace".into(),
+            problem: "no thread read or wrote a known file at a known offset: nothing to replay"
+                .into(),
         });
     }
-    Ok(())
+    let abs = std::path::absolute(prefix).map_err(|e| TraceError::io(prefix, e))?;
+    let text = abs.to_string_lossy();
+    let stem = text.strip_suffix(".iolog").unwrap_or(&text).to_string();
+    let paths: Vec<PathBuf> = if logs.len() == 1 {
+        vec![abs.clone()]
+    } else {
+        logs.iter()
+            .map(|l| PathBuf::from(format!("{stem}.{}.iolog", l.tid)))
+            .collect()
+    };
+    let job = PathBuf::from(format!("{stem}.fio"));
+    for p in paths.iter().chain([&job]) {
+        if p.exists() {
+            return Err(TraceError::io(
+                p,
+                std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+            ));
+        }
+    }
+    for (l, p) in logs.iter().zip(&paths) {
+        write_new(p, &l.text)?;
+    }
+    write_new(&job, &replay_job(t, &logs, &paths))?;
+    let mut out = paths;
+    out.push(job);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -414,30 +375,6 @@ mod tests {
         let d = export(&t, Some(Path::new("/s"))).unwrap();
         assert!(d[1].text.contains("/s/2-a write"), "{}", d[1].text);
         assert_eq!(d[1].files, BTreeMap::from([("/s/2-a".to_string(), 8704)]));
-
-        // Read back, the logs give the same I/O.
-        let dir = tempfile::tempdir().unwrap();
-        let mut back = Trace::default();
-        for (i, l) in logs.iter().enumerate() {
-            let p = dir.path().join(format!("{i}.iolog"));
-            std::fs::write(&p, &l.text).unwrap();
-            read_into(&p, l.tid, &mut back).unwrap();
-        }
-        assert_eq!(back.paths, vec!["/d/a", "/e/a"]);
-        let io: Vec<(&str, Option<u64>, i64)> = back
-            .events
-            .iter()
-            .filter(|e| e.name() != "openat" && e.name() != "close")
-            .map(|e| (e.name(), e.offset, e.result))
-            .collect();
-        assert_eq!(
-            io,
-            vec![
-                ("pread64", Some(0), 4096),
-                ("fdatasync", None, 0),
-                ("pwrite64", Some(8192), 512)
-            ]
-        );
     }
 
     #[test]
@@ -460,18 +397,5 @@ mod tests {
                 .text
                 .contains("/s/a_b read")
         );
-    }
-
-    #[test]
-    fn bad_lines_name_their_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x");
-        std::fs::write(&p, "fio version 3 iolog\n0 /a add\n5 /a read x 4\n").unwrap();
-        let e = read_into(&p, 1, &mut Trace::default())
-            .unwrap_err()
-            .to_string();
-        assert!(e.ends_with(":3: offset `x` is not a number"), "{e}");
-        std::fs::write(&p, "fio version 2 iolog\n").unwrap();
-        assert!(read_into(&p, 1, &mut Trace::default()).is_err());
     }
 }

@@ -13,6 +13,7 @@ pub mod calls;
 pub mod error;
 pub mod file;
 pub mod hist;
+pub mod imitate;
 pub mod iolog;
 pub mod job;
 pub mod model;

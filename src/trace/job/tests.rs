@@ -1,4 +1,5 @@
 use super::*;
+use crate::trace::pattern::advice;
 use crate::trace::pattern::tests::ev;
 
 /// Thread `tid`: 70 random 4k preads and 30 that continue the previous
