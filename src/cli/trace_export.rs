@@ -8,12 +8,14 @@ use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
 --format iolog writes fio's iolog v3, one per traced thread: each thread's
-reads and writes at a known offset, fsync (sync), fdatasync (datasync), and
-the opens and closes of those files, timed in microseconds from the trace's
-start. With one thread the log goes to -o (or stdout); with several, to
-STEM.TID.iolog, with STEM.fio the job that has fio replay them all at once
-(STEM: -o without a final .iolog; -o is needed). fio does not lay out files
-to replay: the files read must exist (the job file lists their sizes).
+reads and writes at a known offset (their own, or the file position followed
+from the open, lseek and the bytes moved), fsync (sync), fdatasync
+(datasync), and the opens and closes of those files, timed in microseconds
+from the trace's start. Without -o one thread's log goes to stdout (several
+need -o). With -o OUT: one thread's log at OUT, several at STEM.TID.iolog,
+and STEM.fio, the job that has fio replay them all at once (STEM: OUT
+without a final .iolog). fio does not lay out files to replay: the files
+read must exist (the job file lists their sizes).
 
 --format job writes a fio job file that imitates the program: a section per
 thread and file (threads that did the same: numjobs) with the file's size,

@@ -90,8 +90,9 @@ pub(crate) fn events(t: &Trace) -> TraceResult<&[Event]> {
 /// offset and length.
 type Action = (&'static str, Option<(u64, u64)>);
 
-/// The [`Action`] of `e`, if it has one.
-fn action(e: &Event) -> Option<Action> {
+/// The [`Action`] of `e` at `offset` ([`super::pattern::offsets`]), if
+/// it has one.
+fn action(e: &Event, offset: Option<u64>) -> Option<Action> {
     let name = e.name();
     if e.result < 0 {
         return None;
@@ -99,7 +100,7 @@ fn action(e: &Event) -> Option<Action> {
     match (e.class(), name) {
         (Class::Read | Class::Write, "fallocate") => None,
         (Class::Read, _) | (Class::Write, _) => {
-            let off = e.offset?;
+            let off = offset?;
             let dir = if e.class() == Class::Read {
                 "read"
             } else {
@@ -123,9 +124,11 @@ pub fn export(t: &Trace, dir: Option<&Path>) -> TraceResult<Vec<ThreadLog>> {
     let events = events(t)?;
     let names = names(t, dir);
     let mut by_tid: BTreeMap<u32, Vec<(&Event, Action)>> = BTreeMap::new();
-    for i in super::pattern::in_order(events) {
+    let order = super::pattern::in_order(events);
+    let offsets = super::pattern::offsets(events, &order);
+    for i in order {
         let e = &events[i];
-        if let (Some(_), Some((act, io))) = (e.file, action(e)) {
+        if let (Some(_), Some((act, io))) = (e.file, action(e, offsets[i])) {
             by_tid.entry(e.tid).or_default().push((e, (act, io)));
         }
     }

@@ -169,16 +169,60 @@ pub(crate) fn in_order(events: &[Event]) -> Vec<usize> {
     idx
 }
 
+/// `O_APPEND` on x86_64: writes go to the end, wherever the position is.
+const O_APPEND: u64 = 0o2000;
+
+/// Each event's offset (by index): the one it has, or for a call at the
+/// file position without one (read, write, readv, writev; strace gives
+/// none) the position followed from the file's open (0), lseek results
+/// and the bytes moved since, per process and descriptor. Unknown for a
+/// descriptor opened before the trace began or with O_APPEND.
+pub fn offsets(events: &[Event], order: &[usize]) -> Vec<Option<u64>> {
+    let mut out = vec![None; events.len()];
+    let mut pos: HashMap<(u32, i32), Option<u64>> = HashMap::new();
+    for &i in order {
+        let e = &events[i];
+        let Some(c) = calls::by_id(e.call) else {
+            continue;
+        };
+        out[i] = e.offset;
+        match (c.class, c.name) {
+            (Class::Open, "close") => {
+                pos.remove(&(e.pid, e.fd));
+            }
+            (Class::Open, _) if e.result >= 0 => {
+                let at = (e.flags & O_APPEND == 0).then_some(0);
+                pos.insert((e.pid, e.result as i32), at);
+            }
+            (Class::Other, "lseek") if e.result >= 0 => {
+                pos.insert((e.pid, e.fd), Some(e.result as u64));
+            }
+            (Class::Read | Class::Write, _) if c.offset.is_none() && e.result >= 0 => {
+                let p = pos.entry((e.pid, e.fd)).or_insert(None);
+                if out[i].is_none() {
+                    out[i] = *p;
+                }
+                *p = out[i].map(|o| o + e.result as u64);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The patterns of the events grouped by `key` (events it gives `None`
 /// are left out); only events with a known file count. Think times are
 /// per thread over all its calls; sequential runs per thread, file and
-/// direction; repeated bytes per file and direction.
+/// direction; repeated bytes per file and direction; offsets as
+/// [`offsets`] gives them.
 pub fn by<K: Ord + Clone>(t: &Trace, key: impl Fn(&Event) -> Option<K>) -> BTreeMap<K, Pattern> {
     let mut out: BTreeMap<K, Pattern> = BTreeMap::new();
     let mut prev_end: HashMap<u32, u64> = HashMap::new();
     let mut last: HashMap<(u32, u32, bool), u64> = HashMap::new();
     let mut moved: HashMap<(u32, bool), Ranges> = HashMap::new();
-    for i in in_order(&t.events) {
+    let order = in_order(&t.events);
+    let offsets = offsets(&t.events, &order);
+    for i in order {
         let e = &t.events[i];
         let think = prev_end.insert(e.tid, e.t_ns + e.lat_ns);
         let (Some(file), Some(k)) = (e.file, key(e)) else {
@@ -227,7 +271,7 @@ pub fn by<K: Ord + Clone>(t: &Trace, key: impl Fn(&Event) -> Option<K>) -> BTree
         d.sizes.add(n, 1);
         let block = ((n + BLOCK / 2) / BLOCK).max(1) * BLOCK;
         *d.blocks.entry(block).or_default() += 1;
-        let Some(off) = e.offset else {
+        let Some(off) = offsets[i] else {
             continue;
         };
         p.extent = p.extent.max(off + n);
@@ -337,6 +381,41 @@ pub(crate) mod tests {
             (9 + 19 + 9 + 9 + 9) * 1000
         );
         assert!((p.read.random_share() - 0.6).abs() < 1e-9);
+    }
+
+    #[test]
+    fn positions_are_followed_where_the_trace_has_none() {
+        let mut t = trace(vec![
+            ev(0, 1, "openat", 0, 3),
+            ev(1, 1, "read", 0, 100),
+            ev(2, 1, "read", 0, 50),
+            ev(3, 1, "pread64", 4096, 10), // the position stays
+            ev(4, 1, "read", 0, 0),
+            ev(5, 1, "lseek", 0, 8192),
+            ev(6, 1, "write", 0, 10),
+            ev(7, 1, "close", 0, 0),
+            ev(8, 1, "read", 0, 10), // fd 3 closed: unknown
+        ]);
+        for e in &mut t.events {
+            if e.name() != "pread64" {
+                e.offset = None;
+            }
+        }
+        let order: Vec<usize> = (0..t.events.len()).collect();
+        let o = offsets(&t.events, &order);
+        assert_eq!(
+            o[1..],
+            [
+                Some(0),
+                Some(100),
+                Some(4096),
+                Some(150),
+                None,
+                Some(8192),
+                None,
+                None
+            ]
+        );
     }
 
     #[test]
