@@ -293,6 +293,7 @@ fn job_goes_to_stdout_fio_and_iolab_parse_it() {
         "filename=/nonexistent/data\n",
         "rw=randrw\n",
         "number_ios=202\n",
+        "fsync=1\n",
         "[t2]\n",
         "rw=read\n",
         "bs=8k\n",

@@ -213,6 +213,7 @@ pub fn derive(t: &Trace, dir: Option<&Path>) -> TraceResult<JobFile> {
             bytes + bytes / 2,
             format!("1.5 x the {bytes} bytes the thread moved, so that number_ios ends the job"),
         ));
+        options::syncs(p, &mut lines);
         options::pace(p, &mut lines);
         options::fadvise(whole, &mut lines);
         if whole.direct {

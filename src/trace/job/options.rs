@@ -235,3 +235,19 @@ pub(super) fn fadvise(file: &Pattern, lines: &mut Vec<Line>) {
     };
     lines.push(line("fadvise_hint", v, why));
 }
+
+/// `fsync` or `fdatasync` every N writes, from the thread's sync calls.
+pub(super) fn syncs(p: &Pattern, lines: &mut Vec<Line>) {
+    let writes = p.write.sizes.count();
+    for (key, n) in [("fsync", p.fsync), ("fdatasync", p.fdatasync)] {
+        if n > 0 && writes > 0 {
+            lines.push(line(
+                key,
+                ((writes as f64 / n as f64).round() as u64).max(1),
+                format!("{writes} writes and {n} {key} calls by the thread on this file"),
+            ));
+            // fio and iolab take one of the two.
+            return;
+        }
+    }
+}

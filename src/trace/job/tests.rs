@@ -86,6 +86,7 @@ fn threads_alike_become_numjobs_and_writes_get_their_part() {
     let w = &j.sections[1];
     assert_eq!(get(w, "rw"), "write");
     assert_eq!(get(w, "bs"), ",8k");
+    assert!(w.get("fsync").is_none(), "no fsync calls");
 }
 
 #[test]
