@@ -142,6 +142,7 @@ fn record(a: RecordArgs) -> Result<()> {
         duration,
         output: output.as_deref(),
         stop: &stop,
+        stdout_to_stderr: a.output_format != "normal",
     };
     let t = tracer.record(&req)?;
     let file = output.map(|p| std::path::absolute(&p).unwrap_or(p));

@@ -83,6 +83,13 @@ impl LogHist {
         0
     }
 
+    /// The `p`th percentile as the lowest value of its slot: exact for
+    /// sizes that are multiples of the slot width (4096, 65536).
+    pub fn percentile_low(&self, p: f64) -> u64 {
+        let mid = self.percentile(p);
+        low(slot(mid))
+    }
+
     /// dtrace's view: counts per power of two, as (lower bound, count),
     /// from the lowest to the highest bucket that has any, empty buckets
     /// between included.

@@ -10,6 +10,7 @@
 //! and replayed.
 
 pub mod calls;
+pub mod ebpf;
 pub mod error;
 pub mod file;
 pub mod hist;
@@ -23,7 +24,7 @@ pub mod store;
 pub use error::{TraceError, TraceResult};
 pub use model::{Event, FileStats, Meta, Mode, Stats, Thread, Trace};
 
-use crate::registry::Entry;
+use crate::registry::{Entry, entry};
 use crate::runner::StopFlag;
 use std::path::Path;
 use std::time::Duration;
@@ -52,6 +53,9 @@ pub struct Request<'a> {
     pub output: Option<&'a Path>,
     /// Raised by Ctrl-C: the tracer stops and returns what it recorded.
     pub stop: &'a StopFlag,
+    /// The command's standard output goes to standard error (iolab's own
+    /// output on stdout is JSON).
+    pub stdout_to_stderr: bool,
 }
 
 /// A way of recording a program's calls.
@@ -68,7 +72,13 @@ pub trait Tracer: Sync {
 }
 
 /// The tracers (`--tracer`). The first is the default.
-pub static TRACERS: &[Entry<dyn Tracer>] = &[];
+pub static TRACERS: &[Entry<dyn Tracer>] = &[entry(
+    "ebpf",
+    &["bpf"],
+    "root, a kernel with BTF (/sys/kernel/btf/vmlinux), tracefs",
+    "tracepoints on each call, aggregated in the kernel; --events through a ring buffer",
+    &ebpf::Ebpf,
+)];
 
 /// The tracer called `name`.
 pub fn find(name: &str) -> TraceResult<&'static dyn Tracer> {

@@ -1,0 +1,317 @@
+//! The BPF object loaded and attached (aya), and its maps read back into a
+//! trace's figures. The object is `trace.bpf.o`, built from `trace.bpf.c`
+//! by `build.sh` and committed.
+
+use crate::trace::calls::{self, CALLS, URING_REQ};
+use crate::trace::error::{TraceError, TraceResult};
+use crate::trace::hist::{LogHist, SLOTS};
+use crate::trace::model::{Stats, Thread};
+use aya::maps::{Array, HashMap, MapData, RingBuf};
+use aya::programs::{BtfTracePoint, TracePoint};
+use aya::{Btf, Ebpf, EbpfLoader};
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// The compiled BPF program (aligned for the ELF parser).
+static OBJECT: &[u8] = aya::include_bytes_aligned!("trace.bpf.o");
+
+/// Where the tracepoints are listed.
+pub const TRACEFS: &str = "/sys/kernel/tracing";
+
+/// Per call figures (`struct cstat`).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CStat {
+    count: u64,
+    errors: u64,
+    bytes: u64,
+    sum_ns: u64,
+    seq: u64,
+}
+
+/// Key of the per-file figures (`struct fkey`).
+#[repr(C)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct FKey {
+    /// Inode number.
+    pub ino: u64,
+    /// Device, the kernel's encoding (major << 20 | minor).
+    pub dev: u32,
+    /// Call id.
+    pub call: u16,
+    pad: u16,
+}
+
+const LOG2: usize = 65;
+
+/// Per file and call figures (`struct fstat`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct FStat {
+    count: u64,
+    errors: u64,
+    bytes: u64,
+    sum_ns: u64,
+    seq: u64,
+    last_end: u64,
+    lat: [u64; LOG2],
+    size: [u64; LOG2],
+}
+
+/// A thread the fork tracepoint named (`struct thread`).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct ThreadRec {
+    tgid: u32,
+    ppid: u32,
+    comm: [u8; 16],
+}
+
+// SAFETY: plain-old-data with the C layout of trace.bpf.c's structs, every
+// bit pattern valid (integers and byte arrays only).
+unsafe impl aya::Pod for CStat {}
+// SAFETY: as above.
+unsafe impl aya::Pod for FKey {}
+// SAFETY: as above.
+unsafe impl aya::Pod for FStat {}
+// SAFETY: as above.
+unsafe impl aya::Pod for ThreadRec {}
+
+/// The loaded program: links detach when it is dropped.
+pub struct Kernel {
+    bpf: Ebpf,
+    /// Tracepoints this kernel does not have (their calls are not traced).
+    pub missing: Vec<String>,
+}
+
+fn bpf_err(what: impl Into<String>) -> impl FnOnce(String) -> TraceError {
+    let what = what.into();
+    move |problem| TraceError::Bpf { what, problem }
+}
+
+fn has_event(category: &str, name: &str) -> bool {
+    Path::new(TRACEFS)
+        .join("events")
+        .join(category)
+        .join(name)
+        .exists()
+}
+
+impl Kernel {
+    /// Loads the program for process `target` (events through the ring
+    /// buffer when `events`), and attaches it to every tracepoint.
+    pub fn load(target: u32, events: bool) -> TraceResult<Kernel> {
+        let on = u8::from(events);
+        let ns = std::fs::metadata("/proc/self/ns/pid")
+            .map_err(|e| bpf_err("find iolab's pid namespace")(e.to_string()))?;
+        let (ns_dev, ns_ino) = (ns.dev(), ns.ino());
+        let mut bpf = EbpfLoader::new()
+            .set_global("target_tgid", &target, true)
+            .set_global("events_on", &on, true)
+            .set_global("pidns_dev", &ns_dev, true)
+            .set_global("pidns_ino", &ns_ino, true)
+            .load(OBJECT)
+            .map_err(|e| bpf_err("load the program")(e.to_string()))?;
+        let btf =
+            Btf::from_sys_fs().map_err(|e| bpf_err("read the kernel's BTF")(e.to_string()))?;
+        let fork: &mut BtfTracePoint = program(&mut bpf, "on_fork")?;
+        fork.load("sched_process_fork", &btf)
+            .map_err(|e| bpf_err("load on_fork")(e.to_string()))?;
+        fork.attach()
+            .map_err(|e| bpf_err("attach sched_process_fork")(e.to_string()))?;
+        let mut missing = Vec::new();
+        for c in CALLS.iter().filter(|c| c.name != URING_REQ) {
+            if !has_event("syscalls", &format!("sys_enter_{}", c.name)) {
+                missing.push(c.name.to_string());
+                continue;
+            }
+            for (prog, tp) in [("enter_", "sys_enter_"), ("exit_", "sys_exit_")] {
+                attach(
+                    &mut bpf,
+                    &format!("{prog}{}", c.name),
+                    "syscalls",
+                    &format!("{tp}{}", c.name),
+                )?;
+            }
+        }
+        if has_event("io_uring", "io_uring_submit_req")
+            && has_event("io_uring", "io_uring_complete")
+        {
+            attach(&mut bpf, "uring_submit", "io_uring", "io_uring_submit_req")?;
+            attach(&mut bpf, "uring_complete", "io_uring", "io_uring_complete")?;
+        } else {
+            missing.push(URING_REQ.to_string());
+        }
+        Ok(Kernel { bpf, missing })
+    }
+
+    /// Follows process `pid` too (its children are followed by the kernel).
+    pub fn follow(&mut self, pid: u32) -> TraceResult<()> {
+        let mut m: HashMap<&mut MapData, u32, u32> = map(&mut self.bpf, "targets")?;
+        m.insert(pid, 1, 0)
+            .map_err(|e| bpf_err("follow the process")(e.to_string()))
+    }
+
+    /// The ring buffer the events come through (taken once).
+    pub fn ring(&mut self) -> TraceResult<RingBuf<MapData>> {
+        let m = self
+            .bpf
+            .take_map("events")
+            .ok_or_else(|| bpf_err("events")("no ring buffer in the object".into()))?;
+        RingBuf::try_from(m).map_err(|e| bpf_err("events")(e.to_string()))
+    }
+
+    /// Events lost: (calls, opens) the ring buffer had no room for.
+    pub fn lost(&self) -> TraceResult<(u64, u64)> {
+        let a: Array<&MapData, u64> = map_ref(&self.bpf, "lost")?;
+        let get = |i| a.get(&i, 0).unwrap_or(0);
+        Ok((get(0), get(1)))
+    }
+
+    /// The figures per call.
+    pub fn calls(&self) -> TraceResult<BTreeMap<String, Stats>> {
+        let stats: Array<&MapData, CStat> = map_ref(&self.bpf, "call_stats")?;
+        let lat: Array<&MapData, u64> = map_ref(&self.bpf, "call_lat")?;
+        let size: Array<&MapData, u64> = map_ref(&self.bpf, "call_size")?;
+        let mut out = BTreeMap::new();
+        for (id, c) in CALLS.iter().enumerate() {
+            let s = stats.get(&(id as u32), 0).unwrap_or_default();
+            if s.count == 0 {
+                continue;
+            }
+            let hist = |a: &Array<&MapData, u64>| {
+                let mut h = LogHist::default();
+                for slot in 0..SLOTS {
+                    h.add_slot(slot, a.get(&((id * SLOTS + slot) as u32), 0).unwrap_or(0));
+                }
+                h
+            };
+            let moved = matches!(c.class, calls::Class::Read | calls::Class::Write);
+            out.insert(
+                c.name.to_string(),
+                Stats {
+                    count: s.count,
+                    errors: s.errors,
+                    bytes: s.bytes,
+                    sum_ns: s.sum_ns,
+                    sequential: s.seq,
+                    lat: hist(&lat),
+                    sizes: if moved {
+                        hist(&size)
+                    } else {
+                        LogHist::default()
+                    },
+                },
+            );
+        }
+        Ok(out)
+    }
+
+    /// The figures per (device, inode) and call name.
+    pub fn files(&self) -> TraceResult<BTreeMap<(u32, u64), BTreeMap<String, Stats>>> {
+        let m: HashMap<&MapData, FKey, FStat> = map_ref(&self.bpf, "file_stats")?;
+        let mut out: BTreeMap<(u32, u64), BTreeMap<String, Stats>> = BTreeMap::new();
+        for kv in m.iter() {
+            let (k, v) = kv.map_err(|e| bpf_err("read file figures")(e.to_string()))?;
+            let Some(c) = calls::by_id(k.call) else {
+                continue;
+            };
+            let log2 = |a: &[u64; LOG2]| {
+                let mut h = LogHist::default();
+                for (b, &n) in a.iter().enumerate() {
+                    // Bucket b holds [2^(b-1), 2^b): counted at its lower
+                    // bound (sizes are mostly powers of two).
+                    let v = if b == 0 { 0 } else { 1u64 << (b - 1) };
+                    h.add(v, n);
+                }
+                h
+            };
+            let st = Stats {
+                count: v.count,
+                errors: v.errors,
+                bytes: v.bytes,
+                sum_ns: v.sum_ns,
+                sequential: v.seq,
+                lat: log2(&v.lat),
+                sizes: log2(&v.size),
+            };
+            out.entry((k.dev, k.ino))
+                .or_default()
+                .entry(c.name.to_string())
+                .or_default()
+                .merge(&st);
+        }
+        Ok(out)
+    }
+
+    /// The threads the fork tracepoint saw.
+    pub fn threads(&self) -> TraceResult<Vec<Thread>> {
+        let m: HashMap<&MapData, u32, ThreadRec> = map_ref(&self.bpf, "threads")?;
+        let mut out = Vec::new();
+        for kv in m.iter() {
+            let (tid, t) = kv.map_err(|e| bpf_err("read threads")(e.to_string()))?;
+            let end = t.comm.iter().position(|&b| b == 0).unwrap_or(16);
+            out.push(Thread {
+                pid: t.tgid,
+                tid,
+                ppid: t.ppid,
+                comm: String::from_utf8_lossy(&t.comm[..end]).into_owned(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn program<'a, T>(bpf: &'a mut Ebpf, name: &str) -> TraceResult<&'a mut T>
+where
+    &'a mut T: TryFrom<&'a mut aya::programs::Program>,
+{
+    let p = bpf
+        .program_mut(name)
+        .ok_or_else(|| bpf_err(name)("not in the object".into()))?;
+    p.try_into()
+        .map_err(|_| bpf_err(name)("not the expected program type".into()))
+}
+
+fn attach(bpf: &mut Ebpf, prog: &str, category: &str, tp: &str) -> TraceResult<()> {
+    let p: &mut TracePoint = program(bpf, prog)?;
+    p.load()
+        .map_err(|e| bpf_err(format!("load {prog}"))(verifier(e)))?;
+    p.attach(category, tp)
+        .map_err(|e| bpf_err(format!("attach {category}/{tp}"))(e.to_string()))?;
+    Ok(())
+}
+
+/// A load error with the verifier's log, when there is one.
+fn verifier(e: aya::programs::ProgramError) -> String {
+    match e {
+        aya::programs::ProgramError::LoadError {
+            io_error,
+            verifier_log,
+        } => {
+            format!("{io_error}\n{verifier_log}")
+        }
+        e => e.to_string(),
+    }
+}
+
+fn map<'a, T>(bpf: &'a mut Ebpf, name: &str) -> TraceResult<T>
+where
+    T: TryFrom<&'a mut aya::maps::Map, Error = aya::maps::MapError>,
+{
+    let m = bpf
+        .map_mut(name)
+        .ok_or_else(|| bpf_err(name)("no such map in the object".into()))?;
+    T::try_from(m).map_err(|e| bpf_err(name)(e.to_string()))
+}
+
+fn map_ref<'a, T>(bpf: &'a Ebpf, name: &str) -> TraceResult<T>
+where
+    T: TryFrom<&'a aya::maps::Map, Error = aya::maps::MapError>,
+{
+    let m = bpf
+        .map(name)
+        .ok_or_else(|| bpf_err(name)("no such map in the object".into()))?;
+    T::try_from(m).map_err(|e| bpf_err(name)(e.to_string()))
+}

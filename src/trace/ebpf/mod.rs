@@ -1,0 +1,302 @@
+//! The `ebpf` tracer: tracepoints on each traced system call, aggregated
+//! in the kernel ([`kernel`]); in event mode every call comes through a
+//! ring buffer ([`records`]) into the trace file.
+
+pub mod kernel;
+mod launch;
+pub mod records;
+
+use super::error::{TraceError, TraceResult};
+use super::file::TraceWriter;
+use super::model::{Event, FileStats, Meta, Mode, Thread, Trace};
+use super::{Request, Target, Tracer};
+use crate::metrics::clock::now_ns;
+use kernel::Kernel;
+use records::Names;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::time::Duration;
+
+/// eBPF on the syscall tracepoints (root, BTF, tracefs).
+#[derive(Debug)]
+pub struct Ebpf;
+
+impl Tracer for Ebpf {
+    fn check(&self) -> TraceResult<()> {
+        if !crate::sys::machine::is_root() {
+            return Err(TraceError::Missing {
+                what: "root",
+                hint: "loading BPF programs needs root (CAP_BPF and CAP_PERFMON); run it with sudo, or use --tracer strace".into(),
+            });
+        }
+        if !Path::new("/sys/kernel/btf/vmlinux").exists() {
+            return Err(TraceError::Missing {
+                what: "BTF",
+                hint: "this kernel has no /sys/kernel/btf/vmlinux (build it with CONFIG_DEBUG_INFO_BTF=y), or use --tracer strace".into(),
+            });
+        }
+        let events = Path::new(kernel::TRACEFS).join("events/syscalls");
+        if !events.exists() {
+            // tracefs is not mounted: mount it where aya looks for it.
+            let _ = crate::sys::mount::mount(
+                Path::new("tracefs"),
+                Path::new(kernel::TRACEFS),
+                "tracefs",
+                "",
+            );
+        }
+        if !events.exists() {
+            return Err(TraceError::Missing {
+                what: "the syscall tracepoints",
+                hint: format!(
+                    "{} is missing (mount -t tracefs tracefs {}; a kernel with CONFIG_FTRACE_SYSCALLS)",
+                    events.display(),
+                    kernel::TRACEFS
+                ),
+            });
+        }
+        if !bpf_syscall_works() {
+            return Err(TraceError::Missing {
+                what: "BPF",
+                hint: "the bpf() system call is not available (a kernel with CONFIG_BPF_SYSCALL)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn record(&self, req: &Request) -> TraceResult<Trace> {
+        let (mut held, pid) = match &req.target {
+            Target::Command(argv) => {
+                let h = launch::held(argv, req.stdout_to_stderr)?;
+                let pid = h.pid;
+                (Some(h), pid)
+            }
+            Target::Pid(p) => {
+                if !Path::new(&format!("/proc/{p}")).exists() {
+                    return Err(TraceError::Usage {
+                        what: format!("-p {p}"),
+                        problem: "no such process".into(),
+                    });
+                }
+                (None, *p)
+            }
+        };
+        let mut kernel = match Kernel::load(pid, req.mode == Mode::Events) {
+            Ok(k) => k,
+            Err(e) => {
+                if let Some(h) = &mut held {
+                    h.kill();
+                }
+                return Err(e);
+            }
+        };
+        let mut names = Names::default();
+        let mut threads = Vec::new();
+        if held.is_none() {
+            names.scan(pid);
+            threads = existing_threads(pid);
+            for t in &threads {
+                if t.pid != pid {
+                    kernel.follow(t.pid)?;
+                }
+            }
+        }
+        let meta = Meta {
+            source: "ebpf".into(),
+            mode: req.mode,
+            command: match &req.target {
+                Target::Command(a) => a.clone(),
+                Target::Pid(_) => Vec::new(),
+            },
+            pid,
+            started_unix: chrono::Utc::now().timestamp_micros() as f64 / 1e6,
+            kernel: read_trim("/proc/sys/kernel/osrelease"),
+            host: read_trim("/proc/sys/kernel/hostname"),
+            ..Meta::default()
+        };
+        let mut writer = req
+            .output
+            .map(|p| TraceWriter::create(p, &meta))
+            .transpose()?;
+        let mut ring = kernel.ring()?;
+        let t0 = now_ns();
+        let mut events: Vec<Event> = Vec::new();
+        let mut handle =
+            |b: &[u8], names: &mut Names, w: &mut Option<TraceWriter>| -> TraceResult<()> {
+                let Some(mut r) = records::parse(b) else {
+                    return Ok(());
+                };
+                r.event.t_ns = r.ts.saturating_sub(t0);
+                let open = r.path.is_some();
+                if open {
+                    names.learn_open(&r);
+                }
+                if req.mode != Mode::Events {
+                    return Ok(());
+                }
+                let fd = if open {
+                    r.event.result as i32
+                } else {
+                    r.event.fd
+                };
+                r.event.file = names.index(r.dev, r.ino, r.event.pid, fd);
+                match w {
+                    Some(w) => {
+                        w.paths(&names.paths)?;
+                        w.event(&r.event)
+                    }
+                    None => {
+                        events.push(r.event);
+                        Ok(())
+                    }
+                }
+            };
+        if let Some(h) = &mut held {
+            h.release();
+        }
+        let deadline = req.duration.map(|d| t0 + d.as_nanos() as u64);
+        let mut exit_status = None;
+        loop {
+            wait_readable(ring.as_raw_fd(), Duration::from_millis(50));
+            while let Some(item) = ring.next() {
+                handle(&item, &mut names, &mut writer)?;
+            }
+            if req.stop.is_set() || deadline.is_some_and(|d| now_ns() >= d) {
+                break;
+            }
+            match &mut held {
+                Some(h) => {
+                    if let Some(st) = h.try_wait() {
+                        exit_status = Some(st);
+                        break;
+                    }
+                }
+                None if !Path::new(&format!("/proc/{pid}")).exists() => break,
+                None => {}
+            }
+        }
+        let duration_ns = now_ns().saturating_sub(t0);
+        if let Some(h) = &mut held
+            && exit_status.is_none()
+        {
+            // Ctrl-C or --duration: the command stops with the trace.
+            exit_status = h.kill();
+        }
+        while let Some(item) = ring.next() {
+            handle(&item, &mut names, &mut writer)?;
+        }
+        let (lost_events, lost_opens) = kernel.lost()?;
+        let files = kernel.files()?;
+        let mut t = Trace {
+            meta: Meta {
+                duration_ns,
+                exit_status,
+                ..meta
+            },
+            calls: kernel.calls()?,
+            files: files
+                .into_iter()
+                .map(|((dev, ino), calls)| FileStats {
+                    path: names.name(dev, ino),
+                    calls,
+                })
+                .collect(),
+            threads: merge_threads(threads, kernel.threads()?, &events, pid),
+            lost: lost_events + lost_opens,
+            paths: names.paths,
+            events,
+        };
+        t.files.sort_by(|a, b| a.path.cmp(&b.path));
+        if let Some(w) = writer {
+            w.finish(&t)?;
+        }
+        Ok(t)
+    }
+}
+
+fn read_trim(path: &str) -> String {
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The threads of `pid` and of its children now (for `-p`).
+fn existing_threads(pid: u32) -> Vec<Thread> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for e in dir.flatten() {
+        let Ok(tid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        out.push(Thread {
+            pid,
+            tid,
+            ppid: 0,
+            comm: comm.trim_end().to_string(),
+        });
+    }
+    out
+}
+
+/// The threads: those there at the start, those forked during the trace,
+/// the traced process itself, and any other thread events came from.
+fn merge_threads(
+    mut first: Vec<Thread>,
+    forked: Vec<Thread>,
+    events: &[Event],
+    pid: u32,
+) -> Vec<Thread> {
+    first.extend(forked);
+    let mut seen: std::collections::BTreeSet<u32> = first.iter().map(|t| t.tid).collect();
+    if seen.insert(pid) {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        first.push(Thread {
+            pid,
+            tid: pid,
+            ppid: 0,
+            comm: comm.trim_end().to_string(),
+        });
+    }
+    for e in events {
+        if seen.insert(e.tid) {
+            first.push(Thread {
+                pid: e.pid,
+                tid: e.tid,
+                ..Thread::default()
+            });
+        }
+    }
+    first.sort_by_key(|t| (t.pid, t.tid));
+    first
+}
+
+/// Waits until `fd` is readable or `timeout` passes.
+fn wait_readable(fd: i32, timeout: Duration) {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    poll_one(&mut p, timeout.as_millis() as i32);
+}
+
+/// `poll(2)` on one descriptor.
+fn poll_one(p: &mut libc::pollfd, ms: i32) {
+    // SAFETY: `p` is one valid pollfd for the duration of the call.
+    unsafe {
+        libc::poll(p, 1, ms);
+    }
+}
+
+/// True when the kernel has the bpf() system call (an invalid command
+/// then fails with EINVAL, not ENOSYS).
+fn bpf_syscall_works() -> bool {
+    // SAFETY: BPF_PROG_LOAD with a null attribute of size 0 only makes the
+    // kernel check the command; nothing is read or written.
+    let r = unsafe { libc::syscall(libc::SYS_bpf, -1i32, std::ptr::null::<u8>(), 0u32) };
+    !(r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS))
+}

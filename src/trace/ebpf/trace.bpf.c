@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+// iolab trace: the BPF side. Rebuilt by build.sh into trace.bpf.o (committed,
+// so building iolab needs no clang; tests/trace.rs checks it is current).
+//
+// Each traced call has a program on its sys_enter_* and sys_exit_*
+// tracepoint. Enter keeps the arguments per thread (inflight); exit adds the
+// call to the per-call figures and latency/size histograms (arrays, log-linear
+// slots as src/trace/hist.rs), to the per-file figures (keyed by device and
+// inode, found from the fd through the task's file table), and in event mode
+// sends the whole call through a ring buffer. Opens always send their path so
+// user space can name files. Processes forked by a traced one are traced too.
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#define NCALLS 42
+#define SLOTS 976
+#define LOG2 65
+#define PATH_MAX_READ 256
+
+// Classes, as src/trace/calls.rs Class.
+#define C_READ 0
+#define C_WRITE 1
+#define C_SYNC 2
+#define C_OPEN 3
+#define C_ADVICE 4
+#define C_META 5
+#define C_OTHER 6
+#define C_URING 7
+
+// Only the fields iolab reads; CO-RE finds them in the running kernel.
+struct super_block { __u32 s_dev; } __attribute__((preserve_access_index));
+struct inode { unsigned long i_ino; struct super_block *i_sb; } __attribute__((preserve_access_index));
+struct file { struct inode *f_inode; long long f_pos; } __attribute__((preserve_access_index));
+struct fdtable { unsigned int max_fds; struct file **fd; } __attribute__((preserve_access_index));
+struct files_struct { struct fdtable *fdt; } __attribute__((preserve_access_index));
+struct upid { int nr; void *ns; } __attribute__((preserve_access_index));
+struct pid { unsigned int level; struct upid numbers[1]; } __attribute__((preserve_access_index));
+struct task_struct {
+    int pid;
+    int tgid;
+    char comm[16];
+    struct files_struct *files;
+    struct pid *thread_pid;
+} __attribute__((preserve_access_index));
+struct io_kiocb { struct file *file; } __attribute__((preserve_access_index));
+
+struct sys_enter { __u64 pad; long id; __u64 args[6]; };
+struct sys_exit { __u64 pad; long id; long ret; };
+
+// Set at load time by user space. Process ids are those of iolab's pid
+// namespace (pidns_dev, pidns_ino: its /proc/self/ns/pid), which need not
+// be the kernel's first one.
+const volatile __u32 target_tgid = 0;
+const volatile __u8 events_on = 0;
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+struct start {
+    __u64 ts, off, len, flags, ino, path;
+    __u32 dev, tgid, tid;
+    __s32 fd;
+    __u16 call;
+    __u8 has_off, cls;
+    __u32 pad;
+};
+
+struct cstat { __u64 count, errors, bytes, sum_ns, seq; };
+
+struct fkey { __u64 ino; __u32 dev; __u16 call; __u16 pad; };
+
+struct fstat {
+    __u64 count, errors, bytes, sum_ns, seq, last_end;
+    __u64 lat[LOG2];
+    __u64 size[LOG2];
+};
+
+// One call sent to user space (kind 0), or an open with its path (kind 1).
+struct event {
+    __u64 ts, lat, off, len, flags, ino;
+    __s64 ret;
+    __u32 dev, tgid, tid;
+    __s32 fd;
+    __u16 call;
+    __u8 kind, has_off;
+    __u32 pad;
+};
+
+struct open_event {
+    struct event e;
+    char path[PATH_MAX_READ];
+};
+
+struct thread { __u32 tgid, ppid; char comm[16]; };
+
+struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 65536); __type(key, __u32); __type(value, struct start); } inflight SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 65536); __type(key, __u64); __type(value, struct start); } uring SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 4096); __type(key, __u32); __type(value, __u32); } targets SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 16384); __type(key, __u32); __type(value, struct thread); } threads SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, NCALLS); __type(key, __u32); __type(value, struct cstat); } call_stats SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, NCALLS * SLOTS); __type(key, __u32); __type(value, __u64); } call_lat SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, NCALLS * SLOTS); __type(key, __u32); __type(value, __u64); } call_size SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 4096); __type(key, struct fkey); __type(value, struct fstat); } file_stats SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, struct fstat); } zero SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 16 << 20); } events SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 2); __type(key, __u32); __type(value, __u64); } lost SEC(".maps");
+
+// floor(log2 v) for v > 0 (BPF has no count-leading-zeros instruction).
+static __always_inline __u32 ilog2(__u64 v) {
+    __u32 k = 0;
+    if (v >> 32) { v >>= 32; k += 32; }
+    if (v >> 16) { v >>= 16; k += 16; }
+    if (v >> 8) { v >>= 8; k += 8; }
+    if (v >> 4) { v >>= 4; k += 4; }
+    if (v >> 2) { v >>= 2; k += 2; }
+    if (v >> 1) k += 1;
+    return k;
+}
+
+// The log-linear slot of v (src/trace/hist.rs slot()).
+static __always_inline __u32 slot(__u64 v) {
+    if (v < 16) return v;
+    __u32 k = ilog2(v);
+    return (k - 3) * 16 + ((v >> (k - 4)) & 15);
+}
+
+// dtrace's log2 bucket of v: 0 for 0, else floor(log2 v) + 1.
+static __always_inline __u32 log2b(__u64 v) {
+    return v ? ilog2(v) + 1 : 0;
+}
+
+static __always_inline int traced(__u32 tgid) {
+    return tgid == target_tgid || bpf_map_lookup_elem(&targets, &tgid);
+}
+
+// The current thread's (tgid << 32 | tid) in iolab's pid namespace.
+static __always_inline __u64 ns_pid_tgid(void) {
+    struct bpf_pidns_info ns = {};
+    if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns))) return 0;
+    return ((__u64)ns.tgid << 32) | ns.pid;
+}
+
+// The open file behind fd in the current task, or NULL.
+static __always_inline struct file *fd_file(int fd) {
+    struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+    struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+    unsigned int max = BPF_CORE_READ(fdt, max_fds);
+    if (fd < 0 || (unsigned int)fd >= max) return 0;
+    struct file **arr = BPF_CORE_READ(fdt, fd);
+    struct file *f = 0;
+    bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+    return f;
+}
+
+static __always_inline void identify(struct file *f, struct start *s) {
+    if (!f) return;
+    struct inode *i = BPF_CORE_READ(f, f_inode);
+    s->ino = BPF_CORE_READ(i, i_ino);
+    s->dev = BPF_CORE_READ(i, i_sb, s_dev);
+}
+
+static __always_inline int on_enter(struct sys_enter *ctx, __u16 call, __u8 cls, int fdi, int offi,
+                                    int leni, int flagsi, int pathi) {
+    __u64 ns = ns_pid_tgid();
+    __u32 tgid = ns >> 32;
+    if (!tgid || !traced(tgid)) return 0;
+    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    struct start s = {};
+    s.tgid = tgid;
+    s.tid = (__u32)ns;
+    s.ts = bpf_ktime_get_ns();
+    s.call = call;
+    s.cls = cls;
+    s.fd = -1;
+    if (fdi >= 0) s.fd = (int)ctx->args[fdi];
+    if (offi >= 0) { s.off = ctx->args[offi]; s.has_off = 1; }
+    if (leni >= 0) s.len = ctx->args[leni];
+    if (flagsi >= 0) s.flags = ctx->args[flagsi];
+    if (pathi >= 0) s.path = ctx->args[pathi];
+    if (s.fd >= 0 && cls != C_OPEN) {
+        struct file *f = fd_file(s.fd);
+        identify(f, &s);
+        if (f && !s.has_off && (cls == C_READ || cls == C_WRITE)) {
+            s.off = BPF_CORE_READ(f, f_pos);
+            s.has_off = 1;
+        }
+    }
+    bpf_map_update_elem(&inflight, &tid, &s, BPF_ANY);
+    return 0;
+}
+
+static __always_inline void count_lost(__u32 which) {
+    __u64 *n = bpf_map_lookup_elem(&lost, &which);
+    if (n) __sync_fetch_and_add(n, 1);
+}
+
+static __always_inline void fill(struct event *e, struct start *s, __u64 lat, long ret, __u8 kind) {
+    e->ts = s->ts; e->lat = lat; e->off = s->off; e->len = s->len; e->flags = s->flags;
+    e->ino = s->ino; e->ret = ret; e->dev = s->dev; e->tgid = s->tgid; e->tid = s->tid; e->fd = s->fd;
+    e->call = s->call; e->kind = kind; e->has_off = s->has_off; e->pad = 0;
+}
+
+// Adds one finished call to the figures, and sends it in event mode.
+static __always_inline void account(struct start *s, long ret) {
+    __u64 lat = bpf_ktime_get_ns() - s->ts;
+    __u32 call = s->call;
+    if (call >= NCALLS) return;
+    int moved = (s->cls == C_READ || s->cls == C_WRITE) && ret >= 0;
+    int seq = 0;
+    if (s->ino) {
+        struct fkey k = { .ino = s->ino, .dev = s->dev, .call = s->call };
+        struct fstat *fs = bpf_map_lookup_elem(&file_stats, &k);
+        if (!fs) {
+            __u32 z = 0;
+            struct fstat *zv = bpf_map_lookup_elem(&zero, &z);
+            if (zv) bpf_map_update_elem(&file_stats, &k, zv, BPF_NOEXIST);
+            fs = bpf_map_lookup_elem(&file_stats, &k);
+        }
+        if (fs) {
+            __sync_fetch_and_add(&fs->count, 1);
+            __sync_fetch_and_add(&fs->sum_ns, lat);
+            __u32 b = log2b(lat);
+            if (b < LOG2) __sync_fetch_and_add(&fs->lat[b], 1);
+            if (ret < 0) {
+                __sync_fetch_and_add(&fs->errors, 1);
+            } else if (moved) {
+                __sync_fetch_and_add(&fs->bytes, ret);
+                b = log2b(ret);
+                if (b < LOG2) __sync_fetch_and_add(&fs->size[b], 1);
+                if (s->has_off) {
+                    seq = fs->last_end == s->off && fs->count > 1;
+                    if (seq) __sync_fetch_and_add(&fs->seq, 1);
+                    fs->last_end = s->off + ret;
+                }
+            }
+        }
+    }
+    struct cstat *cs = bpf_map_lookup_elem(&call_stats, &call);
+    if (cs) {
+        __sync_fetch_and_add(&cs->count, 1);
+        __sync_fetch_and_add(&cs->sum_ns, lat);
+        if (ret < 0) __sync_fetch_and_add(&cs->errors, 1);
+        else if (moved) __sync_fetch_and_add(&cs->bytes, ret);
+        if (seq) __sync_fetch_and_add(&cs->seq, 1);
+    }
+    __u32 i = call * SLOTS + slot(lat);
+    __u64 *c = bpf_map_lookup_elem(&call_lat, &i);
+    if (c) __sync_fetch_and_add(c, 1);
+    if (moved) {
+        i = call * SLOTS + slot(ret);
+        c = bpf_map_lookup_elem(&call_size, &i);
+        if (c) __sync_fetch_and_add(c, 1);
+    }
+    if (s->cls == C_OPEN && s->path && ret >= 0 && s->call != 14 /* close */) {
+        struct open_event *o = bpf_ringbuf_reserve(&events, sizeof(*o), 0);
+        if (!o) { count_lost(1); return; }
+        // The file the new fd names, for the path's device and inode.
+        struct file *f = fd_file(ret);
+        identify(f, s);
+        fill(&o->e, s, lat, ret, 1);
+        bpf_probe_read_user_str(o->path, sizeof(o->path), (void *)s->path);
+        bpf_ringbuf_submit(o, 0);
+        return;
+    }
+    if (events_on) {
+        struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+        if (!e) { count_lost(0); return; }
+        fill(e, s, lat, ret, 0);
+        bpf_ringbuf_submit(e, 0);
+    }
+}
+
+static __always_inline int on_exit(struct sys_exit *ctx) {
+    __u64 id = bpf_get_current_pid_tgid();
+    __u32 tid = (__u32)id;
+    struct start *s = bpf_map_lookup_elem(&inflight, &tid);
+    if (!s) return 0;
+    struct start copy = *s;
+    bpf_map_delete_elem(&inflight, &tid);
+    account(&copy, ctx->ret);
+    return 0;
+}
+
+// CALL(id, name, class, fd, offset, length, flags, path): argument indexes,
+// -1 for none. The same table as src/trace/calls.rs CALLS (a test checks).
+#define CALL(ID, NAME, CLS, FD, OFF, LEN, FL, PATH)                                     \
+    SEC("tracepoint/syscalls/sys_enter_" #NAME)                                         \
+    int enter_##NAME(struct sys_enter *ctx) {                                           \
+        return on_enter(ctx, ID, CLS, FD, OFF, LEN, FL, PATH);                          \
+    }                                                                                   \
+    SEC("tracepoint/syscalls/sys_exit_" #NAME)                                          \
+    int exit_##NAME(struct sys_exit *ctx) { return on_exit(ctx); }
+
+CALL(0, read, C_READ, 0, -1, 2, -1, -1)
+CALL(1, write, C_WRITE, 0, -1, 2, -1, -1)
+CALL(2, pread64, C_READ, 0, 3, 2, -1, -1)
+CALL(3, pwrite64, C_WRITE, 0, 3, 2, -1, -1)
+CALL(4, readv, C_READ, 0, -1, 2, -1, -1)
+CALL(5, writev, C_WRITE, 0, -1, 2, -1, -1)
+CALL(6, preadv, C_READ, 0, 3, 2, -1, -1)
+CALL(7, pwritev, C_WRITE, 0, 3, 2, -1, -1)
+CALL(8, preadv2, C_READ, 0, 3, 2, 5, -1)
+CALL(9, pwritev2, C_WRITE, 0, 3, 2, 5, -1)
+CALL(10, open, C_OPEN, -1, -1, -1, 1, 0)
+CALL(11, openat, C_OPEN, 0, -1, -1, 2, 1)
+CALL(12, openat2, C_OPEN, 0, -1, -1, -1, 1)
+CALL(13, creat, C_OPEN, -1, -1, -1, 1, 0)
+CALL(14, close, C_OPEN, 0, -1, -1, -1, -1)
+CALL(15, fsync, C_SYNC, 0, -1, -1, -1, -1)
+CALL(16, fdatasync, C_SYNC, 0, -1, -1, -1, -1)
+CALL(17, sync_file_range, C_SYNC, 0, 1, 2, 3, -1)
+CALL(18, fadvise64, C_ADVICE, 0, 1, 2, 3, -1)
+CALL(19, readahead, C_ADVICE, 0, 1, 2, -1, -1)
+CALL(20, madvise, C_ADVICE, -1, -1, 1, 2, -1)
+CALL(21, mmap, C_OTHER, 4, 5, 1, 3, -1)
+CALL(22, munmap, C_OTHER, -1, -1, 1, -1, -1)
+CALL(23, lseek, C_OTHER, 0, 1, -1, 2, -1)
+CALL(24, stat, C_META, -1, -1, -1, -1, 0)
+CALL(25, fstat, C_META, 0, -1, -1, -1, -1)
+CALL(26, lstat, C_META, -1, -1, -1, -1, 0)
+CALL(27, newfstatat, C_META, 0, -1, -1, 3, 1)
+CALL(28, statx, C_META, 0, -1, -1, 2, 1)
+CALL(29, mkdir, C_META, -1, -1, -1, -1, 0)
+CALL(30, mkdirat, C_META, 0, -1, -1, -1, 1)
+CALL(31, rmdir, C_META, -1, -1, -1, -1, 0)
+CALL(32, unlink, C_META, -1, -1, -1, -1, 0)
+CALL(33, unlinkat, C_META, 0, -1, -1, 2, 1)
+CALL(34, rename, C_META, -1, -1, -1, -1, 0)
+CALL(35, renameat, C_META, 0, -1, -1, -1, 1)
+CALL(36, renameat2, C_META, 0, -1, -1, 4, 1)
+CALL(37, getdents64, C_META, 0, -1, 2, -1, -1)
+CALL(38, fallocate, C_WRITE, 0, 2, 3, 1, -1)
+CALL(39, ftruncate, C_META, 0, -1, 1, -1, -1)
+CALL(40, io_uring_enter, C_URING, 0, -1, 1, 3, -1)
+
+// io_uring requests (call 41): from submission to completion, keyed by the
+// request; the submitter's process decides whether it is traced.
+struct uring_submit { __u64 pad; void *ctx; void *req; __u64 user_data; __u8 opcode; };
+struct uring_complete { __u64 pad; void *ctx; void *req; __u64 user_data; int res; };
+
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int uring_submit(struct uring_submit *ctx) {
+    __u64 ns = ns_pid_tgid();
+    if (!(ns >> 32) || !traced(ns >> 32)) return 0;
+    struct start s = {};
+    s.tgid = ns >> 32;
+    s.tid = (__u32)ns;
+    s.ts = bpf_ktime_get_ns();
+    s.call = 41;
+    s.cls = C_URING;
+    s.flags = ctx->opcode;
+    s.fd = -1;
+    struct io_kiocb *req = ctx->req;
+    identify(BPF_CORE_READ(req, file), &s);
+    __u64 key = (__u64)ctx->req;
+    bpf_map_update_elem(&uring, &key, &s, BPF_ANY);
+    return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_complete")
+int uring_complete(struct uring_complete *ctx) {
+    __u64 key = (__u64)ctx->req;
+    struct start *s = bpf_map_lookup_elem(&uring, &key);
+    if (!s) return 0;
+    struct start copy = *s;
+    bpf_map_delete_elem(&uring, &key);
+    account(&copy, ctx->res);
+    return 0;
+}
+
+// Follows children: a process forked by a traced one is traced; every new
+// thread is named (pid, parent, comm) for the trace's thread list.
+SEC("tp_btf/sched_process_fork")
+int on_fork(__u64 *ctx) {
+    // The parent is the current task (ctx[0] is it too).
+    struct task_struct *child = (struct task_struct *)ctx[1];
+    __u32 ptgid = ns_pid_tgid() >> 32;
+    if (!ptgid || !traced(ptgid)) return 0;
+    // The child's id in iolab's namespace: its struct pid's number at the
+    // namespace's level.
+    struct pid *p = BPF_CORE_READ(child, thread_pid);
+    unsigned int level = BPF_CORE_READ(p, level);
+    struct upid up = {};
+    bpf_probe_read_kernel(&up, sizeof(up), &p->numbers[level & 31]);
+    __u32 cpid = up.nr;
+    int thread = BPF_CORE_READ(child, tgid) != BPF_CORE_READ(child, pid);
+    __u32 ctgid = thread ? ptgid : cpid;
+    __u32 one = 1;
+    if (!thread) bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+    struct thread t = { .tgid = ctgid, .ppid = ptgid };
+    BPF_CORE_READ_STR_INTO(&t.comm, child, comm);
+    bpf_map_update_elem(&threads, &cpid, &t, BPF_ANY);
+    return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
