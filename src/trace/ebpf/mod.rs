@@ -200,6 +200,7 @@ impl Tracer for Ebpf {
                 .map(|((dev, ino), calls)| FileStats {
                     path: names.name(dev, ino),
                     calls,
+                    pattern: None,
                 })
                 .collect(),
             threads: merge_threads(threads, kernel.threads()?, &events, pid),
