@@ -418,31 +418,37 @@ fn calls_on(t: &Trace, path: &Path, name: &str) -> Vec<(u32, u64)> {
 }
 
 #[test]
-fn iolog_of_a_real_program_replays_under_fio_with_its_op_counts() {
-    let test = "iolog_of_a_real_program_replays_under_fio_with_its_op_counts";
+fn a_real_program_trace_replays_under_fio_and_its_job_reads_like_it() {
+    let test = "a_real_program_trace_replays_under_fio_and_its_job_reads_like_it";
     skip_unless_installed!("fio");
     let d = scratch();
     let (data, other) = (d.path().join("data"), d.path().join("other"));
-    let Some(t) = real_trace(d.path(), &data, &other, 500, test) else {
+    let Some(t) = real_trace(d.path(), &data, &other, 3000, test) else {
         return;
     };
+    let tf = d.path().join("real.trace");
+    file::write(&tf, &t).unwrap();
+    iolog_replays_with_the_op_counts(d.path(), &t, &tf, &data, &other);
+    job_reads_like_the_trace(d.path(), &tf, &data);
+}
+
+/// The exported iolog replays under fio with the trace's op counts.
+fn iolog_replays_with_the_op_counts(dir: &Path, t: &Trace, tf: &Path, data: &Path, other: &Path) {
     // The trace holds what the script did.
-    let preads = calls_on(&t, &data, "pread64");
-    assert_eq!(preads.len(), 500);
-    assert_eq!(calls_on(&t, &data, "pwrite64").len(), 5);
+    let preads = calls_on(t, data, "pread64");
+    assert_eq!(preads.len(), 3000);
+    assert_eq!(calls_on(t, data, "pwrite64").len(), 30);
     let main_tid = preads[0].0;
-    let scans = calls_on(&t, &other, "read");
+    let scans = calls_on(t, other, "read");
     assert_eq!(scans.len(), 64);
     assert_ne!(scans[0].0, main_tid, "the second thread");
     // Exported with every file named in a directory of copies, laid out
     // as large as the job file says.
-    let tf = d.path().join("real.trace");
-    file::write(&tf, &t).unwrap();
-    let copies = d.path().join("copies");
+    let copies = dir.join("copies");
     std::fs::create_dir(&copies).unwrap();
-    let prefix = d.path().join("real");
+    let prefix = dir.join("real");
     succeed(&mut export(&[
-        s(&tf),
+        s(tf),
         "--format",
         "iolog",
         "-o",
@@ -450,16 +456,16 @@ fn iolog_of_a_real_program_replays_under_fio_with_its_op_counts() {
         "--dir",
         s(&copies),
     ]));
-    let job = std::fs::read_to_string(d.path().join("real.fio")).unwrap();
+    let job = std::fs::read_to_string(dir.join("real.fio")).unwrap();
     for l in job.lines().filter_map(|l| l.strip_prefix(";   ")) {
         let (f, n) = l.split_once("  ").unwrap();
         fill(Path::new(f), n.trim_end_matches(" bytes").parse().unwrap());
     }
-    let v = fio_json(&[s(&d.path().join("real.fio"))]);
+    let v = fio_json(&[s(&dir.join("real.fio"))]);
     // Every job replayed as many reads and writes as its thread's log
     // holds, and the logs hold every read and write of the trace at a
     // known offset.
-    let logs = iolab::trace::iolog::export(&t, Some(&copies)).unwrap();
+    let logs = iolab::trace::iolog::export(t, Some(&copies)).unwrap();
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), logs.len());
     for (j, l) in jobs.iter().zip(&logs) {
@@ -479,8 +485,8 @@ fn iolog_of_a_real_program_replays_under_fio_with_its_op_counts() {
         );
     }
     let main = logs.iter().find(|l| l.tid == main_tid).unwrap();
-    assert!(main.reads >= 500 && main.writes >= 5, "{main:?}");
-    assert_eq!(main.syncs, 5);
+    assert!(main.reads >= 3000 && main.writes >= 30, "{main:?}");
+    assert_eq!(main.syncs, 30);
     let order: Vec<usize> = (0..t.events.len()).collect();
     let known = iolab::trace::pattern::offsets(&t.events, &order)
         .iter()
@@ -497,22 +503,15 @@ fn iolog_of_a_real_program_replays_under_fio_with_its_op_counts() {
     assert_eq!(logged, known);
 }
 
-#[test]
-fn job_of_a_real_program_run_by_iolab_reads_like_it() {
-    let test = "job_of_a_real_program_run_by_iolab_reads_like_it";
-    let d = scratch();
-    let (data, other) = (d.path().join("data"), d.path().join("other"));
-    let Some(t) = real_trace(d.path(), &data, &other, 3000, test) else {
-        return;
-    };
-    let tf = d.path().join("real.trace");
-    file::write(&tf, &t).unwrap();
+/// The derived job, run by iolab, reads `data` with the trace's sizes and
+/// random share.
+fn job_reads_like_the_trace(dir: &Path, tf: &Path, data: &Path) {
     let v = stdout_json(&mut export(&[
-        s(&tf),
+        s(tf),
         "--format",
         "job",
         "--run",
-        s(&d.path().join("run")),
+        s(&dir.join("run")),
         "-f",
         "json",
     ]));
@@ -520,8 +519,8 @@ fn job_of_a_real_program_run_by_iolab_reads_like_it() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["path"] == s(&data) && r["dir"] == "read")
-        .unwrap_or_else(|| panic!("no read row of {} in {v:#}", s(&data)));
+        .find(|r| r["path"] == s(data) && r["dir"] == "read")
+        .unwrap_or_else(|| panic!("no read row of {} in {v:#}", s(data)));
     let (tr, ru) = (&r["trace"], &r["run"]);
     assert_eq!(tr["ops"], 3000);
     let (a, b) = (
