@@ -172,66 +172,92 @@ pub(crate) fn in_order(events: &[Event]) -> Vec<usize> {
 /// `O_APPEND` on x86_64: writes go to the end, wherever the position is.
 const O_APPEND: u64 = 0o2000;
 
-/// Each event's offset (by index): the one it has, or for a call at the
-/// file position without one (read, write, readv, writev; strace gives
-/// none) the position followed from the file's open (0), lseek results
-/// and the bytes moved since, per process and descriptor. Unknown for a
-/// descriptor opened before the trace began or with O_APPEND.
-pub fn offsets(events: &[Event], order: &[usize]) -> Vec<Option<u64>> {
-    let mut out = vec![None; events.len()];
-    let mut pos: HashMap<(u32, i32), Option<u64>> = HashMap::new();
-    for &i in order {
-        let e = &events[i];
-        let Some(c) = calls::by_id(e.call) else {
-            continue;
-        };
-        out[i] = e.offset;
+/// File positions followed per process and descriptor, for calls at the
+/// file position that carry no offset (read, write, readv, writev; strace
+/// gives none): 0 at the open, an lseek's result, plus the bytes moved.
+/// Unknown for a descriptor opened before the trace began or with
+/// O_APPEND.
+#[derive(Debug, Default)]
+pub struct Positions(HashMap<(u32, i32), Option<u64>>);
+
+impl Positions {
+    /// The offset of `e` (its own, or the followed position), taking the
+    /// event into account; events of a process must come in order.
+    pub fn offset(&mut self, e: &Event) -> Option<u64> {
+        let c = calls::by_id(e.call)?;
         match (c.class, c.name) {
             (Class::Open, "close") => {
-                pos.remove(&(e.pid, e.fd));
+                self.0.remove(&(e.pid, e.fd));
             }
             (Class::Open, _) if e.result >= 0 => {
                 let at = (e.flags & O_APPEND == 0).then_some(0);
-                pos.insert((e.pid, e.result as i32), at);
+                self.0.insert((e.pid, e.result as i32), at);
             }
             (Class::Other, "lseek") if e.result >= 0 => {
-                pos.insert((e.pid, e.fd), Some(e.result as u64));
+                self.0.insert((e.pid, e.fd), Some(e.result as u64));
             }
             (Class::Read | Class::Write, _) if c.offset.is_none() && e.result >= 0 => {
-                let p = pos.entry((e.pid, e.fd)).or_insert(None);
-                if out[i].is_none() {
-                    out[i] = *p;
-                }
-                *p = out[i].map(|o| o + e.result as u64);
+                let p = self.0.entry((e.pid, e.fd)).or_insert(None);
+                let off = e.offset.or(*p);
+                *p = off.map(|o| o + e.result as u64);
+                return off;
             }
             _ => {}
         }
+        e.offset
+    }
+}
+
+/// Each event's offset (by index), [`Positions`] fed in `order`.
+pub fn offsets(events: &[Event], order: &[usize]) -> Vec<Option<u64>> {
+    let mut out = vec![None; events.len()];
+    let mut pos = Positions::default();
+    for &i in order {
+        out[i] = pos.offset(&events[i]);
     }
     out
 }
 
-/// The patterns of the events grouped by `key` (events it gives `None`
-/// are left out); only events with a known file count. Think times are
-/// per thread over all its calls; sequential runs per thread, file and
+/// Patterns built one event at a time, grouped by a key: think times per
+/// thread over all its calls; sequential runs per thread, file and
 /// direction; repeated bytes per file and direction; offsets as
-/// [`offsets`] gives them.
-pub fn by<K: Ord + Clone>(t: &Trace, key: impl Fn(&Event) -> Option<K>) -> BTreeMap<K, Pattern> {
-    let mut out: BTreeMap<K, Pattern> = BTreeMap::new();
-    let mut prev_end: HashMap<u32, u64> = HashMap::new();
-    let mut last: HashMap<(u32, u32, bool), u64> = HashMap::new();
-    let mut moved: HashMap<(u32, bool), Ranges> = HashMap::new();
-    let order = in_order(&t.events);
-    let offsets = offsets(&t.events, &order);
-    for i in order {
-        let e = &t.events[i];
-        let think = prev_end.insert(e.tid, e.t_ns + e.lat_ns);
-        let (Some(file), Some(k)) = (e.file, key(e)) else {
-            continue;
+/// [`Positions`] follows them. A tracer can feed events as they stream
+/// (each thread's in order) without keeping them.
+#[derive(Debug)]
+pub struct Analyser<K> {
+    out: BTreeMap<K, Pattern>,
+    prev_end: HashMap<u32, u64>,
+    last: HashMap<(u32, u32, bool), u64>,
+    moved: HashMap<(u32, bool), Ranges>,
+    pos: Positions,
+}
+
+impl<K: Ord> Default for Analyser<K> {
+    fn default() -> Self {
+        Analyser {
+            out: BTreeMap::new(),
+            prev_end: HashMap::new(),
+            last: HashMap::new(),
+            moved: HashMap::new(),
+            pos: Positions::default(),
+        }
+    }
+}
+
+impl<K: Ord> Analyser<K> {
+    /// Counts `e` under `key` (`None`: only its effect on think times and
+    /// positions); events without a known file count under no key.
+    pub fn add(&mut self, e: &Event, key: Option<K>) {
+        let think = self.prev_end.insert(e.tid, e.t_ns + e.lat_ns);
+        let offset = self.pos.offset(e);
+        let (Some(file), Some(k)) = (e.file, key) else {
+            return;
         };
-        let p = out.entry(k).or_insert_with(|| Pattern {
+        let p = self.out.entry(k).or_insert_with(|| Pattern {
             first_ns: e.t_ns,
             ..Pattern::default()
         });
+        p.first_ns = p.first_ns.min(e.t_ns);
         p.end_ns = p.end_ns.max(e.t_ns + e.lat_ns);
         if let Err(at) = p.threads.binary_search(&e.tid) {
             p.threads.insert(at, e.tid);
@@ -245,10 +271,10 @@ pub fn by<K: Ord + Clone>(t: &Trace, key: impl Fn(&Event) -> Option<K>) -> BTree
             _ => {}
         }
         let Some(class) = data_class(e) else {
-            continue;
+            return;
         };
         if e.result < 0 {
-            continue;
+            return;
         }
         let write = class == Class::Write;
         let d = if write { &mut p.write } else { &mut p.read };
@@ -266,24 +292,68 @@ pub fn by<K: Ord + Clone>(t: &Trace, key: impl Fn(&Event) -> Option<K>) -> BTree
         }
         if n == 0 {
             d.empty += 1;
-            continue;
+            return;
         }
         d.sizes.add(n, 1);
         let block = ((n + BLOCK / 2) / BLOCK).max(1) * BLOCK;
         *d.blocks.entry(block).or_default() += 1;
-        let Some(off) = offsets[i] else {
-            continue;
+        let Some(off) = offset else {
+            return;
         };
         p.extent = p.extent.max(off + n);
-        let before = last.insert((e.tid, file, write), off + n);
+        let before = self.last.insert((e.tid, file, write), off + n);
         if before.map_or(off == 0, |end| end == off) {
             d.sequential += 1;
         } else {
             d.random += 1;
         }
-        d.repeat_bytes += moved.entry((file, write)).or_default().insert(off, off + n);
+        d.repeat_bytes += self
+            .moved
+            .entry((file, write))
+            .or_default()
+            .insert(off, off + n);
     }
-    out
+
+    /// The patterns, by key.
+    pub fn finish(self) -> BTreeMap<K, Pattern> {
+        self.out
+    }
+}
+
+impl Analyser<u32> {
+    /// Counts `e` under its file.
+    pub fn add_event(&mut self, e: &Event) {
+        self.add(e, e.file);
+    }
+
+    /// Puts the patterns (keyed by index into `t.paths`) into
+    /// [`FileStats::pattern`], adding files the figures lack.
+    pub fn fill(self, t: &mut Trace) {
+        for (f, p) in self.out {
+            let Some(path) = t.paths.get(f as usize) else {
+                continue;
+            };
+            match t.files.iter_mut().find(|fs| &fs.path == path) {
+                Some(fs) => fs.pattern = Some(p),
+                None => t.files.push(FileStats {
+                    path: path.clone(),
+                    calls: BTreeMap::new(),
+                    pattern: Some(p),
+                }),
+            }
+        }
+    }
+}
+
+/// The patterns of the trace's events (in entry order) grouped by `key`
+/// (events it gives `None` are left out), as [`Analyser`] makes them.
+pub fn by<K: Ord>(t: &Trace, key: impl Fn(&Event) -> Option<K>) -> BTreeMap<K, Pattern> {
+    let mut a = Analyser::default();
+    for i in in_order(&t.events) {
+        let e = &t.events[i];
+        a.add(e, key(e));
+    }
+    a.finish()
 }
 
 /// Fills [`FileStats::pattern`] of every file the events used (adding
@@ -293,144 +363,12 @@ pub fn analyse(t: &mut Trace) {
     if t.events.is_empty() {
         return;
     }
-    let found = by(t, |e| e.file);
-    for (f, p) in found {
-        let Some(path) = t.paths.get(f as usize) else {
-            continue;
-        };
-        match t.files.iter_mut().find(|fs| &fs.path == path) {
-            Some(fs) => fs.pattern = Some(p),
-            None => t.files.push(FileStats {
-                path: path.clone(),
-                calls: BTreeMap::new(),
-                pattern: Some(p),
-            }),
-        }
+    let mut a = Analyser::default();
+    for i in in_order(&t.events) {
+        a.add_event(&t.events[i]);
     }
+    a.fill(t);
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    /// An event of call `name` by `tid` on file 0.
-    pub(crate) fn ev(t_us: u64, tid: u32, name: &str, off: u64, n: i64) -> Event {
-        Event {
-            t_ns: t_us * 1000,
-            pid: 1,
-            tid,
-            call: calls::by_name(name).unwrap().0,
-            fd: 3,
-            file: Some(0),
-            offset: Some(off),
-            len: n.max(0) as u64,
-            flags: 0,
-            result: n,
-            lat_ns: 1000,
-        }
-    }
-
-    fn trace(events: Vec<Event>) -> Trace {
-        Trace {
-            paths: vec!["/d/f".into()],
-            events,
-            ..Trace::default()
-        }
-    }
-
-    #[test]
-    fn ranges_count_bytes_seen_before() {
-        let mut r = Ranges::default();
-        assert_eq!(r.insert(0, 10), 0);
-        assert_eq!(r.insert(20, 30), 0);
-        assert_eq!(r.insert(5, 25), 10);
-        assert_eq!(r.0.len(), 1);
-        assert_eq!(r.insert(0, 40), 30);
-        assert_eq!(r.insert(40, 41), 0);
-        assert_eq!(r.0, BTreeMap::from([(0, 41)]));
-    }
-
-    #[test]
-    fn sequential_random_repeats_and_think() {
-        let t = trace(vec![
-            ev(0, 7, "pread64", 0, 4096),      // first, at 0: sequential
-            ev(10, 7, "pread64", 4096, 4096),  // continues: sequential
-            ev(30, 7, "pread64", 65536, 8192), // random
-            ev(40, 7, "pread64", 0, 4096),     // random, all re-read
-            ev(50, 7, "pwrite64", 4096, 100),  // write: first at 4096: random
-            ev(60, 7, "pread64", 8192, 0),     // EOF read: empty
-            ev(70, 7, "pread64", 0, -5),       // error: left out
-            ev(80, 8, "read", 73728, 4096),    // other thread, continues nothing
-        ]);
-        let p = by(&t, |e| e.file);
-        let p = &p[&0];
-        assert_eq!(p.read.ops, 6);
-        assert_eq!(p.read.empty, 1);
-        assert_eq!(p.read.bytes, 4096 * 4 + 8192);
-        assert_eq!((p.read.sequential, p.read.random), (2, 3));
-        assert_eq!(p.read.repeat_bytes, 4096);
-        assert_eq!((p.write.ops, p.write.random), (1, 1));
-        assert_eq!(p.write.blocks, BTreeMap::from([(512, 1)]));
-        assert_eq!(p.read.blocks, BTreeMap::from([(4096, 4), (8192, 1)]));
-        assert_eq!(p.extent, 73728 + 4096);
-        assert_eq!(p.threads, vec![7, 8]);
-        // Thread 7: gaps 9, 19, 9, 9, 9 us after 1 us calls; thread 8 has none.
-        assert_eq!(p.read.think.count() + p.write.think.count(), 5);
-        assert_eq!(
-            p.read.think_ns + p.write.think_ns,
-            (9 + 19 + 9 + 9 + 9) * 1000
-        );
-        assert!((p.read.random_share() - 0.6).abs() < 1e-9);
-    }
-
-    #[test]
-    fn positions_are_followed_where_the_trace_has_none() {
-        let mut t = trace(vec![
-            ev(0, 1, "openat", 0, 3),
-            ev(1, 1, "read", 0, 100),
-            ev(2, 1, "read", 0, 50),
-            ev(3, 1, "pread64", 4096, 10), // the position stays
-            ev(4, 1, "read", 0, 0),
-            ev(5, 1, "lseek", 0, 8192),
-            ev(6, 1, "write", 0, 10),
-            ev(7, 1, "close", 0, 0),
-            ev(8, 1, "read", 0, 10), // fd 3 closed: unknown
-        ]);
-        for e in &mut t.events {
-            if e.name() != "pread64" {
-                e.offset = None;
-            }
-        }
-        let order: Vec<usize> = (0..t.events.len()).collect();
-        let o = offsets(&t.events, &order);
-        assert_eq!(
-            o[1..],
-            [
-                Some(0),
-                Some(100),
-                Some(4096),
-                Some(150),
-                None,
-                Some(8192),
-                None,
-                None
-            ]
-        );
-    }
-
-    #[test]
-    fn analyse_fills_files_once_and_again_the_same() {
-        let mut t = trace(vec![ev(0, 1, "pread64", 0, 512), ev(5, 1, "fsync", 0, 0)]);
-        t.tally_events();
-        analyse(&mut t);
-        let once = t.clone();
-        analyse(&mut t);
-        assert_eq!(t, once);
-        assert_eq!(t.files.len(), 1);
-        let p = t.files[0].pattern.as_ref().unwrap();
-        assert_eq!((p.read.ops, p.fsync), (1, 1));
-        let mut empty = Trace::default();
-        analyse(&mut empty);
-        assert!(empty.files.is_empty());
-    }
-}
+pub(crate) mod tests;
