@@ -125,6 +125,20 @@ fn export(args: &[&str]) -> std::process::Command {
     c
 }
 
+/// `iolab trace export TF --format iolog -o PREFIX --dir COPIES`, which
+/// must succeed; its (stdout, stderr).
+fn export_iolog(tf: &Path, prefix: &Path, copies: &Path) -> (String, String) {
+    succeed_text(&mut export(&[
+        s(tf),
+        "--format",
+        "iolog",
+        "-o",
+        s(prefix),
+        "--dir",
+        s(copies),
+    ]))
+}
+
 #[test]
 fn iolog_replays_under_fio_with_the_trace_op_counts() {
     skip_unless_installed!("fio");
@@ -138,15 +152,7 @@ fn iolog_replays_under_fio_with_the_trace_op_counts() {
     fill(&copies.join("data"), MIB);
     fill(&copies.join("other"), 64 * 8192);
     let prefix = d.path().join("made.iolog");
-    let (out, err) = succeed_text(&mut export(&[
-        s(&tf),
-        "--format",
-        "iolog",
-        "-o",
-        s(&prefix),
-        "--dir",
-        s(&copies),
-    ]));
+    let (out, err) = export_iolog(&tf, &prefix, &copies);
     assert_eq!((out.as_str(), err.as_str()), ("", ""));
     let job = d.path().join("made.fio");
     let log1 = d.path().join("made.1.iolog");
@@ -203,6 +209,39 @@ fn near(a: f64, b: f64) -> bool {
     (a - b).abs() <= 0.1 * b.abs()
 }
 
+/// The read row `r` of a `--run` comparison: the trace did 3000 reads, a
+/// random share between 60% and 80%, sizes 4k and 64k; the run's random
+/// share, sizes' shares and size percentiles are within 10% of those.
+fn assert_reads_alike(r: &Value) {
+    let (tr, ru) = (&r["trace"], &r["run"]);
+    assert_eq!(tr["ops"], 3000);
+    let (a, b) = (
+        tr["random_share"].as_f64().unwrap(),
+        ru["random_share"].as_f64().unwrap(),
+    );
+    assert!((0.6..0.8).contains(&a), "trace random share {a}");
+    assert!(near(b, a), "run random share {b}, trace {a}");
+    let (ts, rs) = (
+        shares(tr["bssplit"].as_str().unwrap()),
+        shares(ru["bssplit"].as_str().unwrap()),
+    );
+    assert_eq!(
+        ts.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(),
+        ["4k", "64k"]
+    );
+    assert_eq!(ts.len(), rs.len(), "{ts:?} {rs:?}");
+    for ((sa, pa), (sb, pb)) in ts.iter().zip(&rs) {
+        assert_eq!(sa, sb);
+        assert!(near(*pb, *pa), "{sa}: run {pb}%, trace {pa}%");
+    }
+    for k in ["size_p50", "size_p90"] {
+        assert!(
+            near(ru[k].as_f64().unwrap(), tr[k].as_f64().unwrap()),
+            "{k}: {r:#}"
+        );
+    }
+}
+
 #[test]
 fn derived_job_run_by_iolab_reads_like_the_trace() {
     let d = scratch();
@@ -230,35 +269,13 @@ fn derived_job_run_by_iolab_reads_like_the_trace() {
             .unwrap_or_else(|| panic!("no {dir} row in {v:#}"))
     };
     let r = row("read");
-    let (tr, ru) = (&r["trace"], &r["run"]);
-    assert_eq!(tr["ops"], 3000);
+    assert_reads_alike(r);
     // number_ios ends the job: all its I/Os, read or written as rwmixread draws.
     let w = row("write");
     assert_eq!(w["trace"]["ops"], 30);
     let n = |v: &Value| v["run"]["ops"].as_u64().unwrap();
     assert_eq!(n(r) + n(w), 3030);
     assert!(near(n(r) as f64, 3000.0), "{r:#}");
-    let (a, b) = (
-        tr["random_share"].as_f64().unwrap(),
-        ru["random_share"].as_f64().unwrap(),
-    );
-    assert!((0.6..0.8).contains(&a), "trace random share {a}");
-    assert!(near(b, a), "run random share {b}, trace {a}");
-    let (ts, rs) = (
-        shares(tr["bssplit"].as_str().unwrap()),
-        shares(ru["bssplit"].as_str().unwrap()),
-    );
-    assert_eq!(ts.len(), 2, "{ts:?}");
-    for ((sa, pa), (sb, pb)) in ts.iter().zip(&rs) {
-        assert_eq!(sa, sb);
-        assert!(near(*pb, *pa), "{sa}: run {pb}%, trace {pa}%");
-    }
-    for k in ["size_p50", "size_p90"] {
-        assert!(
-            near(ru[k].as_f64().unwrap(), tr[k].as_f64().unwrap()),
-            "{k}: {r:#}"
-        );
-    }
     // The job file written beside: every option says where it came from.
     let text = std::fs::read_to_string(&job).unwrap();
     assert!(text.contains("bssplit=4k/"), "{text}");
@@ -447,15 +464,7 @@ fn iolog_replays_with_the_op_counts(dir: &Path, t: &Trace, tf: &Path, data: &Pat
     let copies = dir.join("copies");
     std::fs::create_dir(&copies).unwrap();
     let prefix = dir.join("real");
-    succeed(&mut export(&[
-        s(tf),
-        "--format",
-        "iolog",
-        "-o",
-        s(&prefix),
-        "--dir",
-        s(&copies),
-    ]));
+    export_iolog(tf, &prefix, &copies);
     let job = std::fs::read_to_string(dir.join("real.fio")).unwrap();
     for l in job.lines().filter_map(|l| l.strip_prefix(";   ")) {
         let (f, n) = l.split_once("  ").unwrap();
@@ -521,26 +530,6 @@ fn job_reads_like_the_trace(dir: &Path, tf: &Path, data: &Path) {
         .iter()
         .find(|r| r["path"] == s(data) && r["dir"] == "read")
         .unwrap_or_else(|| panic!("no read row of {} in {v:#}", s(data)));
-    let (tr, ru) = (&r["trace"], &r["run"]);
-    assert_eq!(tr["ops"], 3000);
-    let (a, b) = (
-        tr["random_share"].as_f64().unwrap(),
-        ru["random_share"].as_f64().unwrap(),
-    );
-    assert!((0.6..0.8).contains(&a), "trace random share {a}");
-    assert!(near(b, a), "run random share {b}, trace {a}");
-    let (ts, rs) = (
-        shares(tr["bssplit"].as_str().unwrap()),
-        shares(ru["bssplit"].as_str().unwrap()),
-    );
-    assert_eq!(
-        ts.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(),
-        ["4k", "64k"]
-    );
-    assert_eq!(ts.len(), rs.len(), "{ts:?} {rs:?}");
-    for ((sa, pa), (sb, pb)) in ts.iter().zip(&rs) {
-        assert_eq!(sa, sb);
-        assert!(near(*pb, *pa), "{sa}: run {pb}%, trace {pa}%");
-    }
-    assert!(near(ru["ops"].as_f64().unwrap(), 3000.0), "{r:#}");
+    assert_reads_alike(r);
+    assert!(near(r["run"]["ops"].as_f64().unwrap(), 3000.0), "{r:#}");
 }
