@@ -182,6 +182,7 @@ fn iolog_replays_under_fio_with_the_trace_op_counts() {
         assert_eq!(j["error"], 0);
     }
     assert_eq!(counts(&t, 1).1, 6);
+    assert_eq!(jobs[0]["sync"]["total_ios"], 6, "the fsyncs");
     // Nothing is replaced.
     let (code, err) = fail(&mut export(&[
         s(&tf),
@@ -493,9 +494,10 @@ fn iolog_replays_with_the_op_counts(dir: &Path, t: &Trace, tf: &Path, data: &Pat
             l.tid
         );
     }
-    let main = logs.iter().find(|l| l.tid == main_tid).unwrap();
-    assert!(main.reads >= 3000 && main.writes >= 30, "{main:?}");
-    assert_eq!(main.syncs, 30);
+    let main = logs.iter().position(|l| l.tid == main_tid).unwrap();
+    assert!(logs[main].reads >= 3000 && logs[main].writes >= 30);
+    assert_eq!(logs[main].syncs, 30);
+    assert_eq!(jobs[main]["sync"]["total_ios"], 30, "the fsyncs");
     let order: Vec<usize> = (0..t.events.len()).collect();
     let known = iolab::trace::pattern::offsets(&t.events, &order)
         .iter()
