@@ -14,7 +14,8 @@
  *   iolab do (a Fisher-Yates shuffle dealt lazily; a loop ends after SIZE
  *   bytes). DEAL=0 (default): rnd() % slots, with repeats, as seed 000's
  *   random-read does; a re-read block is often still in the CPU caches.
- * prints: ios=N bytes=B runtime_ns=T iops=X
+ * prints: ios=N bytes=B runtime_ns=T iops=X fadvise=M p50_ns=P
+ *   (M: the WILLNEED calls made; P: the median pread latency it timed)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -46,6 +47,20 @@ static inline void record(uint64_t v) {
 	hist[mag * 2048 + ((v >> mag) & 2047)]++;
 }
 
+/* the p-th percentile (0..100) of the histogram: a bucket's lowest value */
+static uint64_t percentile(double p, uint64_t n) {
+	uint64_t want = (uint64_t)(p / 100.0 * n + 0.5), seen = 0;
+	if (want < 1) want = 1;
+	for (unsigned i = 0; i < 64 * 2048; i++) {
+		seen += hist[i];
+		if (seen >= want) {
+			unsigned mag = i / 2048;
+			return (uint64_t)(i % 2048) << mag;
+		}
+	}
+	return 0;
+}
+
 struct io { uint64_t off; uint32_t len; };
 
 static uint64_t size, bs_min, bs_max;
@@ -74,6 +89,8 @@ static inline struct io next_io(void) {
 	loop_bytes += len;
 	return io;
 }
+
+static uint64_t nadv; /* posix_fadvise(WILLNEED) calls made */
 
 int main(int argc, char **argv) {
 	if (argc != 9 && argc != 10) {
@@ -109,14 +126,14 @@ int main(int argc, char **argv) {
 	int head = 0, n = prefetch + 1;
 	for (int i = 0; i < prefetch; i++) {
 		q[i] = next_io();
-		posix_fadvise(fd, q[i].off, q[i].len, POSIX_FADV_WILLNEED);
+		posix_fadvise(fd, q[i].off, q[i].len, POSIX_FADV_WILLNEED), nadv++;
 	}
 	int tail = prefetch;
 	for (;;) {
 		if (nreads ? ios >= nreads : bytes >= target) break;
 		q[tail] = next_io();
 		if (prefetch)
-			posix_fadvise(fd, q[tail].off, q[tail].len, POSIX_FADV_WILLNEED);
+			posix_fadvise(fd, q[tail].off, q[tail].len, POSIX_FADV_WILLNEED), nadv++;
 		tail = (tail + 1) % n;
 		struct io io = q[head];
 		head = (head + 1) % n;
@@ -130,7 +147,8 @@ int main(int argc, char **argv) {
 		ios++;
 	}
 	uint64_t t = now_ns() - t_start;
-	printf("ios=%llu bytes=%llu runtime_ns=%llu iops=%.1f\n", (unsigned long long)ios,
-	       (unsigned long long)bytes, (unsigned long long)t, ios * 1e9 / t);
+	printf("ios=%llu bytes=%llu runtime_ns=%llu iops=%.1f fadvise=%llu p50_ns=%llu\n",
+	       (unsigned long long)ios, (unsigned long long)bytes, (unsigned long long)t,
+	       ios * 1e9 / t, (unsigned long long)nadv, (unsigned long long)percentile(50, ios));
 	return 0;
 }

@@ -76,6 +76,12 @@ impl Fingerprint {
     pub fn of_stored(r: &StoredRun) -> StoreResult<Fingerprint> {
         if r.kind == kind::TREE {
             Ok(Fingerprint::of_tree(&r.tree_result()?))
+        } else if r.kind == kind::TRACE {
+            // A trace's workload is the program it traced (its name).
+            Ok(Fingerprint(vec![
+                ("kind", "trace".into()),
+                ("command", r.name.clone()),
+            ]))
         } else {
             Ok(Fingerprint::of_jobs(&r.result()?.jobs))
         }

@@ -155,7 +155,7 @@ fn record(a: RecordArgs) -> Result<()> {
         let id = trace::store::save(st, &stored, &db::command_line(), a.store.label())?;
         stored.run = Some(id);
     }
-    print!("{}", render::trace(&stored, &a.output_format)?);
+    super::write_out(&render::trace(&stored, &a.output_format)?, None)?;
     match stop.signal() {
         Some(_) => Err(stop.interrupted()),
         None => Ok(()),

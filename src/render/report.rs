@@ -27,6 +27,8 @@ pub fn for_runs(
         let run = store.run(id)?;
         let body = if run.kind == kind::TREE {
             Body::Tree(run.tree_result()?)
+        } else if run.kind == kind::TRACE {
+            Body::Trace(Box::new(crate::trace::store::load(&run)?))
         } else {
             Body::Run(run.result()?)
         };
@@ -49,6 +51,8 @@ pub enum Body {
     Run(RunResult),
     /// `iolab tree`.
     Tree(TreeResult),
+    /// `iolab trace`.
+    Trace(Box<crate::trace::store::StoredTrace>),
 }
 
 fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
@@ -76,6 +80,14 @@ fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
     let r = match body {
         Body::Run(r) => r,
         Body::Tree(t) => return Ok(s + &tree_section(run, t, &env, &note)?),
+        Body::Trace(t) => {
+            // The trace's own view: per call figures and log2 histograms,
+            // per file access patterns.
+            return Ok(s + &format!(
+                "<h3>Environment</h3>\n{env}<h3>Calls and files</h3>\n<pre>{}</pre>\n</section>\n",
+                esc(&crate::render::trace::text(t))
+            ));
+        }
     };
     s.push_str(&run_body(r, &format!("run {}", run.id), &env, &note)?);
     s.push_str("</section>\n");

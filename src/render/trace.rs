@@ -130,12 +130,12 @@ fn files(files: &[FileStats]) -> Table {
                 dash()
             },
             if moved {
-                bytes_iec(s.sizes.percentile(50.0) as f64)
+                bytes_iec(s.sizes.percentile_low(50.0) as f64)
             } else {
                 dash()
             },
             if moved {
-                bytes_iec(s.sizes.percentile(100.0) as f64)
+                bytes_iec(s.sizes.percentile_low(100.0) as f64)
             } else {
                 dash()
             },

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What a call does, for the per-direction figures and the job it becomes.
+/// (Its number is the class in the BPF program, trace.bpf.c's `C_*`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
@@ -170,6 +171,11 @@ mod tests {
             }
         }
         assert_eq!(by_name("pread").unwrap().1.nr, 17);
+        // trace.bpf.c sizes its tables for 42 calls, io_uring requests last
+        // (id 41), and numbers the classes as Class does.
+        assert_eq!(CALLS.len(), 42);
+        assert_eq!(CALLS[41].name, URING_REQ);
+        assert_eq!((Class::Read as u8, Class::Uring as u8), (0, 7));
         assert_eq!(by_id(2).unwrap().name, "pread64");
     }
 }

@@ -19,6 +19,35 @@ static OBJECT: &[u8] = aya::include_bytes_aligned!("trace.bpf.o");
 /// Where the tracepoints are listed.
 pub const TRACEFS: &str = "/sys/kernel/tracing";
 
+/// Where a traced call's arguments are (`struct callinfo`): `call` is 1 +
+/// its id (0: not traced), argument indexes 255 for none.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CallArgs {
+    call: u16,
+    cls: u8,
+    fd: u8,
+    off: u8,
+    len: u8,
+    flags: u8,
+    path: u8,
+}
+
+impl CallArgs {
+    fn of(id: u16, c: &calls::CallInfo) -> CallArgs {
+        let at = |a: calls::Arg| a.unwrap_or(255);
+        CallArgs {
+            call: id + 1,
+            cls: c.class as u8,
+            fd: at(c.fd),
+            off: at(c.offset),
+            len: at(c.len),
+            flags: at(c.flags),
+            path: at(c.path),
+        }
+    }
+}
+
 /// Per call figures (`struct cstat`).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -70,6 +99,8 @@ struct ThreadRec {
 
 // SAFETY: plain-old-data with the C layout of trace.bpf.c's structs, every
 // bit pattern valid (integers and byte arrays only).
+unsafe impl aya::Pod for CallArgs {}
+// SAFETY: as above.
 unsafe impl aya::Pod for CStat {}
 // SAFETY: as above.
 unsafe impl aya::Pod for FKey {}
@@ -121,18 +152,33 @@ impl Kernel {
         fork.attach()
             .map_err(|e| bpf_err("attach sched_process_fork")(e.to_string()))?;
         let mut missing = Vec::new();
-        for c in CALLS.iter().filter(|c| c.name != URING_REQ) {
-            if !has_event("syscalls", &format!("sys_enter_{}", c.name)) {
-                missing.push(c.name.to_string());
-                continue;
+        let mut traced = Vec::new();
+        {
+            let mut table: Array<&mut MapData, CallArgs> = map(&mut bpf, "calls")?;
+            for (id, c) in CALLS
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.name != URING_REQ)
+            {
+                if !has_event("syscalls", &format!("sys_enter_{}", c.name)) {
+                    missing.push(c.name.to_string());
+                    continue;
+                }
+                table
+                    .set(c.nr, CallArgs::of(id as u16, c), 0)
+                    .map_err(|e| bpf_err("fill the call table")(e.to_string()))?;
+                traced.push(c.name);
             }
-            for (prog, tp) in [("enter_", "sys_enter_"), ("exit_", "sys_exit_")] {
-                attach(
-                    &mut bpf,
-                    &format!("{prog}{}", c.name),
-                    "syscalls",
-                    &format!("{tp}{}", c.name),
-                )?;
+        }
+        // One program on every call's tracepoint (loaded once, attached many
+        // times): only the traced calls pay for it.
+        for (prog, tp) in [("on_enter", "sys_enter_"), ("on_exit", "sys_exit_")] {
+            let p: &mut TracePoint = program(&mut bpf, prog)?;
+            p.load()
+                .map_err(|e| bpf_err(format!("load {prog}"))(verifier(e)))?;
+            for name in &traced {
+                p.attach("syscalls", &format!("{tp}{name}"))
+                    .map_err(|e| bpf_err(format!("attach syscalls/{tp}{name}"))(e.to_string()))?;
             }
         }
         if has_event("io_uring", "io_uring_submit_req")

@@ -188,6 +188,7 @@ impl Tracer for Ebpf {
         }
         let (lost_events, lost_opens) = kernel.lost()?;
         let files = kernel.files()?;
+        let threads = merge_threads(threads, kernel.threads()?, &events, pid, &meta.command);
         let mut t = Trace {
             meta: Meta {
                 duration_ns,
@@ -203,7 +204,7 @@ impl Tracer for Ebpf {
                     pattern: None,
                 })
                 .collect(),
-            threads: merge_threads(threads, kernel.threads()?, &events, pid),
+            threads,
             lost: lost_events + lost_opens,
             paths: names.paths,
             events,
@@ -250,11 +251,18 @@ fn merge_threads(
     forked: Vec<Thread>,
     events: &[Event],
     pid: u32,
+    command: &[String],
 ) -> Vec<Thread> {
     first.extend(forked);
     let mut seen: std::collections::BTreeSet<u32> = first.iter().map(|t| t.tid).collect();
     if seen.insert(pid) {
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .ok()
+            .or_else(|| {
+                let p = std::path::Path::new(command.first()?);
+                Some(p.file_name()?.to_string_lossy().into_owned())
+            })
+            .unwrap_or_default();
         first.push(Thread {
             pid,
             tid: pid,
