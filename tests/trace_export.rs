@@ -325,9 +325,22 @@ fn job_goes_to_stdout_fio_and_iolab_parse_it() {
     if have("fio", "job_goes_to_stdout_fio_and_iolab_parse_it") {
         succeed(std::process::Command::new("fio").args(["--parse-only", s(&job)]));
     }
-    // -o is never replaced.
+    // -o is never replaced; with --run, nothing runs then.
     let (code, err) = fail(&mut export(&[s(&tf), "--format", "job", "-o", s(&job)]));
     assert_eq!(code, code::FAILED, "{err}");
+    let run = d.path().join("run");
+    let (code, err) = fail(&mut export(&[
+        s(&tf),
+        "--format",
+        "job",
+        "-o",
+        s(&job),
+        "--run",
+        s(&run),
+    ]));
+    assert_eq!(code, code::FAILED, "{err}");
+    assert!(err.contains("made.fio"), "{err}");
+    assert!(!run.exists());
 }
 
 #[test]

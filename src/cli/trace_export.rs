@@ -103,6 +103,13 @@ pub fn execute(a: ExportArgs) -> Result<()> {
         }
         return Ok(());
     };
+    if let Some(out) = a.output.as_ref().filter(|o| o.exists()) {
+        return Err(iolab::trace::TraceError::io(
+            out,
+            std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+        )
+        .into());
+    }
     let stop = StopFlag::on_signals().map_err(|e| Error::usage("signals", e.to_string()))?;
     let im = imitate::run(&t, run_dir, &stop)?;
     if let Some(out) = &a.output {

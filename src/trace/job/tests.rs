@@ -58,13 +58,17 @@ fn a_mix_of_random_4k_and_sequential_64k_reads() {
         let before = text.split(l).next().unwrap().lines().last().unwrap_or("");
         assert!(before.starts_with("; "), "{l} has no comment above it");
     }
-    // iolab's own parser takes it.
+    parses(&j, 1);
+}
+
+/// iolab's own parser takes `j`, as `n` jobs.
+fn parses(j: &JobFile, n: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let j = derive(&trace(mixed(5, 0)), Some(dir.path())).unwrap();
     let p = dir.path().join("job.fio");
     std::fs::write(&p, j.text()).unwrap();
-    let jobs = crate::job::jobs_from_args(&[p.display().to_string()]).unwrap();
-    assert_eq!(jobs.len(), 1);
+    let jobs = crate::job::jobs_from_args(&[p.display().to_string()])
+        .unwrap_or_else(|e| panic!("{e}\n{}", j.text()));
+    assert_eq!(jobs.len(), n);
 }
 
 #[test]
@@ -87,6 +91,7 @@ fn threads_alike_become_numjobs_and_writes_get_their_part() {
     assert_eq!(get(w, "rw"), "write");
     assert_eq!(get(w, "bs"), ",8k");
     assert!(w.get("fsync").is_none(), "no fsync calls");
+    parses(&j, 2);
 }
 
 #[test]
@@ -98,4 +103,30 @@ fn shares_add_up_to_100() {
     assert_eq!(size(65536), "64k");
     assert_eq!(size(1 << 21), "2m");
     assert_eq!(size(1536), "1536");
+}
+
+#[test]
+fn bursts_give_a_rate_vector_calls_pvsync_o_direct_direct() {
+    // 100 preadv of 4k in one thread: 1 us apart, but every tenth after a
+    // 10 ms pause; the file opened with O_DIRECT.
+    let mut open = ev(0, 1, "openat", 0, 3);
+    open.flags = crate::trace::pattern::O_DIRECT;
+    let mut evs = vec![open];
+    let mut t = 10;
+    for i in 0..100u64 {
+        t += if i % 10 == 9 { 10_000 } else { 2 };
+        let mut e = ev(t, 1, "preadv", i * 4096, 4096);
+        e.lat_ns = 1000;
+        evs.push(e);
+    }
+    let j = derive(&trace(evs), None).unwrap();
+    let s = &j.sections[0];
+    assert!(s.get("thinktime").is_none(), "{:?}", s.lines);
+    // 100 calls over about 0.1 s: 1000 a second.
+    let rate: u64 = get(s, "rate_iops").parse().unwrap();
+    assert!((950..=1050).contains(&rate), "{rate}");
+    assert_eq!(get(s, "rw"), "read");
+    assert_eq!(get(s, "direct"), "1");
+    assert_eq!(j.global[0].value.as_deref(), Some("pvsync"));
+    parses(&j, 1);
 }
