@@ -133,7 +133,15 @@ pub fn export(t: &Trace, dir: Option<&Path>) -> TraceResult<Vec<ThreadLog>> {
         }
     }
     let mut out = Vec::new();
-    for (tid, list) in by_tid {
+    for (tid, mut list) in by_tid {
+        // Only the files the thread did I/O on (not directories it
+        // opened, say) are added, opened and closed.
+        let used: BTreeSet<Option<u32>> = list
+            .iter()
+            .filter(|(_, (_, io))| io.is_some())
+            .map(|(e, _)| e.file)
+            .collect();
+        list.retain(|(e, _)| used.contains(&e.file));
         let Some(first_io) = list.iter().position(|(_, (_, io))| io.is_some()) else {
             continue;
         };
@@ -350,7 +358,7 @@ mod tests {
     #[test]
     fn one_log_per_thread_with_adds_opens_and_closes() {
         let mut t = Trace {
-            paths: vec!["/d/a".into(), "/e/a".into()],
+            paths: vec!["/d/a".into(), "/e/a".into(), "/e".into()],
             events: vec![
                 ev(100, 1, "openat", 0, 3),
                 ev(110, 1, "pread64", 0, 4096),
@@ -359,6 +367,8 @@ mod tests {
                 ev(140, 1, "close", 0, 0),
                 with_file(ev(150, 2, "pwrite64", 8192, 512), 1),
                 ev(160, 3, "openat", 0, 4), // opens only: no log
+                with_file(ev(170, 2, "openat", 0, 5), 2), // a directory: left out
+                with_file(ev(180, 2, "close", 0, 0), 2),
             ],
             ..Trace::default()
         };
