@@ -355,14 +355,16 @@ fn refused_without_events_or_with_threads_and_no_output() {
     t.meta.mode = Mode::Histograms;
     let hf = d.path().join("hist.trace");
     file::write(&hf, &t).unwrap();
-    for f in ["iolog", "job"] {
-        let (code, err) = fail(&mut export(&[s(&hf), "--format", f]));
+    let run = d.path().join("run");
+    for args in [&["iolog"][..], &["job"], &["job", "--run", s(&run)]] {
+        let (code, err) = fail(export(&[s(&hf), "--format"]).args(args));
         assert_eq!(code, code::USAGE);
         assert!(
             err.contains("record it with `iolab trace --events`"),
             "{err}"
         );
     }
+    assert!(!run.exists(), "nothing made for a trace that cannot run");
     let (code, err) = fail(&mut export(&[
         s(&tf),
         "--format",

@@ -69,10 +69,11 @@ pub struct Imitation {
 /// Derives the job of `t` with its files in `dir` (iolab lays out those
 /// missing), runs it, and compares what it did with the trace.
 pub fn run(t: &Trace, dir: &Path, stop: &StopFlag) -> Result<Imitation> {
-    std::fs::create_dir_all(dir).map_err(|e| super::TraceError::io(dir, e))?;
     let dir = std::path::absolute(dir).map_err(|e| super::TraceError::io(dir, e))?;
     let job = job::derive(t, Some(&dir))?;
-    let work = tempfile::tempdir().map_err(|e| super::TraceError::io(std::env::temp_dir(), e))?;
+    std::fs::create_dir_all(&dir).map_err(|e| super::TraceError::io(&dir, e))?;
+    let work = tempfile::tempdir()
+        .map_err(|e| crate::Error::io("making a directory for the job file", e))?;
     let mut logged = job.clone();
     logged.log_to(work.path());
     let path = work.path().join("imitate.fio");
@@ -154,7 +155,7 @@ fn ran(r: &RunResult) -> Result<Trace> {
                     }
                     Ok(())
                 })
-                .map_err(|e| super::TraceError::io(std::env::temp_dir(), e))?;
+                .map_err(|e| crate::Error::io("reading back the I/Os the run logged", e))?;
             }
         }
     }
