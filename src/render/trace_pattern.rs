@@ -207,5 +207,13 @@ mod tests {
         let v = value(t.files[0].pattern.as_ref());
         assert_eq!(v["read"]["repeat_bytes"], 4096);
         assert_eq!(v["write"]["blocks"][0][0], 16384);
+        // A trace's own views carry them.
+        let stored = crate::trace::store::StoredTrace {
+            trace: t,
+            ..Default::default()
+        };
+        assert!(super::super::trace::text(&stored).contains(&text));
+        let v = super::super::trace::value(&stored);
+        assert_eq!(v["files"][0]["pattern"]["read"]["ops"], 2);
     }
 }
