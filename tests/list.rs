@@ -19,6 +19,7 @@ fn list_shows_every_registry_entry() {
         ("Labs", names(iolab::lab::LABS)),
         ("Counters", names(iolab::counters::COUNTERS)),
         ("Injectors", names(iolab::disk::INJECTORS)),
+        ("Tracers", names(iolab::trace::TRACERS)),
     ];
     for (title, list) in &registries {
         assert!(all.contains(title), "{title}");

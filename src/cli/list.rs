@@ -19,6 +19,8 @@ pub enum What {
     Counters,
     /// Layers of injected disks (`iolab disk up --layer NAME`).
     Injectors,
+    /// Ways of recording a program (`iolab trace --tracer NAME`).
+    Tracers,
 }
 
 /// Options of `iolab list`.
@@ -79,6 +81,12 @@ pub fn execute(a: ListArgs) -> Result<()> {
         out.push(section(
             "Injectors (iolab disk up --layer NAME)",
             rows(iolab::disk::INJECTORS),
+        ));
+    }
+    if want(What::Tracers) {
+        out.push(section(
+            "Tracers (iolab trace --tracer NAME)",
+            rows(iolab::trace::TRACERS),
         ));
     }
     super::write_out(&out.join("\n"), None)

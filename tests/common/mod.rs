@@ -4,6 +4,7 @@
 pub mod disk;
 pub mod process;
 pub mod svg;
+pub mod trace;
 
 use assert_cmd::Command;
 pub use iolab::error::code;

@@ -136,7 +136,12 @@ impl Kernel {
         let on = u8::from(events);
         let ns = std::fs::metadata("/proc/self/ns/pid")
             .map_err(|e| bpf_err("find iolab's pid namespace")(e.to_string()))?;
-        let (ns_dev, ns_ino) = (ns.dev(), ns.ino());
+        // The first pid namespace (PROC_PID_INIT_INO): the kernel's own
+        // ids are iolab's, no translation needed (0, 0).
+        let (ns_dev, ns_ino) = match ns.ino() {
+            0xEFFF_FFFC => (0, 0),
+            ino => (ns.dev(), ino),
+        };
         let mut bpf = EbpfLoader::new()
             .set_global("target_tgid", &target, true)
             .set_global("events_on", &on, true)

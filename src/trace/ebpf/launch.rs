@@ -35,17 +35,18 @@ struct Exec {
 
 /// The program's path: as given when it holds a `/`, else found on `$PATH`.
 fn find(program: &str) -> Option<PathBuf> {
+    let runnable = |p: &PathBuf| {
+        use std::os::unix::fs::PermissionsExt;
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
     if program.contains('/') {
-        return Some(PathBuf::from(program));
+        return Some(PathBuf::from(program)).filter(runnable);
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join(program))
-        .find(|p| {
-            use std::os::unix::fs::PermissionsExt;
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .find(runnable)
 }
 
 fn cstring(b: &[u8]) -> Option<CString> {
@@ -67,7 +68,7 @@ pub fn held(argv: &[String], stdout_to_stderr: bool) -> TraceResult<Held> {
     let path = find(program).ok_or_else(|| {
         spawn_err(std::io::Error::new(
             std::io::ErrorKind::NotFound,
-            "not found (not a path, and not on $PATH)",
+            "no such program (or not executable; names without a / are looked up on $PATH)",
         ))
     })?;
     let nul = || spawn_err(std::io::Error::other("an argument holds a NUL byte"));

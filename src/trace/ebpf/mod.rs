@@ -158,7 +158,7 @@ impl Tracer for Ebpf {
         let deadline = req.duration.map(|d| t0 + d.as_nanos() as u64);
         let mut exit_status = None;
         loop {
-            wait_readable(ring.as_raw_fd(), Duration::from_millis(50));
+            wait_readable(ring.as_raw_fd(), Duration::from_millis(10));
             while let Some(item) = ring.next() {
                 handle(&item, &mut names, &mut writer)?;
             }
@@ -172,7 +172,7 @@ impl Tracer for Ebpf {
                         break;
                     }
                 }
-                None if !Path::new(&format!("/proc/{pid}")).exists() => break,
+                None if ended(pid) => break,
                 None => {}
             }
         }
@@ -221,6 +221,17 @@ fn read_trim(path: &str) -> String {
     std::fs::read_to_string(path)
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
+}
+
+/// True when process `pid` is gone or a zombie (ended, not yet reaped).
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses.
+        Ok(st) => st
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
+        Err(_) => true,
+    }
 }
 
 /// The threads of `pid` and of its children now (for `-p`).

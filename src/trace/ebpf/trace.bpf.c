@@ -143,8 +143,10 @@ static __always_inline int traced(__u32 tgid) {
     return tgid == target_tgid || bpf_map_lookup_elem(&targets, &tgid);
 }
 
-// The current thread's (tgid << 32 | tid) in iolab's pid namespace.
+// The current thread's (tgid << 32 | tid) in iolab's pid namespace (the
+// kernel's own ids when iolab runs in the first namespace: pidns_ino 0).
 static __always_inline __u64 ns_pid_tgid(void) {
+    if (!pidns_ino) return bpf_get_current_pid_tgid();
     struct bpf_pidns_info ns = {};
     if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns))) return 0;
     return ((__u64)ns.tgid << 32) | ns.pid;
@@ -220,6 +222,15 @@ static __always_inline void fill(struct event *e, struct start *s, __u64 lat, lo
     e->call = s->call; e->kind = kind; e->has_off = s->has_off; e->pad = 0;
 }
 
+// Sends a record; user space is woken only once a megabyte waits (it also
+// polls every few milliseconds): a wake-up per event would cost more than
+// the event.
+static __always_inline void submit(void *rec) {
+    __u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (1 << 20) ? BPF_RB_FORCE_WAKEUP
+                                                                           : BPF_RB_NO_WAKEUP;
+    bpf_ringbuf_submit(rec, flags);
+}
+
 // Adds one finished call to the figures, and sends it in event mode.
 static __always_inline void account(struct start *s, long ret, __u64 now) {
     __u64 lat = now - s->ts;
@@ -279,14 +290,14 @@ static __always_inline void account(struct start *s, long ret, __u64 now) {
         identify(f, s);
         fill(&o->e, s, lat, ret, 1);
         bpf_probe_read_user_str(o->path, sizeof(o->path), (void *)s->path);
-        bpf_ringbuf_submit(o, 0);
+        submit(o);
         return;
     }
     if (events_on) {
         struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
         if (!e) { count_lost(0); return; }
         fill(e, s, lat, ret, 0);
-        bpf_ringbuf_submit(e, 0);
+        submit(e);
     }
 }
 
