@@ -273,29 +273,52 @@ pub fn derive(t: &Trace, dir: Option<&Path>) -> TraceResult<JobFile> {
     })
 }
 
-/// Sections alike (the same file and options, number_ios within 10%)
-/// become one with `numjobs`.
+/// Options whose values may differ between threads that did the same,
+/// and by how much: in points (percentages) or relatively.
+const CLOSE: &[(&str, f64, bool)] = &[
+    ("rwmixread", 5.0, false),
+    ("percentage_random", 5.0, false),
+    ("number_ios", 0.1, true),
+    ("io_size", 0.1, true),
+    ("thinktime", 0.1, true),
+    ("rate_iops", 0.1, true),
+];
+
+/// The numbers of a value (`70`, `70,100`).
+fn numbers(v: &str) -> Option<Vec<f64>> {
+    v.split(',').map(|x| x.parse().ok()).collect()
+}
+
+/// `a` and `b` the same, or (options of [`CLOSE`]) close enough.
+fn alike(a: &Section, b: &Section) -> bool {
+    let keys = |s: &Section| s.lines.iter().map(|l| l.key.clone()).collect::<Vec<_>>();
+    if a.file != b.file || keys(a) != keys(b) {
+        return false;
+    }
+    a.lines.iter().zip(&b.lines).all(|(x, y)| {
+        let Some(&(_, tol, rel)) = CLOSE.iter().find(|c| c.0 == x.key) else {
+            return x.value == y.value;
+        };
+        let (Some(u), Some(v)) = (
+            x.value.as_deref().and_then(numbers),
+            y.value.as_deref().and_then(numbers),
+        ) else {
+            return x.value == y.value;
+        };
+        u.len() == v.len()
+            && u.iter().zip(&v).all(|(p, q)| {
+                let limit = if rel { tol * p.max(*q) } else { tol };
+                (p - q).abs() <= limit
+            })
+    })
+}
+
+/// Sections alike ([`alike`]) become one with `numjobs`, the options that
+/// differ at their mean.
 fn group(sections: Vec<Section>) -> Vec<Section> {
-    let varies = ["number_ios", "io_size", "rate_iops"];
-    let shape = |s: &Section| -> Vec<(String, Option<String>)> {
-        s.lines
-            .iter()
-            .filter(|l| !varies.contains(&l.key.as_str()))
-            .map(|l| (l.key.clone(), l.value.clone()))
-            .collect()
-    };
-    let ios = |s: &Section| {
-        s.get("number_ios")
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
     let mut groups: Vec<Vec<Section>> = Vec::new();
     for s in sections {
-        let at = groups.iter().position(|g| {
-            let (a, b) = (ios(&g[0]) as f64, ios(&s) as f64);
-            shape(&g[0]) == shape(&s) && (a - b).abs() <= 0.1 * a.max(b)
-        });
-        match at {
+        match groups.iter().position(|g| alike(&g[0], &s)) {
             Some(i) => groups[i].push(s),
             None => groups.push(vec![s]),
         }
@@ -306,34 +329,45 @@ fn group(sections: Vec<Section>) -> Vec<Section> {
             if g.len() == 1 {
                 return g.remove(0);
             }
-            let n = g.len() as u64;
+            let n = g.len();
             let tids: Vec<u32> = g.iter().flat_map(|s| s.tids.clone()).collect();
-            let num = |k: &str| -> Vec<u64> {
-                g.iter()
-                    .filter_map(|s| s.get(k).and_then(|v| v.parse().ok()))
-                    .collect()
-            };
-            let mut out = g[0].clone();
             let list = tids
                 .iter()
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(", ");
+            let mut out = g[0].clone();
             out.name = format!("t{}-x{n}", tids[0]);
+            for l in &mut out.lines {
+                if !CLOSE.iter().any(|c| c.0 == l.key) {
+                    continue;
+                }
+                let all: Vec<Vec<f64>> = g
+                    .iter()
+                    .filter_map(|s| s.get(&l.key).and_then(numbers))
+                    .collect();
+                if all.iter().skip(1).all(|v| *v == all[0]) {
+                    continue;
+                }
+                let mean: Vec<String> = (0..all[0].len())
+                    .map(|i| {
+                        let m = all.iter().map(|v| v[i]).sum::<f64>() / all.len() as f64;
+                        format!("{}", m.round() as u64)
+                    })
+                    .collect();
+                let values: Vec<String> = g
+                    .iter()
+                    .map(|s| s.get(&l.key).unwrap_or("").to_string())
+                    .collect();
+                l.value = Some(mean.join(","));
+                l.why = format!(
+                    "the mean over the threads ({}); thread {}: {}",
+                    values.join(" "),
+                    tids[0],
+                    l.why
+                );
+            }
             out.tids = tids;
-            let ios = num("number_ios");
-            out.set(
-                "number_ios",
-                (ios.iter().sum::<u64>() / n).to_string(),
-                format!("the mean of the threads' I/Os that moved data: {ios:?}"),
-            );
-            let sizes = num("io_size");
-            out.set(
-                "io_size",
-                sizes.iter().max().copied().unwrap_or(0).to_string(),
-                "1.5 x the most bytes one of the threads moved, so that number_ios ends the job"
-                    .into(),
-            );
             out.lines.push(line(
                 "numjobs",
                 n,

@@ -130,3 +130,27 @@ fn bursts_give_a_rate_vector_calls_pvsync_o_direct_direct() {
     assert_eq!(j.global[0].value.as_deref(), Some("pvsync"));
     parses(&j, 1);
 }
+
+#[test]
+fn threads_with_a_near_mix_group_at_the_mean() {
+    // Threads 1 and 2 read and write 4k at random blocks: 50 and 52 reads
+    // of 100 calls; thread 3 only 20 reads.
+    let mut evs = Vec::new();
+    for (tid, reads) in [(1, 50), (2, 52), (3, 20)] {
+        for i in 0..100u64 {
+            let name = if i < reads { "pread64" } else { "pwrite64" };
+            evs.push(ev(i * 10, tid, name, (i * 37 % 100) * 4096, 4096));
+        }
+    }
+    let j = derive(&trace(evs), None).unwrap();
+    assert_eq!(j.sections.len(), 2, "{}", j.text());
+    let s = &j.sections[0];
+    assert_eq!((get(s, "numjobs"), get(s, "rwmixread")), ("2", "51"));
+    assert!(
+        s.lines
+            .iter()
+            .any(|l| l.why.starts_with("the mean over the threads (50 52)"))
+    );
+    assert_eq!(get(&j.sections[1], "rwmixread"), "20");
+    parses(&j, 2);
+}
