@@ -128,7 +128,8 @@ pub fn export(t: &Trace, dir: Option<&Path>) -> TraceResult<Vec<ThreadLog>> {
     let offsets = super::pattern::offsets(events, &order);
     for i in order {
         let e = &events[i];
-        if let (Some(_), Some((act, io))) = (e.file, action(e, offsets[i])) {
+        let known = e.file.is_some_and(|f| (f as usize) < names.len());
+        if let (true, Some((act, io))) = (known, action(e, offsets[i])) {
             by_tid.entry(e.tid).or_default().push((e, (act, io)));
         }
     }

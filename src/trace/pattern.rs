@@ -346,12 +346,15 @@ impl Analyser<u32> {
 }
 
 /// The patterns of the trace's events (in entry order) grouped by `key`
-/// (events it gives `None` are left out), as [`Analyser`] makes them.
+/// (events it gives `None` are left out, and those whose file number has
+/// no path), as [`Analyser`] makes them.
 pub fn by<K: Ord>(t: &Trace, key: impl Fn(&Event) -> Option<K>) -> BTreeMap<K, Pattern> {
     let mut a = Analyser::default();
     for i in in_order(&t.events) {
         let e = &t.events[i];
-        a.add(e, key(e));
+        // A file number the trace has no path for counts as no file.
+        let known = e.file.is_some_and(|f| (f as usize) < t.paths.len());
+        a.add(e, if known { key(e) } else { None });
     }
     a.finish()
 }

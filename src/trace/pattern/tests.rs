@@ -144,3 +144,16 @@ fn analyse_fills_files_once_and_again_the_same() {
     analyse(&mut empty);
     assert!(empty.files.is_empty());
 }
+
+#[test]
+fn a_file_number_without_a_path_counts_as_no_file() {
+    let mut e = ev(0, 1, "pread64", 0, 10);
+    e.file = Some(7);
+    let t = trace(vec![e.clone(), ev(1, 1, "pread64", 0, 10)]);
+    let p = by(&t, |e| e.file);
+    assert_eq!(p.keys().collect::<Vec<_>>(), [&0]);
+    assert_eq!(p[&0].read.ops, 1);
+    let logs = crate::trace::iolog::export(&t, None).unwrap();
+    assert_eq!(logs[0].reads, 1);
+    assert!(crate::trace::job::derive(&t, None).is_ok());
+}
