@@ -274,6 +274,7 @@ impl Command {
             Command::History(a) => &a.format,
             Command::Show(a) => &a.output_format,
             Command::Export(a) => &a.format,
+            Command::Replay(a) => &a.output_format,
             Command::Cache(a) => return matches!(a.format, cache::CacheFormat::Json),
             _ => return false,
         };

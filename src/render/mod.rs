@@ -23,6 +23,7 @@ pub mod log2;
 pub mod markdown;
 pub mod normal;
 pub mod records;
+pub mod replay;
 pub mod report;
 pub mod run_charts;
 pub mod steady;

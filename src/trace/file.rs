@@ -95,23 +95,24 @@ impl TraceWriter {
     /// Writes one event.
     pub fn event(&mut self, e: &Event) -> TraceResult<()> {
         use std::fmt::Write as _;
-        let opt = |v: Option<u64>| v.map_or("null".to_string(), |v| v.to_string());
-        self.line.clear();
-        let _ = writeln!(
-            self.line,
-            "[{},{},{},\"{}\",{},{},{},{},{},{},{}]",
+        let l = &mut self.line;
+        l.clear();
+        let _ = write!(
+            l,
+            "[{},{},{},\"{}\",{},",
             e.t_ns,
             e.pid,
             e.tid,
             e.name(),
-            e.fd,
-            opt(e.file.map(u64::from)),
-            opt(e.offset),
-            e.len,
-            e.flags,
-            e.result,
-            e.lat_ns
+            e.fd
         );
+        for v in [e.file.map(u64::from), e.offset] {
+            let _ = match v {
+                Some(v) => write!(l, "{v},"),
+                None => write!(l, "null,"),
+            };
+        }
+        let _ = writeln!(l, "{},{},{},{}]", e.len, e.flags, e.result, e.lat_ns);
         self.out
             .write_all(self.line.as_bytes())
             .map_err(|e| TraceError::io(&self.path, e))

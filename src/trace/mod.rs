@@ -19,7 +19,16 @@ pub mod iolog;
 pub mod job;
 pub mod model;
 pub mod pattern;
+pub mod replay;
+mod replay_ops;
+pub mod replay_scratch;
+mod replay_sys;
 pub mod store;
+pub mod strace;
+pub mod strace_fds;
+pub mod strace_names;
+pub mod strace_syntax;
+pub mod strace_tracer;
 
 pub use error::{TraceError, TraceResult};
 pub use model::{Event, FileStats, Meta, Mode, Stats, Thread, Trace};
@@ -72,13 +81,22 @@ pub trait Tracer: Sync {
 }
 
 /// The tracers (`--tracer`). The first is the default.
-pub static TRACERS: &[Entry<dyn Tracer>] = &[entry(
-    "ebpf",
-    &["bpf"],
-    "root, a kernel with BTF (/sys/kernel/btf/vmlinux), tracefs",
-    "tracepoints on each call, aggregated in the kernel; --events through a ring buffer",
-    &ebpf::Ebpf,
-)];
+pub static TRACERS: &[Entry<dyn Tracer>] = &[
+    entry(
+        "ebpf",
+        &["bpf"],
+        "root, a kernel with BTF (/sys/kernel/btf/vmlinux), tracefs",
+        "tracepoints on each call, aggregated in the kernel; --events through a ring buffer",
+        &ebpf::Ebpf,
+    ),
+    entry(
+        "strace",
+        &[],
+        "strace (Debian package strace)",
+        "strace -f: no root needed, slows the program many times over",
+        &strace_tracer::Strace,
+    ),
+];
 
 /// The tracer called `name`.
 pub fn find(name: &str) -> TraceResult<&'static dyn Tracer> {

@@ -5,6 +5,7 @@ pub mod disk;
 pub mod process;
 pub mod svg;
 pub mod trace;
+pub mod traced;
 
 use assert_cmd::Command;
 pub use iolab::error::code;

@@ -143,6 +143,9 @@ impl Kernel {
             ino => (ns.dev(), ino),
         };
         let mut bpf = EbpfLoader::new()
+            // inflight is task-local storage, which aya has no type for
+            // (iolab never reads it).
+            .allow_unsupported_maps()
             .set_global("target_tgid", &target, true)
             .set_global("events_on", &on, true)
             .set_global("pidns_dev", &ns_dev, true)

@@ -71,7 +71,11 @@ struct start {
     __s32 fd;
     __u16 call;
     __u8 has_off, cls;
-    __u32 pad;
+    __u8 active, pad[3];
+    // The last file this thread used and its device and inode: a loop on
+    // one descriptor finds them once.
+    __u64 cfile, cino;
+    __u32 cdev, cpad;
 };
 
 struct cstat { __u64 count, errors, bytes, sum_ns, seq; };
@@ -103,7 +107,9 @@ struct open_event {
 struct thread { __u32 tgid, ppid; char comm[16]; };
 
 struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 512); __type(key, __u32); __type(value, struct callinfo); } calls SEC(".maps");
-struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 65536); __type(key, __u32); __type(value, struct start); } inflight SEC(".maps");
+// The call a thread is in: task-local storage (no shared lock per call,
+// unlike a hash map keyed by thread id).
+struct { __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PREALLOC); __type(key, int); __type(value, struct start); } inflight SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 65536); __type(key, __u64); __type(value, struct start); } uring SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 4096); __type(key, __u32); __type(value, __u32); } targets SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 16384); __type(key, __u32); __type(value, struct thread); } threads SEC(".maps");
@@ -154,11 +160,11 @@ static __always_inline __u64 ns_pid_tgid(void) {
 
 // The open file behind fd in the current task, or NULL.
 static __always_inline struct file *fd_file(int fd) {
-    struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-    struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-    unsigned int max = BPF_CORE_READ(fdt, max_fds);
-    if (fd < 0 || (unsigned int)fd >= max) return 0;
-    struct file **arr = BPF_CORE_READ(fdt, fd);
+    // A BTF pointer: its fields are plain loads, not helper calls.
+    struct task_struct *t = bpf_get_current_task_btf();
+    struct fdtable *fdt = t->files->fdt;
+    if (fd < 0 || (unsigned int)fd >= fdt->max_fds) return 0;
+    struct file **arr = fdt->fd;
     struct file *f = 0;
     bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
     return f;
@@ -179,35 +185,47 @@ int on_enter(struct sys_enter *ctx) {
     __u64 ns = ns_pid_tgid();
     __u32 tgid = ns >> 32;
     if (!tgid || !traced(tgid)) return 0;
-    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    struct start *sp = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+                                            BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!sp) return 0;
     // Read, not loaded: a program that loads past the end of a call's
     // record (read has 3 arguments) cannot attach to its tracepoint.
     __u64 a[6] = {};
     bpf_probe_read_kernel(a, sizeof(a), ctx->args);
-    struct start s = {};
-    s.tgid = tgid;
-    s.tid = (__u32)ns;
-    s.call = ci->call - 1;
+    sp->tgid = tgid;
+    sp->tid = (__u32)ns;
+    sp->call = ci->call - 1;
     __u8 cls = ci->cls;
-    s.cls = cls;
-    s.fd = -1;
-    if (ci->fd < 6) s.fd = (int)a[ci->fd];
-    if (ci->off < 6) { s.off = a[ci->off]; s.has_off = 1; }
-    if (ci->len < 6) s.len = a[ci->len];
-    if (ci->flags < 6) s.flags = a[ci->flags];
-    if (ci->path < 6) s.path = a[ci->path];
-    if (s.fd >= 0 && cls != C_OPEN) {
-        struct file *f = fd_file(s.fd);
-        identify(f, &s);
-        if (f && !s.has_off && (cls == C_READ || cls == C_WRITE)) {
-            s.off = BPF_CORE_READ(f, f_pos);
-            s.has_off = 1;
+    sp->cls = cls;
+    sp->fd = -1;
+    sp->has_off = 0;
+    sp->off = sp->len = sp->flags = sp->path = sp->ino = 0;
+    sp->dev = 0;
+    if (ci->fd < 6) sp->fd = (int)a[ci->fd];
+    if (ci->off < 6) { sp->off = a[ci->off]; sp->has_off = 1; }
+    if (ci->len < 6) sp->len = a[ci->len];
+    if (ci->flags < 6) sp->flags = a[ci->flags];
+    if (ci->path < 6) sp->path = a[ci->path];
+    if (sp->fd >= 0 && cls != C_OPEN) {
+        struct file *f = fd_file(sp->fd);
+        if (f && (__u64)f == sp->cfile) {
+            sp->ino = sp->cino;
+            sp->dev = sp->cdev;
+        } else if (f) {
+            identify(f, sp);
+            sp->cfile = (__u64)f;
+            sp->cino = sp->ino;
+            sp->cdev = sp->dev;
+        }
+        if (f && !sp->has_off && (cls == C_READ || cls == C_WRITE)) {
+            sp->off = BPF_CORE_READ(f, f_pos);
+            sp->has_off = 1;
         }
     }
     // Timed from here to the start of the exit program: what the tracer
     // itself does stays out of the call's latency as far as it can.
-    s.ts = bpf_ktime_get_ns();
-    bpf_map_update_elem(&inflight, &tid, &s, BPF_ANY);
+    sp->active = 1;
+    sp->ts = bpf_ktime_get_ns();
     return 0;
 }
 
@@ -304,11 +322,10 @@ static __always_inline void account(struct start *s, long ret, __u64 now) {
 SEC("tracepoint/syscalls/sys_exit")
 int on_exit(struct sys_exit *ctx) {
     __u64 now = bpf_ktime_get_ns();
-    __u32 tid = (__u32)bpf_get_current_pid_tgid();
-    struct start *s = bpf_map_lookup_elem(&inflight, &tid);
-    if (!s) return 0;
+    struct start *s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+    if (!s || !s->active) return 0;
+    s->active = 0;
     struct start copy = *s;
-    bpf_map_delete_elem(&inflight, &tid);
     account(&copy, ctx->ret, now);
     return 0;
 }
