@@ -33,6 +33,7 @@ pub mod sweep;
 pub mod table;
 pub mod terse;
 pub mod trace;
+pub mod trace_pattern;
 pub mod tree;
 
 use crate::analysis::compare::Comparison;

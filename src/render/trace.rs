@@ -80,6 +80,7 @@ pub fn text(s: &StoredTrace) -> String {
         out.push('\n');
         out.push_str(&files(&t.files).text());
     }
+    out.push_str(&super::trace_pattern::text(&t.files));
     if let Some(f) = &s.file {
         let _ = writeln!(out, "\nevents in {}", f.display());
     }
@@ -188,7 +189,7 @@ pub fn value(s: &StoredTrace) -> Value {
                 .iter()
                 .map(|(n, st)| (n.clone(), stats_json(st)))
                 .collect();
-            json!({"path": f.path, "calls": c})
+            json!({"path": f.path, "calls": c, "pattern": super::trace_pattern::value(f.pattern.as_ref())})
         })
         .collect();
     json!({

@@ -149,6 +149,9 @@ pub struct FileStats {
     pub path: String,
     /// Figures per call name.
     pub calls: BTreeMap<String, Stats>,
+    /// The access pattern, from the events ([`super::pattern::analyse`]).
+    #[serde(default)]
+    pub pattern: Option<super::pattern::Pattern>,
 }
 
 impl FileStats {
@@ -239,6 +242,7 @@ impl Trace {
             .map(|(f, calls)| FileStats {
                 path: self.paths.get(f as usize).cloned().unwrap_or_default(),
                 calls,
+                pattern: None,
             })
             .collect();
     }

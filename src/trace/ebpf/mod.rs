@@ -201,6 +201,7 @@ impl Tracer for Ebpf {
                 .map(|((dev, ino), calls)| FileStats {
                     path: names.name(dev, ino),
                     calls,
+                    pattern: None,
                 })
                 .collect(),
             threads,
