@@ -207,8 +207,9 @@ impl Trace {
             .map(String::as_str)
     }
 
-    /// Builds the per call and per file figures from the events (a trace
-    /// imported from strace, or one whose figures were lost).
+    /// Builds the per call and per file figures and the files' access
+    /// patterns from the events (a trace imported from strace, or one whose
+    /// figures were lost).
     pub fn tally_events(&mut self) {
         let mut calls: BTreeMap<String, Stats> = BTreeMap::new();
         let mut files: BTreeMap<u32, BTreeMap<String, Stats>> = BTreeMap::new();
@@ -245,5 +246,6 @@ impl Trace {
                 pattern: None,
             })
             .collect();
+        super::pattern::analyse(self);
     }
 }

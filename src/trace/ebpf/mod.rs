@@ -9,7 +9,7 @@ pub mod records;
 use super::error::{TraceError, TraceResult};
 use super::file::TraceWriter;
 use super::model::{Event, FileStats, Meta, Mode, Thread, Trace};
-use super::{Request, Target, Tracer};
+use super::{Request, Target, Tracer, pattern};
 use crate::metrics::clock::now_ns;
 use kernel::Kernel;
 use records::Names;
@@ -122,6 +122,8 @@ impl Tracer for Ebpf {
         let mut ring = kernel.ring()?;
         let t0 = now_ns();
         let mut events: Vec<Event> = Vec::new();
+        // The files' access patterns, from the events as they stream by.
+        let mut patterns = pattern::Analyser::default();
         let mut handle =
             |b: &[u8], names: &mut Names, w: &mut Option<TraceWriter>| -> TraceResult<()> {
                 let Some(mut r) = records::parse(b) else {
@@ -141,6 +143,7 @@ impl Tracer for Ebpf {
                     r.event.fd
                 };
                 r.event.file = names.index(r.dev, r.ino, r.event.pid, fd);
+                patterns.add_event(&r.event);
                 match w {
                     Some(w) => {
                         w.paths(&names.paths)?;
@@ -209,6 +212,7 @@ impl Tracer for Ebpf {
             paths: names.paths,
             events,
         };
+        patterns.fill(&mut t);
         t.files.sort_by(|a, b| a.path.cmp(&b.path));
         if let Some(w) = writer {
             w.finish(&t)?;
