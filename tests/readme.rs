@@ -130,7 +130,9 @@ fn every_command_of_the_readme_runs() {
             continue;
         }
         // The replay needs the trace the eBPF tracer wrote just before.
-        let ebpf = cmd.starts_with("iolab trace -") || cmd.starts_with("iolab replay");
+        let ebpf = cmd.starts_with("iolab trace -")
+            || cmd.starts_with("iolab replay")
+            || cmd.starts_with("iolab trace export");
         if ebpf && !common::trace::can(&cmd) {
             continue;
         }

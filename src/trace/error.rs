@@ -30,6 +30,9 @@ pub enum TraceError {
         /// What is wrong with it, and what was expected.
         problem: String,
     },
+    /// The file to write exists: iolab never replaces one.
+    #[error("{} exists; iolab does not overwrite it (give another -o, or remove it)", .0.display())]
+    Exists(PathBuf),
     /// Reading or writing a file failed.
     #[error("{}: {source}", .path.display())]
     Io {
@@ -67,6 +70,9 @@ pub enum TraceError {
 impl TraceError {
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TraceError {
+        if source.kind() == std::io::ErrorKind::AlreadyExists {
+            return TraceError::Exists(path.into());
+        }
         TraceError::Io {
             path: path.into(),
             source,
