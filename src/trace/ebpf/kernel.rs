@@ -160,7 +160,6 @@ impl Kernel {
         fork.attach()
             .map_err(|e| bpf_err("attach sched_process_fork")(e.to_string()))?;
         let mut missing = Vec::new();
-        let mut traced = Vec::new();
         {
             let mut table: Array<&mut MapData, CallArgs> = map(&mut bpf, "calls")?;
             for (id, c) in CALLS
@@ -175,19 +174,14 @@ impl Kernel {
                 table
                     .set(c.nr, CallArgs::of(id as u16, c), 0)
                     .map_err(|e| bpf_err("fill the call table")(e.to_string()))?;
-                traced.push(c.name);
             }
         }
-        // One program on every call's tracepoint (loaded once, attached many
-        // times): only the traced calls pay for it.
-        for (prog, tp) in [("on_enter", "sys_enter_"), ("on_exit", "sys_exit_")] {
-            let p: &mut TracePoint = program(&mut bpf, prog)?;
-            p.load()
+        for (prog, tp) in [("on_enter", "sys_enter"), ("on_exit", "sys_exit")] {
+            let p: &mut BtfTracePoint = program(&mut bpf, prog)?;
+            p.load(tp, &btf)
                 .map_err(|e| bpf_err(format!("load {prog}"))(verifier(e)))?;
-            for name in &traced {
-                p.attach("syscalls", &format!("{tp}{name}"))
-                    .map_err(|e| bpf_err(format!("attach syscalls/{tp}{name}"))(e.to_string()))?;
-            }
+            p.attach()
+                .map_err(|e| bpf_err(format!("attach {tp}"))(e.to_string()))?;
         }
         if has_event("io_uring", "io_uring_submit_req")
             && has_event("io_uring", "io_uring_complete")
