@@ -272,6 +272,47 @@ fn import_exit_codes() {
     exits(&db, &["import", s(&doc)], code::FAILED, "disk says no");
 }
 
+#[test]
+fn trace_exit_codes() {
+    let (d, db) = scratch_db();
+    // Bad usage (2): nothing to trace, a file that is not a trace or strace
+    // output, an unknown tracer.
+    exits(
+        &db,
+        &["trace", "--no-store"],
+        code::USAGE,
+        "nothing to trace",
+    );
+    let junk = write_file(d.path(), "junk.txt", "hello\n");
+    exits(
+        &db,
+        &["trace", "import", s(&junk), "--no-store"],
+        code::USAGE,
+        "junk.txt:1:",
+    );
+    exits(&db, &["replay", s(&junk)], code::USAGE, "junk.txt:1:");
+    exits(
+        &db,
+        &["trace", "--tracer", "dtrace", "--", "true"],
+        code::USAGE,
+        "unknown tracer",
+    );
+    // Refused (4): a file to write that exists is never replaced.
+    let strace = write_file(
+        d.path(),
+        "a.strace",
+        "1 1795560000.000001 read(3</etc/hostname>, \"x\", 1) = 1 <0.000002>\n",
+    );
+    let taken = write_file(d.path(), "taken.trace", "mine");
+    exits(
+        &db,
+        &["trace", "import", s(&strace), "-o", s(&taken), "--no-store"],
+        code::REFUSED,
+        "never overwrites",
+    );
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine");
+}
+
 /// Makes the database at `db` refuse every new run ("disk says no").
 fn refuse_inserts(db: &std::path::Path) {
     rusqlite::Connection::open(db)

@@ -191,7 +191,7 @@ fn iolog_replays_under_fio_with_the_trace_op_counts() {
         "-o",
         s(&prefix),
     ]));
-    assert_eq!(code, code::FAILED, "{err}");
+    assert_eq!(code, code::REFUSED, "{err}");
     assert!(err.contains("made.1.iolog"), "{err}");
 }
 
@@ -325,9 +325,9 @@ fn job_goes_to_stdout_fio_and_iolab_parse_it() {
     if have("fio", "job_goes_to_stdout_fio_and_iolab_parse_it") {
         succeed(std::process::Command::new("fio").args(["--parse-only", s(&job)]));
     }
-    // -o is never replaced; with --run, nothing runs then.
+    // -o is never replaced (refused, exit 4); with --run, nothing runs then.
     let (code, err) = fail(&mut export(&[s(&tf), "--format", "job", "-o", s(&job)]));
-    assert_eq!(code, code::FAILED, "{err}");
+    assert_eq!(code, code::REFUSED, "{err}");
     let run = d.path().join("run");
     let (code, err) = fail(&mut export(&[
         s(&tf),
@@ -338,7 +338,7 @@ fn job_goes_to_stdout_fio_and_iolab_parse_it() {
         "--run",
         s(&run),
     ]));
-    assert_eq!(code, code::FAILED, "{err}");
+    assert_eq!(code, code::REFUSED, "{err}");
     assert!(err.contains("made.fio"), "{err}");
     assert!(!run.exists());
 }

@@ -31,7 +31,7 @@ pub enum TraceError {
         problem: String,
     },
     /// The file to write exists: iolab never replaces one.
-    #[error("{} exists; iolab does not overwrite it (give another -o, or remove it)", .0.display())]
+    #[error("{} exists: iolab never overwrites a file (remove it or give another -o)", .0.display())]
     Exists(PathBuf),
     /// Reading or writing a file failed.
     #[error("{}: {source}", .path.display())]
