@@ -80,5 +80,23 @@ impl TraceError {
     }
 }
 
+/// What is wrong with one line of a trace file or of strace's output; the
+/// reader makes it a [`TraceError::Format`] with the file and the line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LineProblem(pub String);
+
+impl From<String> for LineProblem {
+    fn from(s: String) -> LineProblem {
+        LineProblem(s)
+    }
+}
+
+impl From<&str> for LineProblem {
+    fn from(s: &str) -> LineProblem {
+        LineProblem(s.to_string())
+    }
+}
+
 /// A result whose error is a [`TraceError`].
 pub type TraceResult<T> = std::result::Result<T, TraceError>;

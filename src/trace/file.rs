@@ -14,6 +14,7 @@
 use super::calls;
 use super::error::{TraceError, TraceResult};
 use super::model::{Event, Meta, Trace};
+use crate::trace::error::LineProblem;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -170,7 +171,7 @@ pub fn read(path: &Path) -> TraceResult<Trace> {
             }
             t.meta = h.meta;
         } else if l.starts_with('[') {
-            t.events.push(event(&l).map_err(|p| bad(n, p))?);
+            t.events.push(event(&l).map_err(|p| bad(n, p.0))?);
         } else if l.starts_with("{\"path\"") {
             let p: PathLine = serde_json::from_str(&l).map_err(|e| bad(n, e.to_string()))?;
             if p.path as usize != t.paths.len() {
@@ -204,10 +205,13 @@ pub fn read(path: &Path) -> TraceResult<Trace> {
     Ok(t)
 }
 
-fn event(l: &str) -> Result<Event, String> {
+fn event(l: &str) -> Result<Event, LineProblem> {
     let v: Vec<Value> = serde_json::from_str(l).map_err(|e| e.to_string())?;
     if v.len() != 11 {
-        return Err(format!("an event has 11 fields, this one {}", v.len()));
+        return Err(LineProblem(format!(
+            "an event has 11 fields, this one {}",
+            v.len()
+        )));
     }
     let u = |i: usize| {
         v[i].as_u64()

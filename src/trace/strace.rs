@@ -16,6 +16,7 @@ use super::model::{Event, Meta, Mode, Thread, Trace};
 use super::strace_fds::{Desc, Fds};
 use super::strace_names;
 use super::strace_syntax::{self as syntax, Body, Call};
+use crate::trace::error::LineProblem;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
@@ -62,7 +63,7 @@ pub fn parse(input: impl BufRead, path: &Path, opts: &Options) -> TraceResult<Tr
             cut.truncate(at);
             continue;
         }
-        p.line(&cut).map_err(|problem| bad(i + 1, problem))?;
+        p.line(&cut).map_err(|problem| bad(i + 1, problem.0))?;
         cut.clear();
     }
     if p.lines == 0 && !opts.allow_empty {
@@ -99,7 +100,7 @@ struct Parser {
 }
 
 impl Parser {
-    fn line(&mut self, l: &str) -> Result<(), String> {
+    fn line(&mut self, l: &str) -> Result<(), LineProblem> {
         let Some(line) = syntax::line(l)? else {
             return Ok(());
         };
@@ -135,7 +136,7 @@ impl Parser {
     /// it began before strace attached. An execve from another thread of
     /// the process resumes in the leader (`+++ superseded by execve +++`),
     /// whose own unfinished call never returns.
-    fn resumed(&mut self, tid: u32, name: &str) -> Result<Option<(u64, String)>, String> {
+    fn resumed(&mut self, tid: u32, name: &str) -> Result<Option<(u64, String)>, LineProblem> {
         let call = format!("{name}(");
         let own = self.pending.get(&tid).map(|(_, h)| h.starts_with(&call));
         if own == Some(true) {
@@ -151,10 +152,10 @@ impl Parser {
                 Ok(self.pending.remove(&t))
             }
             (_, None) => Ok(None),
-            (_, Some(_)) => Err(format!(
+            (_, Some(_)) => Err(LineProblem(format!(
                 "`<... {name} resumed>`, but the unfinished call of thread {tid} is `{}`",
                 self.pending[&tid].1.split('(').next().unwrap_or("")
-            )),
+            ))),
         }
     }
 
@@ -233,7 +234,7 @@ impl Parser {
     }
 
     /// Reads one whole call of thread `tid` entered at `t0`.
-    fn complete(&mut self, tid: u32, t0: u64, text: &str) -> Result<(), String> {
+    fn complete(&mut self, tid: u32, t0: u64, text: &str) -> Result<(), LineProblem> {
         let c = syntax::call(text)?;
         let lat = c.lat_ns.unwrap_or(0);
         self.end_ns = self.end_ns.max(t0 + lat);

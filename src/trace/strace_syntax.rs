@@ -6,6 +6,7 @@
 //! `<path>` (`-y`, `-yy`), flags as `O_RDONLY|O_CLOEXEC`.
 
 use super::strace_names;
+use crate::trace::error::LineProblem;
 
 /// One line of strace output.
 #[derive(Debug, PartialEq)]
@@ -48,7 +49,7 @@ const EXPECTED_BODY: &str = "expected a system call (`name(args) = result`), \
 
 /// Splits a line; `Ok(None)` for lines that carry nothing (blank lines,
 /// strace's own messages). The error says what was expected.
-pub fn line(l: &str) -> Result<Option<Line<'_>>, String> {
+pub fn line(l: &str) -> Result<Option<Line<'_>>, LineProblem> {
     let l = l.trim_end();
     if l.is_empty() || l.starts_with("strace: ") || l.starts_with("[ Process PID=") {
         return Ok(None);
@@ -116,14 +117,15 @@ fn timestamp(s: &str) -> Option<u64> {
     secs.checked_mul(1_000_000_000)?.checked_add(frac)
 }
 
-fn body(b: &str) -> Result<Body<'_>, String> {
+fn body(b: &str) -> Result<Body<'_>, LineProblem> {
     if let Some(r) = b.strip_prefix("+++ ") {
         if let Some(code) = r.strip_prefix("exited with ") {
             let code = word(code).0;
-            return code
-                .parse()
-                .map(Body::Exited)
-                .map_err(|_| format!("expected an exit status in `+++ exited with {code}`"));
+            return code.parse().map(Body::Exited).map_err(|_| {
+                LineProblem(format!(
+                    "expected an exit status in `+++ exited with {code}`"
+                ))
+            });
         }
         return Ok(Body::Noise);
     }
@@ -151,7 +153,7 @@ fn body(b: &str) -> Result<Body<'_>, String> {
     });
     if !name_ok {
         let shown: String = b.chars().take(40).collect();
-        return Err(format!("{EXPECTED_BODY}, found `{shown}`"));
+        return Err(LineProblem(format!("{EXPECTED_BODY}, found `{shown}`")));
     }
     if let Some(head) = b.strip_suffix("<unfinished ...>") {
         return Ok(Body::Unfinished(head));
@@ -180,14 +182,16 @@ pub struct Call<'a> {
 }
 
 /// Splits a call: `name(arg, ...) = result [ERRNO (text)] [<seconds>]`.
-pub fn call(text: &str) -> Result<Call<'_>, String> {
+pub fn call(text: &str) -> Result<Call<'_>, LineProblem> {
     let open = text.find('(').ok_or(EXPECTED_BODY)?;
     let b = text.as_bytes();
     let (mut i, mut depth, mut start) = (open + 1, 0usize, open + 1);
     let mut args = Vec::new();
     loop {
         let Some(&c) = b.get(i) else {
-            return Err("expected `)` closing the arguments, found the end of the line".into());
+            return Err(LineProblem(
+                "expected `)` closing the arguments, found the end of the line".into(),
+            ));
         };
         match c {
             b'"' => i = skip_string(b, i)?,
@@ -285,7 +289,7 @@ fn result(s: &str) -> Option<(Option<i64>, Option<&str>, &str)> {
 }
 
 /// The index after the string starting with `"` at `i`.
-fn skip_string(b: &[u8], i: usize) -> Result<usize, String> {
+fn skip_string(b: &[u8], i: usize) -> Result<usize, LineProblem> {
     let mut j = i + 1;
     while j < b.len() {
         match b[j] {
@@ -294,14 +298,16 @@ fn skip_string(b: &[u8], i: usize) -> Result<usize, String> {
             _ => j += 1,
         }
     }
-    Err("expected `\"` closing a string, found the end of the line".into())
+    Err(LineProblem(
+        "expected `\"` closing a string, found the end of the line".into(),
+    ))
 }
 
 /// The index after the `<...>` note starting at `i`. A path's own `<` and
 /// `>` are escaped by strace, so angle brackets nest (`-yy`'s
 /// `</dev/null<char 1:3>>`); in other notes (`TCP:[a->b]`) square
 /// brackets hide what they hold.
-fn skip_note(b: &[u8], i: usize) -> Result<usize, String> {
+fn skip_note(b: &[u8], i: usize) -> Result<usize, LineProblem> {
     let path = b.get(i + 1) == Some(&b'/');
     let (mut angle, mut square, mut j) = (0usize, 0usize, i);
     while j < b.len() {
@@ -320,7 +326,9 @@ fn skip_note(b: &[u8], i: usize) -> Result<usize, String> {
         }
         j += 1;
     }
-    Err("expected `>` closing an fd's `<path>`, found the end of the line".into())
+    Err(LineProblem(
+        "expected `>` closing an fd's `<path>`, found the end of the line".into(),
+    ))
 }
 
 /// The file a `<note>` names: a path (up to `-yy`'s nested `<...>`,
