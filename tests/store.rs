@@ -159,7 +159,7 @@ fn fio_results_are_imported() {
         let src = stdout_json(with_db(&db).args(["show", &id, "--source"]));
         assert_eq!(src["fio version"], fio["fio version"]);
     }
-    let cmp = stdout_text(with_db(&db).args(["compare", "iolab", "fio"]));
+    let cmp = stdout_text(with_db(&db).args(["compare", "iolab", "fio", "--all"]));
     assert!(cmp.contains("IOPS") && cmp.contains('%'), "{cmp}");
     fails_with(with_db(&db).args(["import", s(&f)]), 2, s(&f));
 }
