@@ -6,12 +6,14 @@ N preads (4 KiB by default, offsets with replacement), timing its own loop.
 Each round runs it bare, under `iolab trace` (histograms), under
 `iolab trace --events` (every call into a trace file), under bpftrace (a
 pread64 latency histogram, the one-liner people write) and under
-`strace -f -e trace=pread64` (written to /dev/null), in an order that
-rotates each round. Slowdown = the loop's own time traced / bare - 1,
+`strace -f -e trace=pread64` (written to /dev/null), and under the floor
+(bench/ref/floor.bpf.c: the least a per-call timer on the syscall
+tracepoints does, a timestamp at entry and a histogram slot at exit), in an
+order that rotates each round. Slowdown = the loop's own time traced / bare - 1,
 medians over the rounds; the bare loop's own time excludes tool start-up.
 
-Needs root, a kernel with BTF, gcc, bpftrace, strace and a release build
-(cargo build --release).
+Needs root, a kernel with BTF, gcc, clang, libbpf-dev, bpftrace, strace
+and a release build (cargo build --release).
 
 usage: bench/trace.py [--rounds N] [--reads N] [--bs BYTES] [--iolab PATH]
 """
@@ -43,6 +45,14 @@ def main():
         ref = os.path.join(d, "randread")
         subprocess.run(["gcc", "-O2", "-o", ref, os.path.join(ROOT, "bench/ref/randread.c")],
                        check=True)
+        floor = os.path.join(d, "floor.bpf.o")
+        subprocess.run(["clang", "-O2", "-g", "-target", "bpf",
+                        f"-I/usr/include/{os.uname().machine}-linux-gnu",
+                        "-c", os.path.join(ROOT, "bench/ref/floor.bpf.c"), "-o", floor],
+                       check=True)
+        load = os.path.join(d, "bpfload")
+        subprocess.run(["gcc", "-O2", "-o", load, os.path.join(ROOT, "bench/ref/bpfload.c"),
+                        "-lbpf"], check=True)
         data = os.path.join(d, "data")
         size = 64 << 20
         with open(data, "wb") as f:
@@ -53,6 +63,7 @@ def main():
               "{ @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }")
         tools = {
             "bare": lambda: loop,
+            "floor (bpf timer)": lambda: [load, floor] + loop,
             "iolab trace": lambda: [a.iolab, "trace", "--no-store", "--"] + loop,
             "iolab trace --events": lambda: [a.iolab, "trace", "--no-store", "--events", "-o",
                                              os.path.join(d, "t.trace"), "--"] + loop,

@@ -156,6 +156,45 @@ fn follows_threads_and_children_in_event_mode() {
     assert_eq!(v["lost"], 0);
 }
 
+/// Threads reading the same files at once count every call, per call and
+/// per file: the kernel's per-CPU figures summed, and a file's slot made
+/// once however many threads first reach it together.
+#[test]
+fn concurrent_threads_count_exactly_per_file() {
+    if !can("concurrent_threads_count_exactly_per_file") {
+        return;
+    }
+    let d = scratch();
+    let a = data(d.path(), 1);
+    let b = d.path().join("b");
+    std::fs::copy(&a, &b).unwrap();
+    let script = format!(
+        "import os, threading\n\
+         fds = [os.open(p, os.O_RDONLY) for p in ('{a}', '{b}')]\n\
+         def work(k):\n    for i in range(3000): os.pread(fds[(i + k) % 2], 512, i * 512 % 1048576)\n\
+         ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]\n\
+         [t.start() for t in ts]; [t.join() for t in ts]\n",
+        a = s(&a),
+        b = s(&b)
+    );
+    let v = record(&[], &["/usr/bin/python3", "-c", &script]);
+    assert_eq!(
+        count(file_calls(&v, &a), "pread64"),
+        6000,
+        "{}",
+        file_calls(&v, &a)
+    );
+    assert_eq!(
+        count(file_calls(&v, &b), "pread64"),
+        6000,
+        "{}",
+        file_calls(&v, &b)
+    );
+    let all = &v["calls"]["pread64"];
+    assert!(all["count"].as_u64().unwrap() >= 12_000, "{all}");
+    assert_eq!(all["errors"], 0);
+}
+
 #[test]
 fn attached_late_it_names_files_opened_before() {
     if !can("attached_late_it_names_files_opened_before") {

@@ -6,7 +6,7 @@ use crate::trace::calls::{self, CALLS, URING_REQ};
 use crate::trace::error::{TraceError, TraceResult};
 use crate::trace::hist::{LogHist, SLOTS};
 use crate::trace::model::{Stats, Thread};
-use aya::maps::{Array, HashMap, MapData, RingBuf};
+use aya::maps::{Array, HashMap, MapData, PerCpuArray, RingBuf};
 use aya::programs::{BtfTracePoint, TracePoint};
 use aya::{Btf, Ebpf, EbpfLoader};
 use std::collections::BTreeMap;
@@ -57,6 +57,19 @@ struct CStat {
     bytes: u64,
     sum_ns: u64,
     seq: u64,
+}
+
+impl CStat {
+    /// Two CPUs' figures added.
+    fn plus(self, o: &CStat) -> CStat {
+        CStat {
+            count: self.count + o.count,
+            errors: self.errors + o.errors,
+            bytes: self.bytes + o.bytes,
+            sum_ns: self.sum_ns + o.sum_ns,
+            seq: self.seq + o.seq,
+        }
+    }
 }
 
 /// Key of the per-file figures (`struct fkey`).
@@ -217,21 +230,28 @@ impl Kernel {
         Ok((get(0), get(1)))
     }
 
-    /// The figures per call.
+    /// The figures per call (kept per CPU in the kernel: summed here).
     pub fn calls(&self) -> TraceResult<BTreeMap<String, Stats>> {
-        let stats: Array<&MapData, CStat> = map_ref(&self.bpf, "call_stats")?;
-        let lat: Array<&MapData, u64> = map_ref(&self.bpf, "call_lat")?;
-        let size: Array<&MapData, u64> = map_ref(&self.bpf, "call_size")?;
+        let stats: PerCpuArray<&MapData, CStat> = map_ref(&self.bpf, "call_stats")?;
+        let lat: PerCpuArray<&MapData, u64> = map_ref(&self.bpf, "call_lat")?;
+        let size: PerCpuArray<&MapData, u64> = map_ref(&self.bpf, "call_size")?;
         let mut out = BTreeMap::new();
         for (id, c) in CALLS.iter().enumerate() {
-            let s = stats.get(&(id as u32), 0).unwrap_or_default();
+            let s = stats
+                .get(&(id as u32), 0)
+                .map(|cpus| cpus.iter().fold(CStat::default(), |a, b| a.plus(b)))
+                .unwrap_or_default();
             if s.count == 0 {
                 continue;
             }
-            let hist = |a: &Array<&MapData, u64>| {
+            let hist = |a: &PerCpuArray<&MapData, u64>| {
                 let mut h = LogHist::default();
                 for slot in 0..SLOTS {
-                    h.add_slot(slot, a.get(&((id * SLOTS + slot) as u32), 0).unwrap_or(0));
+                    let n = a
+                        .get(&((id * SLOTS + slot) as u32), 0)
+                        .map(|cpus| cpus.iter().sum())
+                        .unwrap_or(0);
+                    h.add_slot(slot, n);
                 }
                 h
             };
@@ -258,10 +278,14 @@ impl Kernel {
 
     /// The figures per (device, inode) and call name.
     pub fn files(&self) -> TraceResult<BTreeMap<(u32, u64), BTreeMap<String, Stats>>> {
-        let m: HashMap<&MapData, FKey, FStat> = map_ref(&self.bpf, "file_stats")?;
+        let slots: HashMap<&MapData, FKey, u32> = map_ref(&self.bpf, "file_slots")?;
+        let figures: Array<&MapData, FStat> = map_ref(&self.bpf, "file_stats")?;
         let mut out: BTreeMap<(u32, u64), BTreeMap<String, Stats>> = BTreeMap::new();
-        for kv in m.iter() {
-            let (k, v) = kv.map_err(|e| bpf_err("read file figures")(e.to_string()))?;
+        for kv in slots.iter() {
+            let (k, slot) = kv.map_err(|e| bpf_err("read file figures")(e.to_string()))?;
+            let v = figures
+                .get(&slot, 0)
+                .map_err(|e| bpf_err("read file figures")(e.to_string()))?;
             let Some(c) = calls::by_id(k.call) else {
                 continue;
             };

@@ -76,6 +76,11 @@ struct start {
     // one descriptor finds them once.
     __u64 cinode, cino;
     __u32 cdev, cpad;
+    // The per-file slot this thread's last call counted in, and its key:
+    // a loop on one file finds its slot without a hash lookup.
+    __u64 fino;
+    __u32 fdev, fslot;
+    __u16 fcall, fpad[3];
 };
 
 struct cstat { __u64 count, errors, bytes, sum_ns, seq; };
@@ -113,11 +118,18 @@ struct { __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PRE
 struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 65536); __type(key, __u64); __type(value, struct start); } uring SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 4096); __type(key, __u32); __type(value, __u32); } targets SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 16384); __type(key, __u32); __type(value, struct thread); } threads SEC(".maps");
-struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, NCALLS); __type(key, __u32); __type(value, struct cstat); } call_stats SEC(".maps");
-struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, NCALLS * SLOTS); __type(key, __u32); __type(value, __u64); } call_lat SEC(".maps");
-struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, NCALLS * SLOTS); __type(key, __u32); __type(value, __u64); } call_size SEC(".maps");
-struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 4096); __type(key, struct fkey); __type(value, struct fstat); } file_stats SEC(".maps");
-struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, struct fstat); } zero SEC(".maps");
+// Per call figures and histograms: per CPU, so a call adds to them with
+// plain increments (no locked instruction); user space sums the CPUs.
+struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, NCALLS); __type(key, __u32); __type(value, struct cstat); } call_stats SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, NCALLS * SLOTS); __type(key, __u32); __type(value, __u64); } call_lat SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, NCALLS * SLOTS); __type(key, __u32); __type(value, __u64); } call_size SEC(".maps");
+// Per file and call figures: a slot of file_stats per (device, inode,
+// call), handed out in order (file_next) and found through file_slots;
+// each thread remembers its last one (struct start).
+#define FILES 4096
+struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, FILES); __type(key, struct fkey); __type(value, __u32); } file_slots SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, FILES); __type(key, __u32); __type(value, struct fstat); } file_stats SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, __u32); } file_next SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 16 << 20); } events SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 2); __type(key, __u32); __type(value, __u64); } lost SEC(".maps");
 
@@ -264,22 +276,48 @@ static __always_inline void submit(void *rec) {
     bpf_ringbuf_submit(rec, flags);
 }
 
+// The slot of file_stats for (device, inode, call), made on first use
+// (FILES: none is left, the file goes uncounted per file).
+static __always_inline __u32 file_slot(struct start *s) {
+    struct fkey k = { .ino = s->ino, .dev = s->dev, .call = s->call };
+    __u32 *found = bpf_map_lookup_elem(&file_slots, &k);
+    if (found) return *found;
+    __u32 z = 0;
+    __u32 *next = bpf_map_lookup_elem(&file_next, &z);
+    if (!next) return FILES;
+    __u32 slot = __sync_fetch_and_add(next, 1);
+    if (slot >= FILES) return FILES;
+    // Another CPU may have made it meanwhile: then its slot counts (this
+    // one stays unused and empty).
+    if (bpf_map_update_elem(&file_slots, &k, &slot, BPF_NOEXIST)) {
+        found = bpf_map_lookup_elem(&file_slots, &k);
+        return found ? *found : FILES;
+    }
+    return slot;
+}
+
 // Adds one finished call to the figures, and sends it in event mode.
-static __always_inline void account(struct start *s, long ret, __u64 now) {
+// `cache` is the thread's storage (its last file slot), or NULL.
+static __always_inline void account(struct start *s, long ret, __u64 now, struct start *cache) {
     __u64 lat = now - s->ts;
     __u32 call = s->call;
     if (call >= NCALLS) return;
     int moved = (s->cls == C_READ || s->cls == C_WRITE) && ret >= 0;
     int seq = 0;
     if (s->ino) {
-        struct fkey k = { .ino = s->ino, .dev = s->dev, .call = s->call };
-        struct fstat *fs = bpf_map_lookup_elem(&file_stats, &k);
-        if (!fs) {
-            __u32 z = 0;
-            struct fstat *zv = bpf_map_lookup_elem(&zero, &z);
-            if (zv) bpf_map_update_elem(&file_stats, &k, zv, BPF_NOEXIST);
-            fs = bpf_map_lookup_elem(&file_stats, &k);
+        __u32 slot;
+        if (cache && cache->fino == s->ino && cache->fdev == s->dev && cache->fcall == s->call) {
+            slot = cache->fslot;
+        } else {
+            slot = file_slot(s);
+            if (cache && slot < FILES) {
+                cache->fino = s->ino;
+                cache->fdev = s->dev;
+                cache->fcall = s->call;
+                cache->fslot = slot;
+            }
         }
+        struct fstat *fs = bpf_map_lookup_elem(&file_stats, &slot);
         if (fs) {
             __sync_fetch_and_add(&fs->count, 1);
             __sync_fetch_and_add(&fs->sum_ns, lat);
@@ -299,21 +337,22 @@ static __always_inline void account(struct start *s, long ret, __u64 now) {
             }
         }
     }
+    // This CPU's own figures: plain increments.
     struct cstat *cs = bpf_map_lookup_elem(&call_stats, &call);
     if (cs) {
-        __sync_fetch_and_add(&cs->count, 1);
-        __sync_fetch_and_add(&cs->sum_ns, lat);
-        if (ret < 0) __sync_fetch_and_add(&cs->errors, 1);
-        else if (moved) __sync_fetch_and_add(&cs->bytes, ret);
-        if (seq) __sync_fetch_and_add(&cs->seq, 1);
+        cs->count += 1;
+        cs->sum_ns += lat;
+        if (ret < 0) cs->errors += 1;
+        else if (moved) cs->bytes += ret;
+        if (seq) cs->seq += 1;
     }
     __u32 i = call * SLOTS + slot(lat);
     __u64 *c = bpf_map_lookup_elem(&call_lat, &i);
-    if (c) __sync_fetch_and_add(c, 1);
+    if (c) *c += 1;
     if (moved) {
         i = call * SLOTS + slot(ret);
         c = bpf_map_lookup_elem(&call_size, &i);
-        if (c) __sync_fetch_and_add(c, 1);
+        if (c) *c += 1;
     }
     if (s->cls == C_OPEN && s->path && ret >= 0) {
         struct open_event *o = bpf_ringbuf_reserve(&events, sizeof(*o), 0);
@@ -340,8 +379,7 @@ int on_exit(__u64 *ctx) {
     struct start *s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
     if (!s || !s->active) return 0;
     s->active = 0;
-    struct start copy = *s;
-    account(&copy, (long)ctx[1], now);
+    account(s, (long)ctx[1], now, s);
     return 0;
 }
 
@@ -377,7 +415,7 @@ int uring_complete(struct uring_complete *ctx) {
     if (!s) return 0;
     struct start copy = *s;
     bpf_map_delete_elem(&uring, &key);
-    account(&copy, ctx->res, now);
+    account(&copy, ctx->res, now, 0);
     return 0;
 }
 
