@@ -154,6 +154,26 @@ fn follows_threads_and_children_in_event_mode() {
     assert_eq!(on_file, 110);
     assert!(tids.len() >= 2, "{tids:?}");
     assert_eq!(v["lost"], 0);
+    // Read back, the file keeps the trace's duration (its end line); the
+    // job made from it names the multi-line command on one comment line,
+    // so iolab parses it.
+    let jf = d.path().join("t.fio");
+    succeed(common::bin().args([
+        "trace",
+        "export",
+        s(&trace),
+        "--format",
+        "job",
+        "-o",
+        s(&jf),
+    ]));
+    let job = std::fs::read_to_string(&jf).unwrap();
+    let head = job.lines().next().unwrap();
+    assert!(
+        head.contains("\\nfd = os.open") && !head.contains("(0.000 s"),
+        "{head}"
+    );
+    succeed(common::bin().args(["run", s(&jf), "--parse-only"]));
 }
 
 /// Threads reading the same files at once count every call, per call and

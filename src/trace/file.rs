@@ -184,15 +184,12 @@ pub fn read(path: &Path) -> TraceResult<Trace> {
         } else {
             let e: End = serde_json::from_str(&l)
                 .map_err(|e| bad(n, format!("expected an event, a path or the end line: {e}")))?;
-            let (events, paths, meta) = (
-                std::mem::take(&mut t.events),
-                std::mem::take(&mut t.paths),
-                t.meta.clone(),
-            );
+            // The end line's meta is the whole one: the first line was
+            // written before the trace had a duration or an exit status.
+            let (events, paths) = (std::mem::take(&mut t.events), std::mem::take(&mut t.paths));
             t = e.end;
             t.events = events;
             t.paths = paths;
-            t.meta = meta;
             ended = true;
         }
     }

@@ -240,11 +240,7 @@ pub fn export(t: &Trace, dir: Option<&Path>) -> TraceResult<Vec<ThreadLog>> {
 /// the thread's first call was into the trace.
 pub fn replay_job(t: &Trace, logs: &[ThreadLog], paths: &[PathBuf]) -> String {
     let mut s = String::new();
-    let what = if t.meta.command.is_empty() {
-        format!("pid {}", t.meta.pid)
-    } else {
-        t.meta.command.join(" ")
-    };
+    let what = t.meta.what();
     let _ = writeln!(
         s,
         "; fio replay of the trace of {what}: one job per traced thread, each\n\

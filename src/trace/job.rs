@@ -228,11 +228,7 @@ pub fn derive(t: &Trace, dir: Option<&Path>) -> TraceResult<JobFile> {
         });
     }
     let sections = group(sections);
-    let what = if t.meta.command.is_empty() {
-        format!("pid {}", t.meta.pid)
-    } else {
-        t.meta.command.join(" ")
-    };
+    let what = t.meta.what();
     let head = vec![
         format!(
             "iolab trace export --format job: a job imitating {what} ({:.3} s traced, {} events)",

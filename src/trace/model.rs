@@ -40,6 +40,21 @@ pub struct Meta {
     pub host: String,
 }
 
+impl Meta {
+    /// What was traced, on one line: the command (its newlines written as
+    /// `\n`, so a job or log comment stays one line) or `pid N`.
+    pub fn what(&self) -> String {
+        if self.command.is_empty() {
+            format!("pid {}", self.pid)
+        } else {
+            self.command
+                .join(" ")
+                .replace('\r', "\\r")
+                .replace('\n', "\\n")
+        }
+    }
+}
+
 /// Figures of a set of calls: one call kind, or one call kind on one file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
