@@ -110,6 +110,10 @@ pub enum Error {
     /// something else (`iolab trace`, `iolab replay`).
     #[error(transparent)]
     Trace(Box<crate::trace::TraceError>),
+    /// A run over several hosts (`--hosts`, `iolab worker`) failed; the
+    /// error names the host.
+    #[error(transparent)]
+    Dist(Box<crate::dist::DistError>),
     /// Stopped by a signal (SIGINT, SIGTERM) before the work was done.
     #[error("interrupted by {}", signal_name(*.signal))]
     Interrupted {
@@ -121,6 +125,12 @@ pub enum Error {
 impl From<JobError> for Error {
     fn from(e: JobError) -> Error {
         Error::Job(Box::new(e))
+    }
+}
+
+impl From<crate::dist::DistError> for Error {
+    fn from(e: crate::dist::DistError) -> Error {
+        Error::Dist(Box::new(e))
     }
 }
 
@@ -193,6 +203,10 @@ impl Error {
                 }
                 crate::disk::DiskError::NotEmpty(_) => code::REFUSED,
                 crate::disk::DiskError::Interrupted { signal } => code::SIGNAL_BASE + signal,
+                _ => code::FAILED,
+            },
+            Error::Dist(e) => match **e {
+                crate::dist::DistError::Usage { .. } => code::USAGE,
                 _ => code::FAILED,
             },
             Error::Trace(e) => match **e {

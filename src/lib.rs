@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod counters;
 pub mod disk;
+pub mod dist;
 pub mod engine;
 pub mod error;
 pub mod job;

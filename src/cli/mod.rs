@@ -18,6 +18,7 @@ pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod run_hosts;
 pub mod show;
 pub mod suggest;
 pub mod sweep;
@@ -25,6 +26,7 @@ pub mod trace;
 pub mod trace_export;
 pub mod trace_import;
 pub mod tree;
+pub mod worker;
 
 use clap::{Parser, Subcommand};
 use iolab::runner::{Progress, StopFlag};
@@ -136,6 +138,8 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// Issue a trace's calls again, per thread, at its pace or as fast as possible.
     Replay(replay::ReplayArgs),
+    /// What `iolab run --hosts` starts on each host (JSON lines on stdin/stdout).
+    Worker(worker::WorkerArgs),
     /// List stored runs: id, when, label, job, key figures.
     History(history::HistoryArgs),
     /// Show one stored run in full (normal, json or json+).
@@ -170,6 +174,7 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
         Command::Disk(a) => disk::execute(a),
         Command::Trace(a) => trace::execute(a),
         Command::Replay(a) => replay::execute(a),
+        Command::Worker(a) => worker::execute(a),
         Command::History(a) => history::history(a),
         Command::Show(a) => show::show(a),
         Command::Export(a) => show::export(a),

@@ -86,6 +86,24 @@ pub struct RunArgs {
     /// successful run prints nothing on stderr without it).
     #[arg(long)]
     pub verbose: bool,
+    /// Run the job on each of these hosts at once (comma list), one rank
+    /// each, every rank on its own files (the rank ends each file name);
+    /// all start at one barrier; one merged run is shown and stored.
+    #[arg(long, value_name = "HOST[,HOST...]", value_delimiter = ',')]
+    pub hosts: Vec<String>,
+    /// How --hosts starts a worker: words separated by spaces, {host}
+    /// replaced by each host, followed by the worker command.
+    #[arg(
+        long,
+        value_name = "CMD",
+        default_value = "ssh {host}",
+        requires = "hosts"
+    )]
+    pub launcher: String,
+    /// The worker command after the launcher's words (default: this
+    /// executable's own path, then `worker`).
+    #[arg(long, value_name = "CMD", requires = "hosts")]
+    pub worker_cmd: Option<String>,
     /// fio's global flags.
     #[command(flatten)]
     pub fio: fio_flags::FioFlags,
@@ -108,6 +126,9 @@ pub const OWN_VALUED: &[&str] = &[
     "--flamegraph",
     "--label",
     "--db",
+    "--hosts",
+    "--launcher",
+    "--worker-cmd",
 ];
 /// iolab's own flags of `run` that take no value.
 pub const OWN_FLAGS: &[&str] = &[
@@ -189,6 +210,9 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     }
     let mut store = args.store.open()?;
     let stop = super::stop_on_signals()?;
+    if !args.hosts.is_empty() {
+        return super::run_hosts::execute(&args, job_args, &formats, store.as_mut(), &stop);
+    }
     let opts = RunOptions {
         allow_overwrite: args.allow_overwrite,
         drop_caches: args.drop_caches,

@@ -15,6 +15,7 @@ pub mod fio_log_samples;
 pub mod fio_logs;
 pub mod fio_text;
 pub mod history;
+pub mod hosts;
 pub mod html;
 pub mod json;
 mod json_dir;

@@ -1,0 +1,136 @@
+//! `iolab worker`: runs the job a coordinator sends, on this host, with
+//! this host's rank in its file names, and starts its timed part at the
+//! coordinator's barrier.
+
+use super::protocol::{self, FromWorker, ToWorker, VERSION};
+use crate::job::{self, JobSpec};
+use crate::runner::{self, Observer, RunOptions, StopFlag};
+use crate::{Error, Result};
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+/// Serves one coordinator on `input` and `output` until its job is done.
+/// Errors of the job are sent to the coordinator (and returned); errors of
+/// the stream itself are returned.
+pub fn serve<R, W>(mut input: R, output: W, host: &str, stop: &StopFlag) -> Result<()>
+where
+    R: BufRead + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let out = Arc::new(Mutex::new(output));
+    let say = |m: &FromWorker| -> Result<()> {
+        let mut w = out.lock().expect("worker output");
+        protocol::send(&mut *w, m)
+            .map_err(|e| Error::io("worker: cannot write to the coordinator", e))
+    };
+    say(&FromWorker::Hello {
+        version: VERSION.into(),
+        host: host.into(),
+        pid: std::process::id(),
+    })?;
+    let (rank, args) = loop {
+        match receive(&mut input)? {
+            ToWorker::Ping => say(&FromWorker::Pong {
+                t_ns: protocol::wall_ns(),
+            })?,
+            ToWorker::Job { rank, args } => break (rank, args),
+            ToWorker::Start | ToWorker::Stop => return Ok(()),
+        }
+    };
+    let jobs = match job::jobs_from_args_in(&args, job::MAX_JOBS, &[]) {
+        Ok(j) => with_rank(j, rank),
+        Err(e) => {
+            say(&FromWorker::Error {
+                message: e.to_string(),
+            })?;
+            return Err(e.into());
+        }
+    };
+    let mut barrier = Barrier {
+        input: Some(input),
+        out: out.clone(),
+        stop: stop.clone(),
+    };
+    let result = runner::run_with(
+        jobs,
+        &RunOptions::default(),
+        stop,
+        &mut barrier,
+        &mut runner::Quiet,
+    );
+    match result {
+        Ok(run) => say(&FromWorker::Result { run: Box::new(run) }),
+        Err(e) => {
+            say(&FromWorker::Error {
+                message: e.to_string(),
+            })?;
+            Err(e)
+        }
+    }
+}
+
+fn receive(input: &mut impl BufRead) -> Result<ToWorker> {
+    protocol::receive(input)
+        .map_err(|e| Error::io("worker: cannot read from the coordinator", e))?
+        .ok_or_else(|| Error::usage("iolab worker", "the coordinator closed the stream"))
+}
+
+/// The jobs with rank `rank` in every file name: `NAME.RANK` for given
+/// files, `...$filenum.RANK` for generated ones, so ranks sharing a file
+/// system never share a file.
+pub fn with_rank(mut jobs: Vec<JobSpec>, rank: u32) -> Vec<JobSpec> {
+    for j in &mut jobs {
+        for f in &mut j.filenames {
+            *f = format!("{f}.{rank}");
+        }
+        let format = j.files.filename_format.clone();
+        let format = format.as_deref().unwrap_or("$jobname.$jobnum.$filenum");
+        j.files.filename_format = Some(format!("{format}.{rank}"));
+    }
+    jobs
+}
+
+/// Holds the timed part until the coordinator says `start`, and keeps
+/// listening for `stop` afterwards.
+struct Barrier<R> {
+    input: Option<R>,
+    out: Arc<Mutex<dyn Write + Send>>,
+    stop: StopFlag,
+}
+
+impl<R: BufRead + Send + 'static> Observer for Barrier<R> {
+    fn timed_start(&mut self) -> Result<()> {
+        let mut input = self.input.take().expect("one timed part");
+        {
+            let mut w = self.out.lock().expect("worker output");
+            protocol::send(&mut *w, &FromWorker::Ready)
+                .map_err(|e| Error::io("worker: cannot write to the coordinator", e))?;
+        }
+        match receive(&mut input)? {
+            ToWorker::Start => {}
+            other => {
+                return Err(Error::usage(
+                    "iolab worker",
+                    format!("expected start at the barrier, got {other:?}"),
+                ));
+            }
+        }
+        {
+            let mut w = self.out.lock().expect("worker output");
+            protocol::send(
+                &mut *w,
+                &FromWorker::Started {
+                    t_ns: protocol::wall_ns(),
+                },
+            )
+            .map_err(|e| Error::io("worker: cannot write to the coordinator", e))?;
+        }
+        // Afterwards: `stop`, or the coordinator gone, stops the run.
+        let stop = self.stop.clone();
+        std::thread::spawn(move || {
+            let _ = protocol::receive::<ToWorker>(&mut input);
+            stop.set();
+        });
+        Ok(())
+    }
+}
