@@ -38,6 +38,7 @@ fn ranks_add_up_and_their_histograms_merge_exactly() {
         launcher: vec!["env".into(), "IOLAB_TEST_HOST={host}".into()],
         worker: worker(),
         timeout: Duration::from_secs(60),
+        silence: Duration::from_secs(10),
     };
     let args = job(&f, &["--group_reporting"]);
     let (dist, failed) = Coordinator::start(launch)
@@ -180,4 +181,96 @@ fn a_killed_worker_is_named_and_the_others_results_are_kept() {
         .map(|j| j["read"]["total_ios"].as_u64().unwrap_or(0))
         .sum();
     assert!(ios > 0, "{shown}");
+}
+
+#[test]
+fn a_hung_worker_is_dead_after_its_heartbeats_stop() {
+    let d = scratch();
+    // The launcher stops host "hung" (SIGSTOP) a second into its run: its
+    // stream stays open, only its heartbeats stop.
+    let launcher = d.path().join("launch.sh");
+    std::fs::write(
+        &launcher,
+        "#!/bin/sh\nh=$1; shift\nif [ \"$h\" = hung ]; then (sleep 1; kill -STOP $$) & fi\nexec \"$@\"\n",
+    )
+    .unwrap();
+    let launch = Launch {
+        hosts: vec!["ok".into(), "hung".into()],
+        launcher: vec!["sh".into(), s(&launcher).into(), "{host}".into()],
+        worker: worker(),
+        timeout: Duration::from_secs(60),
+        silence: Duration::from_secs(3),
+    };
+    let args = job(&d.path().join("f"), &["--time_based", "--runtime=20s"]);
+    let t0 = std::time::Instant::now();
+    let (dist, failed) = Coordinator::start(launch)
+        .unwrap()
+        .run(&args, &StopFlag::default())
+        .unwrap();
+    let err = failed.expect("the hung host fails the run").to_string();
+    assert!(
+        err.contains("host hung") && err.contains("no heartbeat"),
+        "{err}"
+    );
+    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
+    // The other host stopped early and its results are kept.
+    let ok = &dist.hosts[0];
+    assert!(ok.totals.as_ref().is_some_and(|t| t.read.ios() > 0));
+    assert!(dist.hosts[1].failed.is_some());
+    assert!(dist.run.interrupted);
+}
+
+#[test]
+fn ctrl_c_stops_every_worker_and_keeps_the_partial_run() {
+    let d = scratch();
+    let db = d.path().join("r.db");
+    let mut child = with_db(&db)
+        .arg("run")
+        .args(job(&d.path().join("f"), &["--time_based", "--runtime=30s"]))
+        .args(["--hosts", "a,b", "--launcher", "env IOLAB_TEST_HOST={host}"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    // SIGINT to the coordinator alone: it tells the workers to stop.
+    unsafe_kill(child.id(), libc::SIGINT);
+    let t0 = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(15));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("hosts (2 ranks"), "{text}");
+    let n: i64 = query_one(&db, "SELECT COUNT(*) FROM runs");
+    assert_eq!(n, 1);
+    // No worker is left running: no process holds a file of this test.
+    assert!(holders(d.path()).is_empty(), "{:?}", holders(d.path()));
+}
+
+/// The processes with a file under `dir` open.
+fn holders(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if std::fs::read_link(fd.path()).is_ok_and(|t| t.starts_with(dir)) {
+                out.push(p.file_name().to_string_lossy().into_owned());
+            }
+        }
+    }
+    out
+}
+
+fn unsafe_kill(pid: u32, sig: i32) {
+    // SAFETY: kill(2) on a child process id this test started.
+    unsafe {
+        libc::kill(pid as i32, sig);
+    }
 }

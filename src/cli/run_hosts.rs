@@ -37,6 +37,7 @@ pub fn execute(
         launcher: words(&args.launcher),
         worker,
         timeout: Duration::from_secs(120),
+        silence: Duration::from_secs(10),
     };
     let (dist, failed) = Coordinator::start(launch)?.run(job_args, stop)?;
     let mut text = formats

@@ -22,6 +22,9 @@ pub struct Launch {
     pub worker: Vec<String>,
     /// How long a worker may take to say hello and to lay out its files.
     pub timeout: Duration,
+    /// How long a running worker may go without a heartbeat (sent every
+    /// second) before it counts as dead.
+    pub silence: Duration,
 }
 
 /// What a worker sent, or how its stream ended.
@@ -232,6 +235,7 @@ impl Coordinator {
         // A rank that sent its results (or failed) is done: the end of its
         // stream that follows is no news.
         let mut done = vec![false; n];
+        let mut seen = vec![Instant::now(); n];
         let mut first_error = None;
         let mut stopped = false;
         while open > 0 {
@@ -241,13 +245,22 @@ impl Coordinator {
                     let _ = self.tell(rank, &ToWorker::Stop);
                 }
             }
+            let silent = (0..n).find(|&r| !done[r] && seen[r].elapsed() > self.launch.silence);
             let (rank, m) = match self.events.recv_timeout(Duration::from_millis(100)) {
                 Ok(e) => e,
-                Err(_) => continue,
+                // A worker that stopped answering counts as dead.
+                Err(_) => match silent {
+                    Some(r) => (
+                        r,
+                        Some(Err(format!("no heartbeat for {:?}", self.launch.silence))),
+                    ),
+                    None => continue,
+                },
             };
             if done[rank] {
                 continue;
             }
+            seen[rank] = Instant::now();
             match m {
                 Some(Ok(FromWorker::Started { t_ns })) => {
                     let h = &mut self.hosts[rank];
@@ -261,11 +274,15 @@ impl Coordinator {
                     open -= 1;
                 }
                 Some(Ok(
-                    FromWorker::Pong { .. } | FromWorker::Ready | FromWorker::Hello { .. },
+                    FromWorker::Heartbeat
+                    | FromWorker::Pong { .. }
+                    | FromWorker::Ready
+                    | FromWorker::Hello { .. },
                 )) => {}
                 end => {
                     let problem = match end {
                         Some(Ok(FromWorker::Error { message })) => message,
+                        Some(Err(e)) if e.starts_with("no heartbeat") => e,
                         Some(Err(e)) => format!("not a message: {e}"),
                         _ => self.exit_of(rank),
                     };
@@ -275,6 +292,8 @@ impl Coordinator {
                         problem,
                     });
                     self.stdins[rank] = None;
+                    // A hung worker is ended here; a dead one is reaped.
+                    let _ = self.children[rank].kill();
                     done[rank] = true;
                     open -= 1;
                     // The others stop early, and send what they have.

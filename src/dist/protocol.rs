@@ -56,6 +56,8 @@ pub enum FromWorker {
         /// CLOCK_REALTIME, ns.
         t_ns: u64,
     },
+    /// Still running (every second after `started`).
+    Heartbeat,
     /// The run's results.
     Result {
         /// What it measured.

@@ -7,7 +7,12 @@ use crate::job::{self, JobSpec};
 use crate::runner::{self, Observer, RunOptions, StopFlag};
 use crate::{Error, Result};
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How often a running worker says it is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// Serves one coordinator on `input` and `output` until its job is done.
 /// Errors of the job are sent to the coordinator (and returned); errors of
@@ -46,10 +51,12 @@ where
             return Err(e.into());
         }
     };
+    let ended = Arc::new(AtomicBool::new(false));
     let mut barrier = Barrier {
         input: Some(input),
         out: out.clone(),
         stop: stop.clone(),
+        ended: ended.clone(),
     };
     let result = runner::run_with(
         jobs,
@@ -58,6 +65,7 @@ where
         &mut barrier,
         &mut runner::Quiet,
     );
+    ended.store(true, Ordering::Relaxed);
     match result {
         Ok(run) => say(&FromWorker::Result { run: Box::new(run) }),
         Err(e) => {
@@ -96,6 +104,8 @@ struct Barrier<R> {
     input: Option<R>,
     out: Arc<Mutex<dyn Write + Send>>,
     stop: StopFlag,
+    /// Set when the run is over: the heartbeats stop.
+    ended: Arc<AtomicBool>,
 }
 
 impl<R: BufRead + Send + 'static> Observer for Barrier<R> {
@@ -125,6 +135,18 @@ impl<R: BufRead + Send + 'static> Observer for Barrier<R> {
             )
             .map_err(|e| Error::io("worker: cannot write to the coordinator", e))?;
         }
+        let (out, ended) = (self.out.clone(), self.ended.clone());
+        std::thread::spawn(move || {
+            while !ended.load(Ordering::Relaxed) {
+                std::thread::sleep(HEARTBEAT);
+                let mut w = out.lock().expect("worker output");
+                if ended.load(Ordering::Relaxed)
+                    || protocol::send(&mut *w, &FromWorker::Heartbeat).is_err()
+                {
+                    break;
+                }
+            }
+        });
         // Afterwards: `stop`, or the coordinator gone, stops the run.
         let stop = self.stop.clone();
         std::thread::spawn(move || {
