@@ -224,7 +224,7 @@ fn a_hung_worker_is_dead_after_its_heartbeats_stop() {
 fn ctrl_c_stops_every_worker_and_keeps_the_partial_run() {
     let d = scratch();
     let db = d.path().join("r.db");
-    let mut child = with_db(&db)
+    let child = with_db(&db)
         .arg("run")
         .args(job(&d.path().join("f"), &["--time_based", "--runtime=30s"]))
         .args(["--hosts", "a,b", "--launcher", "env IOLAB_TEST_HOST={host}"])
