@@ -368,3 +368,39 @@ fn the_committed_bpf_object_is_current() {
         "src/trace/ebpf/trace.bpf.o is not built from trace.bpf.c: run src/trace/ebpf/build.sh and commit it"
     );
 }
+
+/// A trace refused before it starts (its -o exists) runs nothing and
+/// leaves no process behind: the held command is killed, so whoever reads
+/// iolab's output sees its end.
+#[test]
+fn a_refused_trace_leaves_no_process_holding_its_output() {
+    if !can("a_refused_trace_leaves_no_process_holding_its_output") {
+        return;
+    }
+    let d = scratch();
+    let taken = d.path().join("taken.trace");
+    std::fs::write(&taken, "mine").unwrap();
+    let mark = d.path().join("ran");
+    let mut child = common::bin()
+        .args(["trace", "--no-store", "--events", "-o", s(&taken), "--"])
+        .args(["sh", "-c", &format!("touch {}", s(&mark))])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut out, &mut b);
+        let _ = tx.send(());
+    });
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(4));
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_secs(10)).is_ok(),
+        "iolab's stdout still held open after it exited"
+    );
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine");
+    assert!(!mark.exists(), "the command ran");
+}

@@ -96,7 +96,7 @@ pub fn held(argv: &[String], stdout_to_stderr: bool) -> TraceResult<Held> {
     };
     let pid = fork_exec(
         &exec,
-        reader.as_raw_fd(),
+        [reader.as_raw_fd(), writer.as_raw_fd()],
         out.as_ref().map(|f| f.as_raw_fd()),
     )
     .map_err(spawn_err)?;
@@ -107,14 +107,16 @@ pub fn held(argv: &[String], stdout_to_stderr: bool) -> TraceResult<Held> {
     })
 }
 
-/// Forks; the child blocks reading `gate` (close-on-exec), points its
-/// stdout at `out` if given, and `execve`s.
-fn fork_exec(e: &Exec, gate: i32, out: Option<i32>) -> std::io::Result<u32> {
+/// Forks; the child closes its copy of the gate's write end (`gate[1]`),
+/// blocks reading `gate[0]` (close-on-exec), points its stdout at `out` if
+/// given, and `execve`s. When iolab closes the gate without releasing it
+/// (it failed, or ended), the child reads nothing and exits unrun.
+fn fork_exec(e: &Exec, gate: [i32; 2], out: Option<i32>) -> std::io::Result<u32> {
     let mut argv: Vec<*const libc::c_char> = e.argv.iter().map(|a| a.as_ptr()).collect();
     argv.push(std::ptr::null());
     let mut envp: Vec<*const libc::c_char> = e.envp.iter().map(|a| a.as_ptr()).collect();
     envp.push(std::ptr::null());
-    // SAFETY: after fork the child only calls read, dup2, execve and _exit
+    // SAFETY: after fork the child only calls close, read, dup2, execve and _exit
     // (async-signal-safe) on memory made before the fork; the parent only
     // reads the result.
     let pid = unsafe { libc::fork() };
@@ -124,8 +126,11 @@ fn fork_exec(e: &Exec, gate: i32, out: Option<i32>) -> std::io::Result<u32> {
     if pid == 0 {
         // SAFETY: the child side, as above; it never returns.
         unsafe {
+            libc::close(gate[1]);
             let mut b = [0u8; 1];
-            libc::read(gate, b.as_mut_ptr().cast(), 1);
+            if libc::read(gate[0], b.as_mut_ptr().cast(), 1) != 1 {
+                libc::_exit(127);
+            }
             if let Some(fd) = out {
                 libc::dup2(fd, 1);
             }
@@ -165,6 +170,16 @@ impl Held {
             self.status = status(waitpid(Pid::from_raw(self.pid as i32), None));
         }
         self.status
+    }
+}
+
+impl Drop for Held {
+    /// A command never released (iolab failed before the trace started)
+    /// is killed and reaped, never left waiting.
+    fn drop(&mut self) {
+        if self.gate.is_some() {
+            self.kill();
+        }
     }
 }
 
