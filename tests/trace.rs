@@ -404,3 +404,32 @@ fn a_refused_trace_leaves_no_process_holding_its_output() {
     assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine");
     assert!(!mark.exists(), "the command ran");
 }
+
+/// A file opened by a relative path is named by its absolute path even
+/// when the program has ended before its open was read (dd is quick), so
+/// replays and exports find it.
+#[test]
+fn relative_paths_of_an_ended_program_are_made_absolute() {
+    if !can("relative_paths_of_an_ended_program_are_made_absolute") {
+        return;
+    }
+    let d = scratch();
+    data(d.path(), 1);
+    let trace = d.path().join("t.trace");
+    succeed(
+        common::bin()
+            .current_dir(d.path())
+            .args(["trace", "--no-store", "--events", "-o", s(&trace), "--"])
+            .args(["dd", "if=data", "of=copy", "bs=64k", "status=none"]),
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let names: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("{\"path\""))
+        .map(|l| parse_json(l.as_bytes())["name"].as_str().unwrap().to_string())
+        .collect();
+    for f in ["data", "copy"] {
+        let want = d.path().join(f).canonicalize().unwrap();
+        assert!(names.contains(&s(&want).to_string()), "{f}: {names:?}");
+    }
+}

@@ -91,7 +91,10 @@ impl Tracer for Ebpf {
                 return Err(e);
             }
         };
-        let mut names = Names::default();
+        let mut names = Names::starting_in(match held {
+            Some(_) => std::env::current_dir().unwrap_or_default(),
+            None => std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default(),
+        });
         let mut threads = Vec::new();
         if held.is_none() {
             names.scan(pid);

@@ -79,9 +79,21 @@ pub struct Names {
     /// The paths, in the order they were first needed.
     pub paths: Vec<String>,
     known: HashMap<(u32, u64), String>,
+    /// Where relative paths start when the process that opened them has
+    /// ended before its open was read: the traced process's working
+    /// directory when tracing started (iolab's own for a command it ran).
+    pub cwd: PathBuf,
 }
 
 impl Names {
+    /// No file named yet; relative paths of ended processes start at `cwd`.
+    pub fn starting_in(cwd: PathBuf) -> Names {
+        Names {
+            cwd,
+            ..Names::default()
+        }
+    }
+
     /// Learns every file process `pid` has open (`/proc/PID/fd`), and its
     /// threads' and children's (for `-p`, where fds predate the trace).
     pub fn scan(&mut self, pid: u32) {
@@ -124,8 +136,8 @@ impl Names {
             let abs = if p.starts_with('/') {
                 PathBuf::from(p)
             } else {
-                let cwd =
-                    std::fs::read_link(format!("/proc/{}/cwd", r.event.pid)).unwrap_or_default();
+                let cwd = std::fs::read_link(format!("/proc/{}/cwd", r.event.pid))
+                    .unwrap_or_else(|_| self.cwd.clone());
                 cwd.join(p)
             };
             self.known.insert(key, clean(&abs));
