@@ -214,6 +214,7 @@ impl Error {
                 | crate::trace::TraceError::Format { .. } => code::USAGE,
                 crate::trace::TraceError::Interrupted { signal } => code::SIGNAL_BASE + signal,
                 crate::trace::TraceError::Exists(_) => code::REFUSED,
+                crate::trace::TraceError::CommandFailed { status } => status,
                 _ => code::FAILED,
             },
             Error::Io { .. } | Error::Tool { .. } | Error::Store(_) | Error::RunFailed { .. } => {

@@ -426,10 +426,31 @@ fn relative_paths_of_an_ended_program_are_made_absolute() {
     let names: Vec<String> = text
         .lines()
         .filter(|l| l.starts_with("{\"path\""))
-        .map(|l| parse_json(l.as_bytes())["name"].as_str().unwrap().to_string())
+        .map(|l| {
+            parse_json(l.as_bytes())["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     for f in ["data", "copy"] {
         let want = d.path().join(f).canonicalize().unwrap();
         assert!(names.contains(&s(&want).to_string()), "{f}: {names:?}");
     }
+}
+
+/// A traced command that fails makes iolab exit with its status (as
+/// strace does), after showing its trace.
+#[test]
+fn a_failing_command_gives_its_exit_status() {
+    if !can("a_failing_command_gives_its_exit_status") {
+        return;
+    }
+    let out = common::bin()
+        .args(["trace", "--no-store", "--", "sh", "-c", "exit 3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("exit status 3"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exited with status 3"));
 }

@@ -37,11 +37,20 @@ fn strace_tracer_records_stores_and_shows() {
     assert_eq!(v["meta"]["exit_status"], 0);
     assert!(v["calls"]["read"]["count"].as_u64().unwrap() >= 5);
     // JSON alone on stdout (the command's output goes to stderr), the
-    // command's exit status kept.
+    // command's exit status kept, and iolab's own (as strace's).
     let cmd = "trace --tracer strace -f json --no-store -- sh -c";
-    let (out, err) = succeed_text(bin().args(cmd.split(' ')).arg("echo hello; exit 3"));
-    assert_eq!(err, "hello\n");
-    let v = parse_json(out.as_bytes());
+    let o = bin()
+        .args(cmd.split(' '))
+        .arg("echo hello; exit 3")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err,
+        "hello\niolab: error: the traced command exited with status 3\n"
+    );
+    let v = parse_json(&o.stdout);
     assert_eq!(v["meta"]["exit_status"], 3);
     assert_eq!(v["meta"]["source"], "strace");
     assert_eq!(v["meta"]["mode"], "histograms");

@@ -156,8 +156,12 @@ fn record(a: RecordArgs) -> Result<()> {
         stored.run = Some(id);
     }
     super::write_out(&render::trace(&stored, &a.output_format)?, None)?;
-    match stop.signal() {
-        Some(_) => Err(stop.interrupted()),
-        None => Ok(()),
+    match (stop.signal(), stored.trace.meta.exit_status) {
+        (Some(_), _) => Err(stop.interrupted()),
+        // A --duration that ended the command is no failure of it.
+        (None, Some(status)) if status != 0 && a.duration.is_none() => {
+            Err(trace::TraceError::CommandFailed { status }.into())
+        }
+        _ => Ok(()),
     }
 }

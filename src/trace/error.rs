@@ -65,6 +65,13 @@ pub enum TraceError {
         /// The signal.
         signal: i32,
     },
+    /// The traced command failed: iolab exits with its status (as strace
+    /// does), after showing and storing the trace.
+    #[error("the traced command exited with status {status}")]
+    CommandFailed {
+        /// Its exit status (128 + the signal for one killed).
+        status: i32,
+    },
 }
 
 impl TraceError {
