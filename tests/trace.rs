@@ -454,3 +454,30 @@ fn a_failing_command_gives_its_exit_status() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("exit status 3"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("exited with status 3"));
 }
+
+/// In histogram mode a file's calls that all fall in one power-of-two
+/// bucket of the kernel's per-file histograms are shown at their exact
+/// mean: 3000-byte reads are 2.9KiB, not 2.0KiB (the bucket's bound).
+#[test]
+fn per_file_sizes_of_one_bucket_are_exact() {
+    if !can("per_file_sizes_of_one_bucket_are_exact") {
+        return;
+    }
+    let d = scratch();
+    let f = d.path().join("f");
+    std::fs::write(&f, vec![7u8; 6000]).unwrap();
+    let (out, _) = succeed_text(common::bin().args(["trace", "--no-store", "--"]).args([
+        "dd",
+        &format!("if={}", s(&f)),
+        "of=/dev/null",
+        "bs=3000",
+        "count=2",
+    ]));
+    // file, dir, ops, bytes, size p50, size max, ...
+    let row: Vec<&str> = (out.lines())
+        .find(|l| l.starts_with(s(&f)) && l.contains(" read "))
+        .unwrap_or_else(|| panic!("{out}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!(&row[2..6], ["2", "5.9KiB", "2.9KiB", "2.9KiB"], "{out}");
+}

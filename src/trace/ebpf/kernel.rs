@@ -289,13 +289,23 @@ impl Kernel {
             let Some(c) = calls::by_id(k.call) else {
                 continue;
             };
-            let log2 = |a: &[u64; LOG2]| {
+            // Bucket b holds [2^(b-1), 2^b). When every call fell in one
+            // bucket they are counted at their exact mean (one size read
+            // over and over: that size); else sizes at the bucket's lower
+            // bound (they are mostly powers of two) and latencies at its
+            // middle (1.5 x the lower bound).
+            let log2 = |a: &[u64; LOG2], sum: u64, middle: bool| {
                 let mut h = LogHist::default();
-                for (b, &n) in a.iter().enumerate() {
-                    // Bucket b holds [2^(b-1), 2^b): counted at its lower
-                    // bound (sizes are mostly powers of two).
-                    let v = if b == 0 { 0 } else { 1u64 << (b - 1) };
-                    h.add(v, n);
+                let n: u64 = a.iter().sum();
+                let one_bucket = a.iter().filter(|&&c| c > 0).count() == 1;
+                for (b, &c) in a.iter().enumerate() {
+                    let low = if b == 0 { 0 } else { 1u64 << (b - 1) };
+                    let v = match (one_bucket, middle) {
+                        (true, _) => sum / n.max(1),
+                        (false, true) => low + low / 2,
+                        (false, false) => low,
+                    };
+                    h.add(v, c);
                 }
                 h
             };
@@ -305,8 +315,8 @@ impl Kernel {
                 bytes: v.bytes,
                 sum_ns: v.sum_ns,
                 sequential: v.seq,
-                lat: log2(&v.lat),
-                sizes: log2(&v.size),
+                lat: log2(&v.lat, v.sum_ns, true),
+                sizes: log2(&v.size, v.bytes, false),
             };
             out.entry((k.dev, k.ino))
                 .or_default()
