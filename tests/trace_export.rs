@@ -378,3 +378,27 @@ fn refused_without_events_or_with_threads_and_no_output() {
 
 #[path = "trace_export/real.rs"]
 mod real;
+
+/// A trace file cut off inside its last line (its tracer killed, its disk
+/// full) reads up to that line: a cut end line leaves every event, a cut
+/// event line every event before it; a damaged line elsewhere is refused.
+#[test]
+fn a_trace_cut_in_its_last_line_reads_up_to_it() {
+    let d = scratch();
+    let t = made_trace(&d.path().join("data"), &d.path().join("other"), 50);
+    let tf = trace_file(d.path(), &t);
+    let text = std::fs::read_to_string(&tf).unwrap();
+    let end = text.trim_end().rfind('\n').unwrap() + 1;
+    let cut = d.path().join("cut.trace");
+    std::fs::write(&cut, &text[..end + 20]).unwrap();
+    assert_eq!(file::read(&cut).unwrap().events.len(), t.events.len());
+    let last_event = text[..end - 1].rfind('\n').unwrap() + 1;
+    std::fs::write(&cut, &text[..last_event + 5]).unwrap();
+    assert_eq!(file::read(&cut).unwrap().events.len(), t.events.len() - 1);
+    // Not the last line: a damaged file, refused with its line.
+    let mut bad = text[..last_event + 5].to_string();
+    bad.push('\n');
+    bad.push_str(&text[last_event..end]);
+    std::fs::write(&cut, &bad).unwrap();
+    assert!(file::read(&cut).is_err());
+}

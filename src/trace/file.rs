@@ -140,7 +140,16 @@ pub fn write(path: &Path, t: &Trace) -> TraceResult<()> {
     w.finish(t)
 }
 
-/// Reads a trace file.
+/// True when the file's last byte is not a newline (an empty file is not
+/// unfinished).
+fn ends_unfinished(f: &std::fs::File) -> bool {
+    use std::os::unix::fs::FileExt;
+    let len = f.metadata().map_or(0, |m| m.len());
+    let mut b = [0u8; 1];
+    len > 0 && f.read_at(&mut b, len - 1).is_ok() && b[0] != b'\n'
+}
+
+/// Reads a trace file (one cut off in its last line: up to that line).
 pub fn read(path: &Path) -> TraceResult<Trace> {
     let f = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
     let bad = |line: usize, problem: String| TraceError::Format {
@@ -148,12 +157,16 @@ pub fn read(path: &Path) -> TraceResult<Trace> {
         line,
         problem,
     };
+    // A file that does not end with a newline was cut off (its tracer
+    // killed, its disk full): its last, partial line is left out.
+    let cut = ends_unfinished(&f);
     let mut t = Trace::default();
     let mut ended = false;
-    for (i, l) in BufReader::new(f).lines().enumerate() {
+    let mut lines = BufReader::new(f).lines().enumerate().peekable();
+    while let Some((i, l)) = lines.next() {
         let n = i + 1;
         let l = l.map_err(|e| TraceError::io(path, e))?;
-        if l.is_empty() {
+        if l.is_empty() || (cut && n > 1 && lines.peek().is_none()) {
             continue;
         }
         if n == 1 {
