@@ -285,6 +285,23 @@ fn traces_are_stored_like_runs() {
     );
     let v = parse_json(&succeed(with_db(&db).args(["show", "2", "-f", "json"])));
     assert!(count(file_calls(&v, &f), "read") > 0, "{v}");
+    // Its I/Os (and IOPS) are its reads and writes, not every call.
+    let h = parse_json(&succeed(with_db(&db).args([
+        "history",
+        "--output-format",
+        "json",
+    ])));
+    let run2 = (h.as_array().unwrap().iter())
+        .find(|r| r["id"] == 2)
+        .unwrap();
+    let calls = v["calls"].as_object().unwrap();
+    let n = |names: &[&str]| -> u64 { names.iter().map(|c| count(&v["calls"], c)).sum() };
+    let all: u64 = calls.values().map(|c| c["count"].as_u64().unwrap()).sum();
+    let rw = n(&[
+        "read", "pread64", "readv", "preadv", "write", "pwrite64", "writev", "pwritev",
+    ]);
+    assert_eq!(run2["ios"], rw, "{run2}");
+    assert!(rw < all);
     let (cmp, _) = succeed_text(with_db(&db).args(["compare", "1", "2"]));
     assert!(
         cmp.contains("A = run 1") && cmp.contains("verdict"),

@@ -30,10 +30,12 @@ pub struct StoredTrace {
 pub fn summary(t: &Trace) -> Summary {
     let mut f = Figures::new();
     let secs = t.meta.duration_ns as f64 / 1e9;
-    let ops: u64 = t.calls.values().map(|s| s.count).sum();
+    let calls: u64 = t.calls.values().map(|s| s.count).sum();
     let (r, w) = (t.of(Class::Read), t.of(Class::Write));
     f.insert("time_s".into(), secs);
-    f.insert("ops".into(), ops as f64);
+    // ops, as IOPS: the reads and writes (a run's I/Os); calls: all.
+    f.insert("ops".into(), (r.count + w.count) as f64);
+    f.insert("calls".into(), calls as f64);
     f.insert("bytes".into(), (r.bytes + w.bytes) as f64);
     let mut all = r.lat.clone();
     all.merge(&w.lat);
