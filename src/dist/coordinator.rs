@@ -27,8 +27,21 @@ pub struct Launch {
     pub silence: Duration,
 }
 
-/// What a worker sent, or how its stream ended.
-type Event = (usize, Option<Result<FromWorker, String>>);
+/// What the coordinator heard from a worker.
+enum Heard {
+    /// A message.
+    Said(FromWorker),
+    /// A line that is not a message (the reader's complaint).
+    Garbled(std::io::Error),
+    /// Its stream ended.
+    Closed,
+    /// Nothing for longer than [`Launch::silence`] (no reader sends this:
+    /// the coordinator concludes it).
+    Silent,
+}
+
+/// What a worker (by rank) was heard to do.
+type Event = (usize, Heard);
 
 /// The workers of one run.
 pub struct Coordinator {
@@ -79,9 +92,13 @@ impl Coordinator {
             std::thread::spawn(move || {
                 let mut r = BufReader::new(out);
                 loop {
-                    let m = protocol::receive::<FromWorker>(&mut r).map_err(|e| e.to_string());
-                    let end = !matches!(m, Ok(Some(_)));
-                    let _ = tx.send((rank, m.transpose()));
+                    let heard = match protocol::receive::<FromWorker>(&mut r) {
+                        Ok(Some(m)) => Heard::Said(m),
+                        Ok(None) => Heard::Closed,
+                        Err(e) => Heard::Garbled(e),
+                    };
+                    let end = !matches!(heard, Heard::Said(_));
+                    let _ = tx.send((rank, heard));
                     if end {
                         break;
                     }
@@ -130,16 +147,16 @@ impl Coordinator {
         };
         let host = self.hosts[rank].host.clone();
         match m {
-            Some(Ok(FromWorker::Error { message })) => Err(DistError::Worker {
+            Heard::Said(FromWorker::Error { message }) => Err(DistError::Worker {
                 host,
                 problem: message,
             }),
-            Some(Ok(m)) => Ok((rank, m)),
-            Some(Err(e)) => Err(DistError::Worker {
+            Heard::Said(m) => Ok((rank, m)),
+            Heard::Garbled(e) => Err(DistError::Worker {
                 host,
                 problem: format!("not a message: {e}"),
             }),
-            None => Err(DistError::Died {
+            Heard::Closed | Heard::Silent => Err(DistError::Died {
                 host,
                 problem: self.exit_of(rank),
             }),
@@ -250,10 +267,7 @@ impl Coordinator {
                 Ok(e) => e,
                 // A worker that stopped answering counts as dead.
                 Err(_) => match silent {
-                    Some(r) => (
-                        r,
-                        Some(Err(format!("no heartbeat for {:?}", self.launch.silence))),
-                    ),
+                    Some(r) => (r, Heard::Silent),
                     None => continue,
                 },
             };
@@ -262,29 +276,29 @@ impl Coordinator {
             }
             seen[rank] = Instant::now();
             match m {
-                Some(Ok(FromWorker::Started { t_ns })) => {
+                Heard::Said(FromWorker::Started { t_ns }) => {
                     let h = &mut self.hosts[rank];
                     h.started_ns = (t_ns as i64 - h.clock_offset_ns) as u64;
                 }
-                Some(Ok(FromWorker::Result { run })) => {
+                Heard::Said(FromWorker::Result { run }) => {
                     self.hosts[rank].totals = Some(merge::totals(&run));
                     runs[rank] = Some(*run);
                     self.stdins[rank] = None;
                     done[rank] = true;
                     open -= 1;
                 }
-                Some(Ok(
+                Heard::Said(
                     FromWorker::Heartbeat
                     | FromWorker::Pong { .. }
                     | FromWorker::Ready
                     | FromWorker::Hello { .. },
-                )) => {}
+                ) => {}
                 end => {
                     let problem = match end {
-                        Some(Ok(FromWorker::Error { message })) => message,
-                        Some(Err(e)) if e.starts_with("no heartbeat") => e,
-                        Some(Err(e)) => format!("not a message: {e}"),
-                        _ => self.exit_of(rank),
+                        Heard::Said(FromWorker::Error { message }) => message,
+                        Heard::Silent => format!("no heartbeat for {:?}", self.launch.silence),
+                        Heard::Garbled(e) => format!("not a message: {e}"),
+                        Heard::Closed | Heard::Said(_) => self.exit_of(rank),
                     };
                     self.hosts[rank].failed = Some(problem.clone());
                     first_error.get_or_insert(DistError::Died {
