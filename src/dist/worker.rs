@@ -22,12 +22,8 @@ where
     R: BufRead + Send + 'static,
     W: Write + Send + 'static,
 {
-    let out = Arc::new(Mutex::new(output));
-    let say = |m: &FromWorker| -> Result<()> {
-        let mut w = out.lock().expect("worker output");
-        protocol::send(&mut *w, m)
-            .map_err(|e| Error::io("worker: cannot write to the coordinator", e))
-    };
+    let out: Shared = Arc::new(Mutex::new(output));
+    let say = |m: &FromWorker| tell(&out, m);
     say(&FromWorker::Hello {
         version: VERSION.into(),
         host: host.into(),
@@ -77,6 +73,15 @@ where
     }
 }
 
+/// The worker's stdout, shared by the run and its heartbeat thread.
+type Shared = Arc<Mutex<dyn Write + Send>>;
+
+/// Sends one message to the coordinator.
+fn tell(out: &Shared, m: &FromWorker) -> Result<()> {
+    let mut w = out.lock().expect("worker output");
+    protocol::send(&mut *w, m).map_err(|e| Error::io("worker: cannot write to the coordinator", e))
+}
+
 fn receive(input: &mut impl BufRead) -> Result<ToWorker> {
     protocol::receive(input)
         .map_err(|e| Error::io("worker: cannot read from the coordinator", e))?
@@ -102,7 +107,7 @@ pub fn with_rank(mut jobs: Vec<JobSpec>, rank: u32) -> Vec<JobSpec> {
 /// listening for `stop` afterwards.
 struct Barrier<R> {
     input: Option<R>,
-    out: Arc<Mutex<dyn Write + Send>>,
+    out: Shared,
     stop: StopFlag,
     /// Set when the run is over: the heartbeats stop.
     ended: Arc<AtomicBool>,
@@ -111,11 +116,7 @@ struct Barrier<R> {
 impl<R: BufRead + Send + 'static> Observer for Barrier<R> {
     fn timed_start(&mut self) -> Result<()> {
         let mut input = self.input.take().expect("one timed part");
-        {
-            let mut w = self.out.lock().expect("worker output");
-            protocol::send(&mut *w, &FromWorker::Ready)
-                .map_err(|e| Error::io("worker: cannot write to the coordinator", e))?;
-        }
+        tell(&self.out, &FromWorker::Ready)?;
         match receive(&mut input)? {
             ToWorker::Start => {}
             other => {
@@ -125,24 +126,13 @@ impl<R: BufRead + Send + 'static> Observer for Barrier<R> {
                 ));
             }
         }
-        {
-            let mut w = self.out.lock().expect("worker output");
-            protocol::send(
-                &mut *w,
-                &FromWorker::Started {
-                    t_ns: protocol::wall_ns(),
-                },
-            )
-            .map_err(|e| Error::io("worker: cannot write to the coordinator", e))?;
-        }
+        let t_ns = protocol::wall_ns();
+        tell(&self.out, &FromWorker::Started { t_ns })?;
         let (out, ended) = (self.out.clone(), self.ended.clone());
         std::thread::spawn(move || {
             while !ended.load(Ordering::Relaxed) {
                 std::thread::sleep(HEARTBEAT);
-                let mut w = out.lock().expect("worker output");
-                if ended.load(Ordering::Relaxed)
-                    || protocol::send(&mut *w, &FromWorker::Heartbeat).is_err()
-                {
+                if ended.load(Ordering::Relaxed) || tell(&out, &FromWorker::Heartbeat).is_err() {
                     break;
                 }
             }
