@@ -8,7 +8,10 @@ of interleaved rounds.
 
 Accuracy: the same job at depth 1 on the disk with --delay 0, 1ms and 10ms
 (set while mounted), mean latency added over --delay 0 against the delay asked;
-and depth 32 at 1 ms against depth 1.
+and depth 32 at 1 ms against depth 1. The --delay 0 baseline is taken twice:
+back to back, and idling as long as the delay between I/Os (fio's thinktime),
+since waking a virtual CPU that halted for a millisecond costs this VM about
+100 us along the chain, which a slow real device costs as well.
 
 Needs root, /dev/fuse, loop devices, fio, mkfs.ext4, and a release build
 (cargo build --release). Cleans up everything it made, also on Ctrl-C.
@@ -86,7 +89,7 @@ def main():
         for f in (pf, df):
             fio(f, 1, 1)  # lay out
         over = {(w, d): [] for w in ("plain", "disk") for d in (1, 32)}
-        acc = {k: [] for k in ("0", "1ms", "10ms", "qd32")}
+        acc = {k: [] for k in ("0", "0+1ms", "0+10ms", "1ms", "10ms", "qd32")}
         for r in range(a.rounds):
             for d in (1, 32):
                 over[("plain", d)].append(fio(pf, d, a.secs)[0])
@@ -94,6 +97,9 @@ def main():
             for delay in ("0", "1ms", "10ms"):
                 disk.set(*(["--delay", delay] if delay != "0" else []))
                 acc[delay].append(fio(df, 1, a.secs)[1])
+            disk.set()
+            for idle in ("1ms", "10ms"):
+                acc["0+" + idle].append(fio(df, 1, a.secs, [f"--thinktime={idle}"])[1])
             disk.set("--delay", "1ms")
             acc["qd32"].append(fio(df, 32, a.secs)[0])
             disk.set()
@@ -108,12 +114,14 @@ def main():
         m = {k: statistics.median(v) for k, v in acc.items()}
         qd1 = 1e6 / m["1ms"]
         print(f"\nAccuracy: depth 1, mean latency (us), medians of {a.rounds} rounds")
-        print("| --delay | mean (us) | added over delay 0 (us) | error |")
-        print("|---|---|---|---|")
-        print(f"| 0 | {m['0']:.1f} | - | - |")
+        print("| --delay | mean (us) | added over delay 0 (us) | error | delay 0 idling as long (us) | added over it (us) | error |")
+        print("|---|---|---|---|---|---|---|")
+        print(f"| 0 | {m['0']:.1f} | - | - | - | - | - |")
         for delay, want in (("1ms", 1000), ("10ms", 10000)):
-            add = m[delay] - m["0"]
-            print(f"| {delay} | {m[delay]:.1f} | {add:.1f} | {100 * (add - want) / want:+.1f}% |")
+            add, idle = m[delay] - m["0"], m["0+" + delay]
+            add_idle = m[delay] - idle
+            print(f"| {delay} | {m[delay]:.1f} | {add:.1f} | {100 * (add - want) / want:+.1f}% "
+                  f"| {idle:.1f} | {add_idle:.1f} | {100 * (add_idle - want) / want:+.1f}% |")
         print(f"\nDepth 32 at 1 ms: {m['qd32']:,.0f} IOPS = {m['qd32'] / qd1:.1f}x depth 1 ({qd1:,.0f} IOPS)")
     finally:
         for x in (disk, plain):

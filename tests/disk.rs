@@ -47,17 +47,24 @@ fn delays_land_within_5_percent_and_overlap_at_depth() {
     let d = TestDisk::up(&["--size", "128M"]);
     let f = d.file("f");
     lay_out(&f, "16m");
+    // The baseline idles as long between I/Os as the delayed run does
+    // (thinktime = the delay): waking a virtual CPU that halted for a
+    // millisecond costs this VM about 100 us along the chain (application,
+    // loop worker, daemon), which a slow real device would cost as well. Back
+    // to back, `--delay 0` reads never let the CPUs halt (25 us here), and
+    // the difference would charge the host's wake-up to the injector (CI saw
+    // 1055-1068 us for 1 ms, all of it that).
     for (delay, n) in [("1ms", "400"), ("10ms", "50")] {
         let want = if delay == "1ms" { 1000.0 } else { 10_000.0 };
         within_tries(&format!("--delay {delay}"), || {
             d.disk("set", &[]);
-            let base = mean_us(&reads(&f, "--number_ios=2000"));
+            let base = mean_us(&reads(&f, &format!("--number_ios={n} --thinktime={delay}")));
             d.disk("set", &["--delay", delay]);
             let got = mean_us(&reads(&f, &format!("--number_ios={n}"))) - base;
             match (got - want).abs() <= 0.05 * want {
                 true => Ok(()),
                 false => Err(format!(
-                    "mean {got:.0} us over --delay 0 ({base:.0} us), not {want} us"
+                    "mean {got:.0} us over --delay 0 with as much idling ({base:.0} us), not {want} us"
                 )),
             }
         });
@@ -78,10 +85,10 @@ fn delays_land_within_5_percent_and_overlap_at_depth() {
             false => Err(format!("{qd32:.0} IOPS at depth 32, {qd1:.0} at depth 1")),
         }
     });
-    // At least one attempt of each: 2 x 2000 reads at delay 0, 400 at 1 ms,
-    // 50 at 10 ms, 300 and 4000 at 1 ms.
+    // At least one attempt of each: 400 reads at delay 0 and 400 at 1 ms,
+    // 50 at delay 0 and 50 at 10 ms, 300 and 4000 at 1 ms.
     let c = &d.status()["counters"];
-    assert!(c["ops"][0].as_u64().unwrap() >= 8750, "{c}");
+    assert!(c["ops"][0].as_u64().unwrap() >= 5200, "{c}");
     assert!(c["delay_ns"][0].as_u64().unwrap() >= 5_200_000_000, "{c}");
     d.down();
 }
