@@ -308,7 +308,7 @@ fn defect_12_interrupted_runs_are_marked_in_history() {
     // they are, then migrated by the next command that stores.
     sql(
         &db,
-        "DROP VIEW v_runs; DROP VIEW v_reps;
+        "DROP VIEW v_runs; DROP VIEW v_reps; DROP TABLE run_hosts;
          ALTER TABLE runs DROP COLUMN status; PRAGMA user_version = 3;",
     );
     check(&db);

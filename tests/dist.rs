@@ -19,16 +19,6 @@ fn worker() -> Vec<String> {
     vec![exe.to_string_lossy().into_owned(), "worker".into()]
 }
 
-fn job(f: &Path, extra: &[&str]) -> Vec<String> {
-    let mut a: Vec<String> = ["--name=r", "--size=2m", "--rw=randread", "--bs=4k"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    a.push(format!("--filename={}", f.display()));
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
-}
-
 #[test]
 fn ranks_add_up_and_their_histograms_merge_exactly() {
     let d = scratch();
@@ -39,8 +29,9 @@ fn ranks_add_up_and_their_histograms_merge_exactly() {
         worker: worker(),
         timeout: Duration::from_secs(60),
         silence: Duration::from_secs(10),
+        stonewall: false,
     };
-    let args = job(&f, &["--group_reporting"]);
+    let args = rank_job(&f, &["--group_reporting"]);
     let (dist, failed) = Coordinator::start(launch)
         .unwrap()
         .run(&args, &StopFlag::default())
@@ -92,7 +83,7 @@ fn run_hosts_shows_a_row_per_host_and_stores_one_run() {
     let d = scratch();
     let db = d.path().join("r.db");
     let f = d.path().join("f");
-    let out = succeed(with_db(&db).arg("run").args(job(&f, &[])).args([
+    let out = succeed(with_db(&db).arg("run").args(rank_job(&f, &[])).args([
         "--hosts",
         "h1,h2",
         "--launcher",
@@ -133,15 +124,18 @@ fn a_worker_of_another_version_is_refused_naming_both() {
     .unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let err = fails_with(
-        bin().arg("run").args(job(&d.path().join("f"), &[])).args([
-            "--no-store",
-            "--hosts",
-            "old",
-            "--launcher",
-            "env",
-            "--worker-cmd",
-            s(&fake),
-        ]),
+        bin()
+            .arg("run")
+            .args(rank_job(&d.path().join("f"), &[]))
+            .args([
+                "--no-store",
+                "--hosts",
+                "old",
+                "--launcher",
+                "env",
+                "--worker-cmd",
+                s(&fake),
+            ]),
         1,
         "host old runs iolab 0.0.1",
     );
@@ -167,7 +161,7 @@ fn a_killed_worker_is_named_and_the_others_results_are_kept() {
     let err = fails_with(
         with_db(&db)
             .arg("run")
-            .args(job(&f, &["--time_based", "--runtime=4s"]))
+            .args(rank_job(&f, &["--time_based", "--runtime=4s"]))
             .args(["--hosts", "good,bad", "--launcher", &launch_words]),
         1,
         "host bad ended before sending its results",
@@ -200,8 +194,9 @@ fn a_hung_worker_is_dead_after_its_heartbeats_stop() {
         worker: worker(),
         timeout: Duration::from_secs(60),
         silence: Duration::from_secs(3),
+        stonewall: false,
     };
-    let args = job(&d.path().join("f"), &["--time_based", "--runtime=20s"]);
+    let args = rank_job(&d.path().join("f"), &["--time_based", "--runtime=20s"]);
     let t0 = std::time::Instant::now();
     let (dist, failed) = Coordinator::start(launch)
         .unwrap()
@@ -226,7 +221,10 @@ fn ctrl_c_stops_every_worker_and_keeps_the_partial_run() {
     let db = d.path().join("r.db");
     let child = with_db(&db)
         .arg("run")
-        .args(job(&d.path().join("f"), &["--time_based", "--runtime=30s"]))
+        .args(rank_job(
+            &d.path().join("f"),
+            &["--time_based", "--runtime=30s"],
+        ))
         .args(["--hosts", "a,b", "--launcher", "env IOLAB_TEST_HOST={host}"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -273,4 +271,39 @@ fn unsafe_kill(pid: u32, sig: i32) {
     unsafe {
         libc::kill(pid as i32, sig);
     }
+}
+
+#[test]
+fn stonewall_stops_every_host_when_the_first_is_done() {
+    let d = scratch();
+    let db = d.path().join("r.db");
+    // Host "slow" is handed another job on its way: a million reads at 200
+    // IOPS (over an hour) instead of 50.
+    let launcher = d.path().join("launch.sh");
+    std::fs::write(
+        &launcher,
+        "#!/bin/sh\nh=$1; shift\nif [ \"$h\" = slow ]; then\n  \
+         sed -u 's/\"--number_ios=50\"/\"--number_ios=1000000\",\"--rate_iops=200\"/' | \"$@\"\n  \
+         exit\nfi\nexec \"$@\"\n",
+    )
+    .unwrap();
+    let launch_words = format!("sh {} {{host}}", launcher.display());
+    let t0 = std::time::Instant::now();
+    let doc = stdout_json(
+        with_db(&db)
+            .arg("run")
+            .args(rank_job(
+                &d.path().join("f"),
+                &["--number_ios=50", "--output-format=json"],
+            ))
+            .args(["--hosts", "fast,slow", "--launcher", &launch_words])
+            .arg("--stonewall-ranks"),
+    );
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    let hosts = doc["hosts"].as_array().unwrap();
+    assert_eq!(hosts[0]["read"]["total_ios"], 50, "{doc}");
+    let slow = hosts[1]["read"]["total_ios"].as_u64().unwrap();
+    assert!(slow < 1000, "slow was stopped early: {slow} reads");
+    let status: String = query_one(&db, "SELECT status FROM runs");
+    assert_eq!(status, "complete", "a planned stop is not an interruption");
 }

@@ -104,6 +104,11 @@ pub struct RunArgs {
     /// executable's own path, then `worker`).
     #[arg(long, value_name = "CMD", requires = "hosts")]
     pub worker_cmd: Option<String>,
+    /// With --hosts or under MPI: stop every rank when the first one
+    /// finishes (IOR's stonewalling), so all ranks measure the same
+    /// interval and slow ranks do not stretch the aggregate.
+    #[arg(long)]
+    pub stonewall_ranks: bool,
     /// fio's global flags.
     #[command(flatten)]
     pub fio: fio_flags::FioFlags,
@@ -136,6 +141,7 @@ pub const OWN_FLAGS: &[&str] = &[
     "--drop-caches",
     "--no-store",
     "--verbose",
+    "--stonewall-ranks",
     "--help",
     "-h",
 ];
@@ -207,6 +213,9 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         if let Some(out) = out {
             check_out_dir(opt, out)?;
         }
+    }
+    if let Some(launcher) = iolab::dist::mpi::launched() {
+        return super::run_hosts::under_mpi(&args, job_args, &formats, launcher);
     }
     let mut store = args.store.open()?;
     let stop = super::stop_on_signals()?;

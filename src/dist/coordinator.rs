@@ -25,6 +25,8 @@ pub struct Launch {
     /// How long a running worker may go without a heartbeat (sent every
     /// second) before it counts as dead.
     pub silence: Duration,
+    /// Stop every rank when the first one finishes (IOR's stonewalling).
+    pub stonewall: bool,
 }
 
 /// What the coordinator heard from a worker.
@@ -104,15 +106,7 @@ impl Coordinator {
                     }
                 }
             });
-            c.hosts.push(HostRun {
-                rank: rank as u32,
-                host,
-                hostname: String::new(),
-                clock_offset_ns: 0,
-                started_ns: 0,
-                totals: None,
-                failed: None,
-            });
+            c.hosts.push(HostRun::new(rank as u32, &host));
         }
         for _ in 0..c.hosts.len() {
             let (rank, m) = c.next()?;
@@ -280,12 +274,18 @@ impl Coordinator {
                     let h = &mut self.hosts[rank];
                     h.started_ns = (t_ns as i64 - h.clock_offset_ns) as u64;
                 }
-                Heard::Said(FromWorker::Result { run }) => {
-                    self.hosts[rank].totals = Some(merge::totals(&run));
+                Heard::Said(FromWorker::Result { run, env }) => {
+                    self.hosts[rank].finished(&run, env.map(|e| *e));
                     runs[rank] = Some(*run);
                     self.stdins[rank] = None;
                     done[rank] = true;
                     open -= 1;
+                    if self.launch.stonewall && !stopped {
+                        stopped = true;
+                        for r in (0..n).filter(|&r| !done[r]) {
+                            let _ = self.tell(r, &ToWorker::Finish);
+                        }
+                    }
                 }
                 Heard::Said(
                     FromWorker::Heartbeat
@@ -320,7 +320,8 @@ impl Coordinator {
         for c in &mut self.children {
             let _ = c.wait();
         }
-        let run = merge::merge(&runs).ok_or_else(|| {
+        let names: Vec<String> = self.hosts.iter().map(|h| h.hostname.clone()).collect();
+        let run = merge::merge(&runs, &names).ok_or_else(|| {
             first_error.take().unwrap_or(DistError::Worker {
                 host: "(every host)".into(),
                 problem: "no results".into(),

@@ -3,7 +3,9 @@
 //! merged exactly by the report as it merges clones, and a summary per
 //! host.
 
+use crate::counters::CounterDelta;
 use crate::runner::{RunResult, Totals};
+use crate::sys::environment::Environment;
 use serde::{Deserialize, Serialize};
 
 /// One host's (rank's) part of a run.
@@ -23,6 +25,46 @@ pub struct HostRun {
     pub totals: Option<Totals>,
     /// How it ended when it did not send results.
     pub failed: Option<String>,
+    /// What its kernel counted, per repetition (its disks, CPU, memory).
+    #[serde(default)]
+    pub counters: Vec<CounterDelta>,
+    /// Where it ran: its machine and the storage of its files.
+    #[serde(default)]
+    pub env: Option<Environment>,
+}
+
+impl HostRun {
+    /// A rank that has said nothing yet.
+    pub fn new(rank: u32, host: &str) -> HostRun {
+        HostRun {
+            rank,
+            host: host.into(),
+            hostname: String::new(),
+            clock_offset_ns: 0,
+            started_ns: 0,
+            totals: None,
+            failed: None,
+            counters: Vec::new(),
+            env: None,
+        }
+    }
+
+    /// Keeps what the rank measured: its totals and counters, and where it ran.
+    pub fn finished(&mut self, run: &RunResult, env: Option<Environment>) {
+        self.totals = Some(totals(run));
+        self.counters = run.repetitions.iter().map(|r| r.counters.clone()).collect();
+        self.env = env;
+    }
+}
+
+/// Each host's start after the earliest host's (ns; `None` for a host
+/// that sent no results).
+pub fn start_offsets(hosts: &[HostRun]) -> Vec<Option<u64>> {
+    let ok = || hosts.iter().filter(|h| h.totals.is_some());
+    let first = ok().map(|h| h.started_ns).min();
+    (hosts.iter())
+        .map(|h| h.totals.as_ref().and(first).map(|f| h.started_ns - f))
+        .collect()
 }
 
 /// A run over several hosts.
@@ -52,8 +94,10 @@ impl DistRun {
 
 /// Merges the ranks' runs (rank order; `None` for a rank that sent
 /// nothing) into one: rank r's clone c of a job with N clones becomes
-/// clone r x N + c. All runs come from one job, so their jobs agree.
-pub fn merge(runs: &[Option<RunResult>]) -> Option<RunResult> {
+/// clone r x N + c. All runs come from one job, so their jobs agree. The
+/// kernel's counters are added up once per machine (`hostnames`, by rank):
+/// ranks sharing a machine saw the same disks.
+pub fn merge(runs: &[Option<RunResult>], hostnames: &[String]) -> Option<RunResult> {
     let ranks = runs.len() as u32;
     let first = runs.iter().flatten().next()?;
     let mut out = first.clone();
@@ -73,16 +117,34 @@ pub fn merge(runs: &[Option<RunResult>]) -> Option<RunResult> {
     out.warnings = Vec::new();
     for rep in &mut out.repetitions {
         rep.clones.clear();
+        rep.counters = CounterDelta::default();
+        rep.cache_before.iter_mut().for_each(Vec::clear);
+        rep.cache_after.iter_mut().for_each(Vec::clear);
     }
+    let mut machines = std::collections::HashSet::new();
     for (r, run) in runs.iter().enumerate() {
         let Some(run) = run else { continue };
         for w in &run.warnings {
             out.warnings.push(format!("rank {r}: {w}"));
         }
+        let new_machine = machines.insert(hostnames.get(r).cloned().unwrap_or_default());
         for (i, rep) in run.repetitions.iter().enumerate() {
             let Some(into) = out.repetitions.get_mut(i) else {
                 continue;
             };
+            if new_machine {
+                into.counters.add(&rep.counters);
+            }
+            for (j, files) in rep.cache_before.iter().enumerate() {
+                if let Some(v) = into.cache_before.get_mut(j) {
+                    v.extend(files.iter().cloned());
+                }
+            }
+            for (j, files) in rep.cache_after.iter().enumerate() {
+                if let Some(v) = into.cache_after.get_mut(j) {
+                    v.extend(files.iter().cloned());
+                }
+            }
             for c in &rep.clones {
                 let mut c = c.clone();
                 c.clone += r as u32 * first.jobs[c.job].numjobs;

@@ -10,7 +10,11 @@
 pub mod coordinator;
 pub mod error;
 pub mod merge;
+pub mod mpi;
+#[cfg(feature = "mpi")]
+mod mpi_ranks;
 pub mod protocol;
+pub mod rank;
 pub mod worker;
 
 pub use coordinator::{Coordinator, Launch};

@@ -5,6 +5,7 @@
 //! body is read as it streams, not buffered).
 
 use crate::runner::RunResult;
+use crate::sys::environment::Environment;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
 
@@ -29,6 +30,9 @@ pub enum ToWorker {
     Start,
     /// Stop early (Ctrl-C): send what was measured.
     Stop,
+    /// Stop now, as planned: another rank finished first
+    /// (`--stonewall-ranks`); the results are complete, not interrupted.
+    Finish,
 }
 
 /// From a worker to the coordinator.
@@ -62,6 +66,9 @@ pub enum FromWorker {
     Result {
         /// What it measured.
         run: Box<RunResult>,
+        /// Where: its machine and the storage of its files.
+        #[serde(default)]
+        env: Option<Box<Environment>>,
     },
     /// The job failed there.
     Error {

@@ -3,8 +3,8 @@
 //! coordinator's barrier.
 
 use super::protocol::{self, FromWorker, ToWorker, VERSION};
-use crate::job::{self, JobSpec};
-use crate::runner::{self, Observer, RunOptions, StopFlag};
+use super::rank;
+use crate::runner::{Observer, StopFlag};
 use crate::{Error, Result};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,35 +35,30 @@ where
                 t_ns: protocol::wall_ns(),
             })?,
             ToWorker::Job { rank, args } => break (rank, args),
-            ToWorker::Start | ToWorker::Stop => return Ok(()),
-        }
-    };
-    let jobs = match job::jobs_from_args_in(&args, job::MAX_JOBS, &[]) {
-        Ok(j) => with_rank(j, rank),
-        Err(e) => {
-            say(&FromWorker::Error {
-                message: e.to_string(),
-            })?;
-            return Err(e.into());
+            ToWorker::Start | ToWorker::Stop | ToWorker::Finish => return Ok(()),
         }
     };
     let ended = Arc::new(AtomicBool::new(false));
+    let finished = Arc::new(AtomicBool::new(false));
     let mut barrier = Barrier {
         input: Some(input),
         out: out.clone(),
         stop: stop.clone(),
         ended: ended.clone(),
+        finished: finished.clone(),
     };
-    let result = runner::run_with(
-        jobs,
-        &RunOptions::default(),
-        stop,
-        &mut barrier,
-        &mut runner::Quiet,
-    );
+    let result = rank::run(&args, rank, stop, &mut barrier);
     ended.store(true, Ordering::Relaxed);
     match result {
-        Ok(run) => say(&FromWorker::Result { run: Box::new(run) }),
+        Ok(mut r) => {
+            if finished.load(Ordering::Relaxed) {
+                rank::stonewalled(&mut r.run);
+            }
+            say(&FromWorker::Result {
+                run: Box::new(r.run),
+                env: Some(Box::new(r.env)),
+            })
+        }
         Err(e) => {
             say(&FromWorker::Error {
                 message: e.to_string(),
@@ -88,29 +83,16 @@ fn receive(input: &mut impl BufRead) -> Result<ToWorker> {
         .ok_or_else(|| Error::usage("iolab worker", "the coordinator closed the stream"))
 }
 
-/// The jobs with rank `rank` in every file name: `NAME.RANK` for given
-/// files, `...$filenum.RANK` for generated ones, so ranks sharing a file
-/// system never share a file.
-pub fn with_rank(mut jobs: Vec<JobSpec>, rank: u32) -> Vec<JobSpec> {
-    for j in &mut jobs {
-        for f in &mut j.filenames {
-            *f = format!("{f}.{rank}");
-        }
-        let format = j.files.filename_format.clone();
-        let format = format.as_deref().unwrap_or("$jobname.$jobnum.$filenum");
-        j.files.filename_format = Some(format!("{format}.{rank}"));
-    }
-    jobs
-}
-
 /// Holds the timed part until the coordinator says `start`, and keeps
-/// listening for `stop` afterwards.
+/// listening for `stop` or `finish` afterwards.
 struct Barrier<R> {
     input: Option<R>,
     out: Shared,
     stop: StopFlag,
     /// Set when the run is over: the heartbeats stop.
     ended: Arc<AtomicBool>,
+    /// Set by `finish`: the stop is another rank's end, not an interruption.
+    finished: Arc<AtomicBool>,
 }
 
 impl<R: BufRead + Send + 'static> Observer for Barrier<R> {
@@ -137,10 +119,12 @@ impl<R: BufRead + Send + 'static> Observer for Barrier<R> {
                 }
             }
         });
-        // Afterwards: `stop`, or the coordinator gone, stops the run.
-        let stop = self.stop.clone();
+        // Afterwards: `stop`, `finish`, or the coordinator gone, stops the run.
+        let (stop, finished) = (self.stop.clone(), self.finished.clone());
         std::thread::spawn(move || {
-            let _ = protocol::receive::<ToWorker>(&mut input);
+            if let Ok(Some(ToWorker::Finish)) = protocol::receive::<ToWorker>(&mut input) {
+                finished.store(true, Ordering::Relaxed);
+            }
             stop.set();
         });
         Ok(())

@@ -8,6 +8,7 @@
 //! (`~/.local/share/iolab/iolab.db`).
 
 mod error;
+mod hosts;
 mod identity;
 pub mod import;
 mod open;

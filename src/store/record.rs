@@ -2,11 +2,15 @@
 //! files, the key figures computed, the result serialised.
 
 use super::{NewRun, Status, Store, StoreError, StoreResult, kind};
+use crate::dist::{DistRun, HostRun};
 use crate::runner::RunResult;
 use crate::sys::environment::Environment;
 use crate::tree::{Stopped, TreeResult};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+/// A sweep's id and the point's parameters.
+type SweepPoint<'a> = (i64, &'a BTreeMap<String, String>);
 
 impl Store {
     /// Stores an `iolab run` result (optionally as a sweep point); returns its id.
@@ -16,6 +20,27 @@ impl Store {
         command: &str,
         label: Option<&str>,
         sweep: Option<(i64, &BTreeMap<String, String>)>,
+    ) -> StoreResult<i64> {
+        self.insert_ranks(result, &[], command, (label, sweep))
+    }
+
+    /// Stores a run over many hosts (`run --hosts`, MPI): the merged run,
+    /// and a row per host in `run_hosts`; returns its id.
+    pub fn insert_dist_run(
+        &mut self,
+        d: &DistRun,
+        command: &str,
+        label: Option<&str>,
+    ) -> StoreResult<i64> {
+        self.insert_ranks(&d.run, &d.hosts, command, (label, None))
+    }
+
+    fn insert_ranks(
+        &mut self,
+        result: &RunResult,
+        hosts: &[HostRun],
+        command: &str,
+        (label, sweep): (Option<&str>, Option<SweepPoint>),
     ) -> StoreResult<i64> {
         let files: Vec<PathBuf> = result.files.iter().flatten().flatten().cloned().collect();
         let env = Environment::capture(&files);
@@ -32,6 +57,7 @@ impl Store {
             summary: &summary,
             sweep,
             source_json: None,
+            hosts,
             status: match (result.interrupted, result.errors().is_empty()) {
                 (true, _) => Status::Interrupted,
                 (false, false) => Status::Failed,
@@ -62,6 +88,7 @@ impl Store {
             summary: &summary,
             sweep: None,
             source_json: None,
+            hosts: &[],
             status: Status::interrupted_if(matches!(t.stopped(), Some(Stopped::Interrupted))),
         })
     }

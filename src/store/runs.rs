@@ -44,6 +44,8 @@ pub struct NewRun<'a> {
     pub source_json: Option<&'a str>,
     /// How it ended.
     pub status: Status,
+    /// Its hosts (ranks), for a run over many hosts; empty otherwise.
+    pub hosts: &'a [crate::dist::HostRun],
 }
 
 /// A stored run.
@@ -179,6 +181,7 @@ impl Store {
         )
         .map_err(e)?;
         let id = tx.last_insert_rowid();
+        super::hosts::insert(&tx, id, run.hosts).map_err(e)?;
         test_pause();
         tx.commit().map_err(e)?;
         Ok(id)

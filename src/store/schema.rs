@@ -149,6 +149,32 @@ pub const MIGRATIONS: &[&str] = &[
         CAST(round(json_extract(r.value, '$.dev_writes')) AS INTEGER) AS disk_write_ios,
         CAST(round(json_extract(r.value, '$.inodes')) AS INTEGER) AS inodes
     FROM runs, json_each(runs.summary_json, '$.reps') AS r;",
+    // 6: one row per host (rank) of a run over many hosts (`run --hosts`,
+    // MPI): its own figures, start, clock offset, counters and environment.
+    "CREATE TABLE run_hosts (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        rank INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        hostname TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        start_offset_ns INTEGER,
+        clock_offset_ns INTEGER NOT NULL,
+        runtime_ns INTEGER,
+        read_ios INTEGER,
+        read_bytes INTEGER,
+        read_iops REAL,
+        read_clat_mean_ns REAL,
+        read_clat_p99_ns INTEGER,
+        write_ios INTEGER,
+        write_bytes INTEGER,
+        write_iops REAL,
+        write_clat_mean_ns REAL,
+        write_clat_p99_ns INTEGER,
+        counters_json TEXT NOT NULL,
+        env_json TEXT,
+        PRIMARY KEY (run_id, rank)
+    );",
 ];
 
 /// A column of `runs` added after schema 1.

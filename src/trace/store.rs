@@ -99,6 +99,7 @@ pub fn save(
         summary: &summary(t),
         sweep: None,
         source_json: None,
+        hosts: &[],
         status: Status::Complete,
     })
 }

@@ -122,6 +122,7 @@ impl Store {
             summary: &imp.result.summary(),
             sweep: None,
             source_json: imp.source.as_deref(),
+            hosts: &[],
             status: Status::Complete,
         })?;
         Ok((id, imp.notes))

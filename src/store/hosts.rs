@@ -1,0 +1,63 @@
+//! The `run_hosts` table (schema 6): a row per host (rank) of a run over
+//! many hosts, written with the run in its transaction.
+
+use crate::dist::HostRun;
+use crate::runner::{OpStats, Totals};
+use rusqlite::{Transaction, params};
+
+/// Writes a row per host of run `id`.
+pub fn insert(tx: &Transaction, id: i64, hosts: &[HostRun]) -> rusqlite::Result<()> {
+    let starts = crate::dist::merge::start_offsets(hosts);
+    for (h, start) in hosts.iter().zip(starts) {
+        let t = h.totals.as_ref();
+        let dir = |pick: fn(&Totals) -> &OpStats| {
+            t.map(|t| {
+                let s = pick(t);
+                let clat = s.clat_or_lat();
+                (
+                    s.ios() as i64,
+                    s.bytes as i64,
+                    t.iops(s),
+                    (clat.count() > 0).then(|| clat.mean()),
+                    (clat.count() > 0).then(|| clat.percentile(99.0) as i64),
+                )
+            })
+        };
+        let (r, w) = (dir(|t| &t.read), dir(|t| &t.write));
+        tx.execute(
+            "INSERT INTO run_hosts (run_id, rank, host, hostname, status, error,
+                start_offset_ns, clock_offset_ns, runtime_ns,
+                read_ios, read_bytes, read_iops, read_clat_mean_ns, read_clat_p99_ns,
+                write_ios, write_bytes, write_iops, write_clat_mean_ns, write_clat_p99_ns,
+                counters_json, env_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+            params![
+                id,
+                h.rank,
+                h.host,
+                h.hostname,
+                if h.failed.is_some() { "failed" } else { "ok" },
+                h.failed,
+                start.map(|s| s as i64),
+                h.clock_offset_ns,
+                t.map(|t| t.runtime_ns as i64),
+                r.map(|r| r.0),
+                r.map(|r| r.1),
+                r.map(|r| r.2),
+                r.and_then(|r| r.3),
+                r.and_then(|r| r.4),
+                w.map(|w| w.0),
+                w.map(|w| w.1),
+                w.map(|w| w.2),
+                w.and_then(|w| w.3),
+                w.and_then(|w| w.4),
+                serde_json::to_string(&h.counters).expect("counters serialise"),
+                h.env
+                    .as_ref()
+                    .map(|e| serde_json::to_string(e).expect("environment serialises")),
+            ],
+        )?;
+    }
+    Ok(())
+}
