@@ -8,7 +8,9 @@
 mod common;
 
 use common::*;
+#[cfg(feature = "mpi")]
 use std::path::Path;
+#[cfg(feature = "mpi")]
 use std::process::Command;
 
 /// `mpirun -n N iolab run ARGS` storing into `db`, or `None` (with the
@@ -192,4 +194,99 @@ fn a_build_without_mpi_refuses_to_run_under_mpirun() {
         "built without MPI: build it with `cargo build --release --features mpi`",
     );
     assert!(!f.exists());
+}
+
+/// `mpirun -n N iolab tree ARGS --output-format=json` into `db`: its JSON.
+#[cfg(feature = "mpi")]
+fn mpi_tree(n: u32, db: &Path, args: &[&str]) -> serde_json::Value {
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-n",
+        &n.to_string(),
+    ])
+    .arg(assert_cmd::cargo::cargo_bin("iolab"))
+    .arg("tree")
+    .args(args)
+    .arg("--output-format=json")
+    .env("IOLAB_DB", db);
+    stdout_json(&mut c)
+}
+
+/// The files and directories of phase `name` of a tree result.
+#[cfg(feature = "mpi")]
+fn phase(doc: &serde_json::Value, name: &str) -> (u64, u64) {
+    let p = (doc["phases"].as_array().unwrap().iter())
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no phase {name}: {doc}"));
+    (p["files"].as_u64().unwrap(), p["dirs"].as_u64().unwrap())
+}
+
+/// mdtest's two modes: a tree per rank (DIR/rank.R), and one shared tree
+/// where each rank makes its own files; `remove` undoes each.
+#[cfg(feature = "mpi")]
+#[test]
+fn tree_runs_per_rank_or_in_one_shared_directory() {
+    if !have("mpirun", "tree_runs_per_rank_or_in_one_shared_directory") {
+        return;
+    }
+    let d = scratch();
+    let db = d.path().join("r.db");
+    let shape = [
+        "--dirs", "2", "--levels", "1", "--files", "3", "--size", "1k",
+    ];
+    // Unique: 3 ranks, each its own tree of 3 directories x 3 files.
+    let u = d.path().join("u");
+    let doc = mpi_tree(3, &db, &[&["create", s(&u)][..], &shape].concat());
+    assert_eq!(phase(&doc, "file create"), (27, 0));
+    assert_eq!(phase(&doc, "dir create"), (0, 6));
+    for r in 0..3 {
+        let top = u.join(format!("rank.{r}"));
+        assert!(top.join("d0").join("f2").exists(), "rank {r}'s tree");
+        assert!(top.join("d1").join("f0").exists());
+    }
+    let hosts = doc["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 3);
+    assert!(
+        hosts
+            .iter()
+            .all(|h| h["state"] == "ok" && h["ops"].as_f64() > Some(0.0))
+    );
+    let walked = mpi_tree(3, &db, &["walk", s(&u)]);
+    assert_eq!(phase(&walked, "walk").0, 27, "each rank walks its own tree");
+    mpi_tree(3, &db, &["remove", s(&u)]);
+    assert_eq!(
+        std::fs::read_dir(&u).unwrap().count(),
+        0,
+        "every rank's tree removed"
+    );
+    // Shared: the same directories, each rank's files named fN.RANK.
+    let sh = d.path().join("s");
+    let doc = mpi_tree(
+        3,
+        &db,
+        &[&["create", s(&sh), "--shared-dir"][..], &shape].concat(),
+    );
+    assert_eq!(phase(&doc, "file create").0, 27);
+    assert_eq!(phase(&doc, "dir create").1, 2, "each directory made once");
+    for r in 0..3 {
+        for f in ["f0", "d0/f2", "d1/f1"] {
+            assert!(sh.join(format!("{f}.{r}")).exists(), "{f}.{r}");
+        }
+    }
+    assert!(!sh.join("rank.0").exists());
+    let walked = mpi_tree(3, &db, &["walk", s(&sh), "--shared-dir"]);
+    assert_eq!(
+        phase(&walked, "walk").0,
+        3 * 27,
+        "each rank walks the whole tree"
+    );
+    mpi_tree(3, &db, &["remove", s(&sh), "--shared-dir"]);
+    assert!(!sh.exists(), "rank 0 removed the shared tree");
+    // Each command stored once, with a row per rank.
+    let runs: i64 = query_one(&db, "SELECT COUNT(*) FROM runs WHERE kind = 'tree'");
+    assert_eq!(runs, 6);
+    let rows: i64 = query_one(&db, "SELECT COUNT(*) FROM run_hosts");
+    assert_eq!(rows, 18);
 }

@@ -26,6 +26,7 @@ pub mod trace;
 pub mod trace_export;
 pub mod trace_import;
 pub mod tree;
+pub mod tree_ranks;
 pub mod worker;
 
 use clap::{Parser, Subcommand};

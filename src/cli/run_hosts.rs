@@ -89,13 +89,10 @@ fn show_and_store(
     (dist, failed): (DistRun, Option<DistError>),
     stop: &StopFlag,
 ) -> Result<()> {
-    let mut text = formats
+    let text = formats
         .iter()
         .map(|f| render::hosts::run(&dist, f))
         .collect::<Result<String>>()?;
-    if formats.contains(&"normal") {
-        text.push_str(&render::hosts::hosts(&dist));
-    }
     write_out(&text, args.output.as_deref())?;
     if let Some(st) = store {
         let id = st.insert_dist_run(&dist, &db::command_line(), args.store.label())?;

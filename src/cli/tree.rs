@@ -18,6 +18,8 @@ Examples:
   iolab tree copy /data/t /data/t2        # rsync -a equivalent
   iolab tree remove /data/t2
   iolab compare before after              # seed 003's table with % change
+  mpirun -n 4 iolab tree create /lustre/t --files 1000   # a tree per rank: /lustre/t/rank.R
+  mpirun -n 4 iolab tree create /lustre/t --files 1000 --shared-dir   # one shared tree
 
 Exit codes (see `iolab --help`): 0 also when --time-limit stopped it; 3 when the
 file system filled up (what was made is reported); 130/143 interrupted.";
@@ -33,6 +35,11 @@ pub struct Common {
     #[arg(long, short_alias = 'o', default_value = "normal", global = true,
           value_parser = super::formats(), value_name = "FORMAT")]
     pub output_format: String,
+    /// Under MPI: every rank in the one tree DIR (mdtest's shared
+    /// directory; each rank's files named fN.RANK, `remove` by rank 0),
+    /// instead of a directory of its own, DIR/rank.R.
+    #[arg(long, global = true)]
+    pub shared_dir: bool,
     /// Where the results go.
     #[command(flatten)]
     pub store: db::StoreOpts,
@@ -136,7 +143,6 @@ impl TreeCmd {
 pub fn execute(a: TreeArgs) -> Result<()> {
     let c = &a.common;
     let time_limit = time_limit_ns(c.time_limit.as_deref())?;
-    let bs = |v: &str| size("bs", v).map(|b| b as usize);
     let create = match &a.cmd {
         TreeCmd::Create {
             dirs,
@@ -168,31 +174,73 @@ pub fn execute(a: TreeArgs) -> Result<()> {
     };
     // A format with no form for a tree result is refused before the work.
     render::tree(&tree::TreeResult::default(), &c.output_format)?;
+    if let Some(who) = iolab::dist::mpi::launched() {
+        return super::tree_ranks::execute(&a, (create, time_limit), who);
+    }
     let mut store = c.store.open()?;
     let stop = super::stop_on_signals()?;
     let label = format!("tree {}", a.cmd.name());
-    let t = super::progress::sampled(&label, || match &a.cmd {
-        TreeCmd::Create { dir, .. } => {
-            tree::create::create(dir, create.as_ref().expect("resolved above"), &stop)
-        }
-        TreeCmd::Walk { dir } => tree::walk::walk(dir, false, 1, time_limit, &stop),
-        TreeCmd::Read { dir, bs: b } => tree::walk::walk(dir, true, bs(b)?, time_limit, &stop),
-        TreeCmd::Copy { src, dst, bs: b } => tree::copy::copy(src, dst, bs(b)?, time_limit, &stop),
-        TreeCmd::Remove { dir, not_mine } => {
-            tree::remove::remove(dir, *not_mine, time_limit, &stop)
-        }
+    let t = super::progress::sampled(&label, || {
+        work(
+            &a.cmd,
+            &|d| d.to_path_buf(),
+            (create.as_ref(), time_limit),
+            &stop,
+        )
     })?;
     super::write_out(&render::tree(&t, &c.output_format)?, None)?;
     // A result that cannot be stored is still shown; the failure is the
     // command's error (exit 1) unless the tree work itself failed.
-    let mut not_stored = None;
-    if let Some(st) = &mut store {
-        match st.insert_tree(&t, &db::command_line(), c.store.label()) {
-            Ok(id) => Stderr.step(&format!("stored as run {id} in {}", st.path().display())),
-            Err(e) => not_stored = Some(e),
+    let stored = store
+        .as_mut()
+        .map(|st| {
+            let id = st.insert_tree(&t, &db::command_line(), c.store.label())?;
+            Ok(format!("stored as run {id} in {}", st.path().display()))
+        })
+        .transpose();
+    conclude(&t, stored, &stop)
+}
+
+/// Runs the tree command `cmd` on the directories `at` maps its own to
+/// (themselves, or a rank's under MPI).
+pub(super) fn work(
+    cmd: &TreeCmd,
+    at: &dyn Fn(&std::path::Path) -> PathBuf,
+    (create, time_limit): (Option<&tree::create::CreateOptions>, Option<u64>),
+    stop: &iolab::runner::StopFlag,
+) -> Result<tree::TreeResult> {
+    let bs = |v: &str| size("bs", v).map(|b| b as usize);
+    match cmd {
+        TreeCmd::Create { dir, .. } => {
+            tree::create::create(&at(dir), create.expect("resolved before"), stop)
+        }
+        TreeCmd::Walk { dir } => tree::walk::walk(&at(dir), false, 1, time_limit, stop),
+        TreeCmd::Read { dir, bs: b } => tree::walk::walk(&at(dir), true, bs(b)?, time_limit, stop),
+        TreeCmd::Copy { src, dst, bs: b } => {
+            tree::copy::copy(&at(src), &at(dst), bs(b)?, time_limit, stop)
+        }
+        TreeCmd::Remove { dir, not_mine } => {
+            tree::remove::remove(&at(dir), *not_mine, time_limit, stop)
         }
     }
-    let done = || not_stored.map_or(Ok(()), |e| Err(e.into()));
+}
+
+/// Ends a tree command whose result `t` is shown: says where it was
+/// stored (or the store's error), and why it stopped early.
+pub(super) fn conclude(
+    t: &tree::TreeResult,
+    stored: Result<Option<String>>,
+    stop: &iolab::runner::StopFlag,
+) -> Result<()> {
+    let not_stored = match stored {
+        Ok(Some(said)) => {
+            Stderr.step(&said);
+            None
+        }
+        Ok(None) => None,
+        Err(e) => Some(e),
+    };
+    let done = || not_stored.map_or(Ok(()), Err);
     match t.stopped() {
         Some(Stopped::TimeLimit) => {
             Stderr.step("stopped at the time limit; the table shows what was done");

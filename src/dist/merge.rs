@@ -4,8 +4,10 @@
 //! host.
 
 use crate::counters::CounterDelta;
+use crate::metrics::figures::Figures;
 use crate::runner::{RunResult, Totals};
 use crate::sys::environment::Environment;
+use crate::tree::TreeResult;
 use serde::{Deserialize, Serialize};
 
 /// One host's (rank's) part of a run.
@@ -31,6 +33,9 @@ pub struct HostRun {
     /// Where it ran: its machine and the storage of its files.
     #[serde(default)]
     pub env: Option<Environment>,
+    /// Its key figures (`ops`, `iops`, `time_s`, ... as stored runs have).
+    #[serde(default)]
+    pub figures: Option<Figures>,
 }
 
 impl HostRun {
@@ -46,6 +51,7 @@ impl HostRun {
             failed: None,
             counters: Vec::new(),
             env: None,
+            figures: None,
         }
     }
 
@@ -54,17 +60,35 @@ impl HostRun {
         self.totals = Some(totals(run));
         self.counters = run.repetitions.iter().map(|r| r.counters.clone()).collect();
         self.env = env;
+        self.figures = Some(run.summary().total);
+    }
+
+    /// Keeps what the rank did to its tree: figures, counters per phase,
+    /// and where it ran.
+    pub fn tree_finished(&mut self, t: &TreeResult, env: Option<Environment>) {
+        self.counters = t.phases.iter().map(|p| p.counters.clone()).collect();
+        self.env = env;
+        self.figures = Some(t.summary().total);
     }
 }
 
 /// Each host's start after the earliest host's (ns; `None` for a host
 /// that sent no results).
 pub fn start_offsets(hosts: &[HostRun]) -> Vec<Option<u64>> {
-    let ok = || hosts.iter().filter(|h| h.totals.is_some());
+    let ok = || hosts.iter().filter(|h| h.figures.is_some());
     let first = ok().map(|h| h.started_ns).min();
     (hosts.iter())
-        .map(|h| h.totals.as_ref().and(first).map(|f| h.started_ns - f))
+        .map(|h| h.figures.as_ref().and(first).map(|f| h.started_ns - f))
         .collect()
+}
+
+/// The spread of the hosts' start times (ns): latest minus earliest.
+pub fn start_skew_ns(hosts: &[HostRun]) -> u64 {
+    start_offsets(hosts)
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0)
 }
 
 /// A run over several hosts.
@@ -80,15 +104,7 @@ impl DistRun {
     /// The spread of the ranks' start times (ns): latest minus earliest,
     /// on the coordinator's clock.
     pub fn start_skew_ns(&self) -> u64 {
-        let starts = self
-            .hosts
-            .iter()
-            .filter(|h| h.totals.is_some())
-            .map(|h| h.started_ns);
-        match (starts.clone().min(), starts.max()) {
-            (Some(a), Some(b)) => b - a,
-            _ => 0,
-        }
+        start_skew_ns(&self.hosts)
     }
 }
 

@@ -15,6 +15,7 @@ pub mod mpi;
 mod mpi_ranks;
 pub mod protocol;
 pub mod rank;
+pub mod trees;
 pub mod worker;
 
 pub use coordinator::{Coordinator, Launch};

@@ -11,7 +11,8 @@
 //! done, "stop now". Then each rank sends rank 0 its report (JSON).
 
 use super::error::DistError;
-use super::merge::HostRun;
+use super::merge::{self, DistRun, HostRun};
+use super::rank::RankRun;
 
 /// The launcher that started this process as an MPI rank, told by the
 /// environment it set (`None`: not under an MPI launcher).
@@ -28,15 +29,6 @@ pub fn launched() -> Option<&'static str> {
         .map(|(_, who)| *who)
 }
 
-/// The ranks `srun` started (`SLURM_NTASKS` under a job step), if any.
-pub(super) fn slurm_tasks() -> Option<u32> {
-    std::env::var("SLURM_STEP_NUM_TASKS")
-        .or_else(|_| std::env::var("SLURM_NTASKS"))
-        .ok()?
-        .parse()
-        .ok()
-}
-
 /// The error of a build without the `mpi` feature started by an MPI
 /// launcher: each rank would run the whole job alone, on the same files.
 pub fn not_built(who: &str) -> DistError {
@@ -50,35 +42,97 @@ pub fn not_built(who: &str) -> DistError {
     }
 }
 
-/// What one rank sends rank 0 at the end.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub(super) struct Report {
-    pub hostname: String,
-    /// When its timed part started (its CLOCK_REALTIME, ns).
-    pub started_ns: u64,
-    pub run: Option<crate::runner::RunResult>,
-    pub env: Option<crate::sys::environment::Environment>,
-    pub error: Option<String>,
+/// This process's place among the ranks.
+#[derive(Debug, Clone, Copy)]
+pub struct Me {
+    /// Its rank (0-based).
+    pub rank: u32,
+    /// How many ranks there are.
+    pub size: u32,
 }
 
-impl Report {
-    /// Rank `rank`'s row of the hosts table; its run, if it has one.
-    pub(super) fn host(
-        self,
-        rank: u32,
-        offset_ns: i64,
-    ) -> (HostRun, Option<crate::runner::RunResult>) {
-        let mut h = HostRun::new(rank, &self.hostname);
-        h.hostname = self.hostname;
-        h.clock_offset_ns = offset_ns;
-        h.started_ns = (self.started_ns as i64 - offset_ns) as u64;
-        if let Some(run) = &self.run {
-            h.finished(run, self.env);
-        }
-        h.failed = self.error;
-        (h, self.run)
+/// What a rank did, as rank 0 knows it.
+#[derive(Debug)]
+pub struct Ranked<T> {
+    /// Its host name.
+    pub hostname: String,
+    /// Its clock minus rank 0's (ns).
+    pub clock_offset_ns: i64,
+    /// When its timed part started, on rank 0's clock (ns).
+    pub started_ns: u64,
+    /// What its work returned, or its error.
+    pub outcome: Result<T, String>,
+    /// Stopped because another rank finished first (`--stonewall-ranks`).
+    pub finished: bool,
+}
+
+impl<T> Ranked<T> {
+    /// Its row of the hosts table, without figures yet.
+    pub fn host(&self, rank: usize) -> HostRun {
+        let mut h = HostRun::new(rank as u32, &self.hostname);
+        h.hostname = self.hostname.clone();
+        h.clock_offset_ns = self.clock_offset_ns;
+        h.started_ns = self.started_ns;
+        h.failed = self.outcome.as_ref().err().cloned();
+        h
     }
 }
 
+/// An MPI usage error.
+pub(super) fn usage(problem: &str) -> DistError {
+    DistError::Usage {
+        what: "MPI".into(),
+        problem: problem.into(),
+    }
+}
+
+/// The first failed rank's error.
+fn first_error<T>(ranks: &[Ranked<T>]) -> Option<DistError> {
+    ranks.iter().enumerate().find_map(|(r, k)| {
+        k.outcome.as_ref().err().map(|problem| DistError::Worker {
+            host: format!("rank {r} ({})", k.hostname),
+            problem: problem.clone(),
+        })
+    })
+}
+
+/// Rank 0 makes one run of every rank's (an error when none measured).
+pub fn gather_runs(ranks: Vec<Ranked<RankRun>>) -> Result<(DistRun, Option<DistError>), DistError> {
+    let failed = first_error(&ranks);
+    let mut hosts = Vec::new();
+    let mut runs = Vec::new();
+    for (r, mut k) in ranks.into_iter().enumerate() {
+        let mut h = k.host(r);
+        if let Ok(done) = &mut k.outcome {
+            if k.finished {
+                super::rank::stonewalled(&mut done.run);
+            }
+            h.finished(&done.run, Some(done.env.clone()));
+        }
+        hosts.push(h);
+        runs.push(k.outcome.ok().map(|d| d.run));
+    }
+    let names: Vec<String> = hosts.iter().map(|h| h.hostname.clone()).collect();
+    match merge::merge(&runs, &names) {
+        Some(run) => Ok((DistRun { run, hosts }, failed)),
+        None => Err(failed.unwrap_or_else(|| usage("no rank sent results"))),
+    }
+}
+
+/// Runs `args` (the job arguments of `iolab run`) as this MPI rank. Rank 0
+/// returns the merged run (and the first failed rank's error); the others
+/// `None`.
 #[cfg(feature = "mpi")]
-pub use super::mpi_ranks::run;
+pub fn run(
+    args: &[String],
+    stonewall: bool,
+    stop: &crate::runner::StopFlag,
+) -> crate::Result<Option<(DistRun, Option<DistError>)>> {
+    let ranks = super::mpi_ranks::run_ranks(stonewall, stop, |me, gate| {
+        super::rank::run(args, me.rank, stop, gate)
+    })?;
+    ranks.map(gather_runs).transpose().map_err(Into::into)
+}
+
+#[cfg(feature = "mpi")]
+pub use super::mpi_ranks::run_ranks;

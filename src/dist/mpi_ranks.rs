@@ -1,15 +1,14 @@
-//! The MPI side of [`super::mpi`] (cargo feature `mpi`): barrier, the
-//! done/end exchange with rank 0, and the gather.
+//! The MPI side of [`super::mpi`] (cargo feature `mpi`): clock offsets, the
+//! start barrier, the done/end exchange with rank 0, and the gather.
 
-use super::error::DistError;
-use super::merge::{self, DistRun};
-use super::mpi::Report;
+use super::mpi::{Me, Ranked};
 use super::protocol::wall_ns;
-use super::rank::{self, RankRun};
 use crate::runner::{Observer, StopFlag};
 use crate::{Error, Result};
 use mpi::topology::{Rank, SimpleCommunicator};
 use mpi::traits::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::Duration;
 
@@ -19,30 +18,34 @@ const DONE: i32 = 3;
 const END: i32 = 4;
 const REPORT: i32 = 5;
 
-/// What the job's thread tells the main (MPI) thread.
-enum Local {
-    /// Files laid out: waiting for the barrier.
+/// What the work's thread tells the main (MPI) thread.
+enum Local<T> {
+    /// Ready: waiting for the barrier.
     Ready,
     /// The timed part started (CLOCK_REALTIME, ns).
     Started(u64),
-    /// The job is over.
-    Done(Box<Result<RankRun>>),
+    /// The work is over.
+    Done(Box<Result<T>>),
 }
 
-/// Runs `args` (the job arguments of `iolab run`) as this MPI rank. Rank 0
-/// returns the merged run (and the first rank's error, if one failed);
-/// every other rank returns `None` once rank 0 has its report.
-pub fn run(
-    args: &[String],
-    stonewall: bool,
-    stop: &StopFlag,
-) -> Result<Option<(DistRun, Option<DistError>)>> {
+/// Runs `work` as this MPI rank: it calls [`Observer::timed_start`] when
+/// ready, which returns once every rank is (the barrier). With `stonewall`
+/// every rank is stopped (through `stop`) when the first is done. Rank 0
+/// returns every rank's outcome, in rank order; the others `None`.
+pub fn run_ranks<T, F>(stonewall: bool, stop: &StopFlag, work: F) -> Result<Option<Vec<Ranked<T>>>>
+where
+    T: Serialize + DeserializeOwned + Send,
+    F: FnOnce(Me, &mut dyn Observer) -> Result<T> + Send,
+{
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
-        .ok_or_else(|| Error::from(usage("MPI was initialised already")))?;
+        .ok_or_else(|| Error::from(super::mpi::usage("MPI was initialised already")))?;
     let world = universe.world();
-    let (me, size) = (world.rank(), world.size());
-    if let Some(n) = super::mpi::slurm_tasks().filter(|&n| size == 1 && n > 1) {
-        return Err(usage(&format!(
+    let me = Me {
+        rank: world.rank() as u32,
+        size: world.size() as u32,
+    };
+    if let Some(n) = slurm_tasks().filter(|&n| me.size == 1 && n > 1) {
+        return Err(super::mpi::usage(&format!(
             "srun started {n} tasks but MPI sees 1 rank: each would run alone; \
              start them with `srun --mpi=pmix` (or pmi2)"
         ))
@@ -55,73 +58,43 @@ pub fn run(
         let tx2 = tx.clone();
         s.spawn(move || {
             let mut gate = Gate { tx: tx2, go: go_rx };
-            let r = rank::run(args, me as u32, stop, &mut gate);
+            let r = work(me, &mut gate);
             let _ = tx.send(Local::Done(Box::new(r)));
         });
         let mut state = State::default();
-        // A job that fails before its timed part still meets the barrier.
+        // Work that fails before it is ready still meets the barrier.
         if let Ok(Local::Done(r)) = rx.recv() {
             state.outcome = Some(*r);
         }
         world.barrier();
         let _ = go_tx.send(());
-        let finished = match me {
+        let finished = match me.rank {
             0 => lead(&world, &rx, &mut state, stonewall, stop),
             _ => follow(&world, &rx, &mut state, stop),
         };
         state.report(finished)
     });
     report.hostname = mpi::environment::processor_name().unwrap_or_default();
-    let bytes = serde_json::to_vec(&report).map_err(|e| Error::from(usage(&e.to_string())))?;
-    if me != 0 {
+    let bytes =
+        serde_json::to_vec(&report).map_err(|e| Error::from(super::mpi::usage(&e.to_string())))?;
+    if me.rank != 0 {
         world.process_at_rank(0).send_with_tag(&bytes[..], REPORT);
         return Ok(None);
     }
-    let mut reports = vec![report];
-    for r in 1..size {
-        let (b, _) = world.process_at_rank(r).receive_vec_with_tag::<u8>(REPORT);
-        reports.push(serde_json::from_slice(&b).map_err(|e| {
-            Error::from(DistError::Worker {
+    let mut out = vec![report.ranked(offsets[0])];
+    for (r, &offset) in offsets.iter().enumerate().skip(1) {
+        let (b, _) = world
+            .process_at_rank(r as Rank)
+            .receive_vec_with_tag::<u8>(REPORT);
+        let rep: Report<T> = serde_json::from_slice(&b).map_err(|e| {
+            Error::from(super::DistError::Worker {
                 host: format!("rank {r}"),
                 problem: format!("its report is not readable: {e}"),
             })
-        })?);
+        })?;
+        out.push(rep.ranked(offset));
     }
-    gather(reports, &offsets).map(Some).map_err(Error::from)
-}
-
-fn usage(problem: &str) -> DistError {
-    DistError::Usage {
-        what: "MPI".into(),
-        problem: problem.into(),
-    }
-}
-
-/// Rank 0 makes one run of every rank's report (an error when no rank
-/// measured anything).
-fn gather(
-    reports: Vec<Report>,
-    offsets: &[i64],
-) -> std::result::Result<(DistRun, Option<DistError>), DistError> {
-    let mut hosts = Vec::new();
-    let mut runs = Vec::new();
-    let mut first_error = None;
-    for (r, rep) in reports.into_iter().enumerate() {
-        let (h, run) = rep.host(r as u32, offsets.get(r).copied().unwrap_or(0));
-        if let (Some(problem), None) = (&h.failed, &first_error) {
-            first_error = Some(DistError::Worker {
-                host: format!("rank {r} ({})", h.hostname),
-                problem: problem.clone(),
-            });
-        }
-        hosts.push(h);
-        runs.push(run);
-    }
-    let names: Vec<String> = hosts.iter().map(|h| h.hostname.clone()).collect();
-    match merge::merge(&runs, &names) {
-        Some(run) => Ok((DistRun { run, hosts }, first_error)),
-        None => Err(first_error.unwrap_or_else(|| usage("no rank sent results"))),
-    }
+    Ok(Some(out))
 }
 
 /// Each rank's clock minus rank 0's (ns, by rank; rank 0 knows them all):
@@ -151,16 +124,24 @@ fn clocks(world: &SimpleCommunicator) -> Vec<i64> {
     offsets
 }
 
-/// The rank's side of the run while it goes on.
-#[derive(Default)]
-struct State {
+/// The rank's side while the work goes on.
+struct State<T> {
     started_ns: u64,
-    outcome: Option<Result<RankRun>>,
+    outcome: Option<Result<T>>,
 }
 
-impl State {
-    /// Takes what the job's thread said (waits up to a millisecond).
-    fn hear(&mut self, rx: &Receiver<Local>) {
+impl<T> Default for State<T> {
+    fn default() -> Self {
+        State {
+            started_ns: 0,
+            outcome: None,
+        }
+    }
+}
+
+impl<T> State<T> {
+    /// Takes what the work's thread said (waits up to a millisecond).
+    fn hear(&mut self, rx: &Receiver<Local<T>>) {
         match rx.recv_timeout(Duration::from_millis(1)) {
             Ok(Local::Started(t)) => self.started_ns = t,
             Ok(Local::Done(r)) => self.outcome = Some(*r),
@@ -168,35 +149,28 @@ impl State {
         }
     }
 
-    fn report(self, finished: bool) -> Report {
-        let mut rep = Report {
+    fn report(self, finished: bool) -> Report<T> {
+        let (outcome, error) = match self.outcome {
+            Some(Ok(t)) => (Some(t), None),
+            Some(Err(e)) => (None, Some(e.to_string())),
+            None => (None, Some("its work never ended".into())),
+        };
+        Report {
             hostname: String::new(),
             started_ns: self.started_ns,
-            run: None,
-            env: None,
-            error: None,
-        };
-        match self.outcome {
-            Some(Ok(mut r)) => {
-                if finished {
-                    rank::stonewalled(&mut r.run);
-                }
-                rep.run = Some(r.run);
-                rep.env = Some(r.env);
-            }
-            Some(Err(e)) => rep.error = Some(e.to_string()),
-            None => rep.error = Some("its job never ended".into()),
+            outcome,
+            error,
+            finished,
         }
-        rep
     }
 }
 
 /// Rank 0: hears who is done, answers each rank once. Returns true when
-/// it stopped its own job because another rank finished first.
-fn lead(
+/// it stopped its own work because another rank finished first.
+fn lead<T>(
     world: &SimpleCommunicator,
-    rx: &Receiver<Local>,
-    st: &mut State,
+    rx: &Receiver<Local<T>>,
+    st: &mut State<T>,
     stonewall: bool,
     stop: &StopFlag,
 ) -> bool {
@@ -233,10 +207,10 @@ fn lead(
 
 /// Any other rank: says when it is done, stops when rank 0 says so.
 /// Returns true when it stopped because another rank finished first.
-fn follow(
+fn follow<T>(
     world: &SimpleCommunicator,
-    rx: &Receiver<Local>,
-    st: &mut State,
+    rx: &Receiver<Local<T>>,
+    st: &mut State<T>,
     stop: &StopFlag,
 ) -> bool {
     let root = world.process_at_rank(0);
@@ -261,17 +235,53 @@ fn follow(
     }
 }
 
-/// Holds the job's timed part until the main thread has met the barrier.
-struct Gate {
-    tx: Sender<Local>,
+/// Holds the work's timed part until the main thread has met the barrier.
+struct Gate<T> {
+    tx: Sender<Local<T>>,
     go: Receiver<()>,
 }
 
-impl Observer for Gate {
+impl<T> Observer for Gate<T> {
     fn timed_start(&mut self) -> Result<()> {
         let _ = self.tx.send(Local::Ready);
         let _ = self.go.recv();
         let _ = self.tx.send(Local::Started(wall_ns()));
         Ok(())
+    }
+}
+
+/// The ranks `srun` started (`SLURM_NTASKS` under a job step), if any.
+fn slurm_tasks() -> Option<u32> {
+    std::env::var("SLURM_STEP_NUM_TASKS")
+        .or_else(|_| std::env::var("SLURM_NTASKS"))
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// What one rank sends rank 0 at the end.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Report<T> {
+    hostname: String,
+    /// When its timed part started (its CLOCK_REALTIME, ns).
+    started_ns: u64,
+    outcome: Option<T>,
+    error: Option<String>,
+    finished: bool,
+}
+
+impl<T> Report<T> {
+    /// As rank 0 knows it, the rank's clock `offset_ns` from its own.
+    fn ranked(self, offset_ns: i64) -> Ranked<T> {
+        Ranked {
+            hostname: self.hostname,
+            clock_offset_ns: offset_ns,
+            started_ns: (self.started_ns as i64 - offset_ns).max(0) as u64,
+            outcome: match (self.outcome, self.error) {
+                (Some(t), _) => Ok(t),
+                (None, e) => Err(e.unwrap_or_else(|| "no results".into())),
+            },
+            finished: self.finished,
+        }
     }
 }

@@ -9,7 +9,7 @@ use crate::sys::environment::Environment;
 use std::path::PathBuf;
 
 /// What one rank measured, and where.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RankRun {
     /// Its run (its own clones and files).
     pub run: RunResult,

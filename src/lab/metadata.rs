@@ -55,6 +55,7 @@ impl Lab for Metadata {
         };
         let src = ctx.dir.join("tree");
         let opts = CreateOptions {
+            shared_rank: None,
             shape,
             threads: 1,
             fsync: false,

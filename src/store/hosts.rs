@@ -1,5 +1,5 @@
-//! The `run_hosts` table (schema 6): a row per host (rank) of a run over
-//! many hosts, written with the run in its transaction.
+//! The `run_hosts` table (schema 6): a row per host (rank) of a run or tree
+//! over many hosts, written with the run in its transaction.
 
 use crate::dist::HostRun;
 use crate::runner::{OpStats, Totals};
@@ -24,14 +24,15 @@ pub fn insert(tx: &Transaction, id: i64, hosts: &[HostRun]) -> rusqlite::Result<
             })
         };
         let (r, w) = (dir(|t| &t.read), dir(|t| &t.write));
+        let fig = |k: &str| h.figures.as_ref().and_then(|f| f.get(k).copied());
         tx.execute(
             "INSERT INTO run_hosts (run_id, rank, host, hostname, status, error,
-                start_offset_ns, clock_offset_ns, runtime_ns,
+                start_offset_ns, clock_offset_ns, runtime_ns, ops, iops, time_s,
                 read_ios, read_bytes, read_iops, read_clat_mean_ns, read_clat_p99_ns,
                 write_ios, write_bytes, write_iops, write_clat_mean_ns, write_clat_p99_ns,
                 counters_json, env_json)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+                ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
             params![
                 id,
                 h.rank,
@@ -42,6 +43,9 @@ pub fn insert(tx: &Transaction, id: i64, hosts: &[HostRun]) -> rusqlite::Result<
                 start.map(|s| s as i64),
                 h.clock_offset_ns,
                 t.map(|t| t.runtime_ns as i64),
+                fig("ops").map(|v| v.round() as i64),
+                fig("iops"),
+                fig("time_s"),
                 r.map(|r| r.0),
                 r.map(|r| r.1),
                 r.map(|r| r.2),

@@ -2,6 +2,7 @@
 //! files, the key figures computed, the result serialised.
 
 use super::{NewRun, Status, Store, StoreError, StoreResult, kind};
+use crate::dist::trees::DistTree;
 use crate::dist::{DistRun, HostRun};
 use crate::runner::RunResult;
 use crate::sys::environment::Environment;
@@ -73,6 +74,27 @@ impl Store {
         command: &str,
         label: Option<&str>,
     ) -> StoreResult<i64> {
+        self.insert_tree_ranks(t, &[], command, label)
+    }
+
+    /// Stores an `iolab tree` result of many ranks (MPI), with a row per
+    /// rank in `run_hosts`; returns its id.
+    pub fn insert_dist_tree(
+        &mut self,
+        d: &DistTree,
+        command: &str,
+        label: Option<&str>,
+    ) -> StoreResult<i64> {
+        self.insert_tree_ranks(&d.tree, &d.hosts, command, label)
+    }
+
+    fn insert_tree_ranks(
+        &mut self,
+        t: &TreeResult,
+        hosts: &[HostRun],
+        command: &str,
+        label: Option<&str>,
+    ) -> StoreResult<i64> {
         let mut paths = vec![t.dir.clone()];
         paths.extend(t.dest.clone());
         let env = Environment::capture(&paths);
@@ -80,6 +102,7 @@ impl Store {
         let json = serde_json::to_string(t).map_err(|e| encode("tree result", e))?;
         self.insert(&NewRun {
             kind: kind::TREE,
+            hosts,
             label,
             name: format!("tree {}", t.command),
             command: command.to_string(),
@@ -88,7 +111,6 @@ impl Store {
             summary: &summary,
             sweep: None,
             source_json: None,
-            hosts: &[],
             status: Status::interrupted_if(matches!(t.stopped(), Some(Stopped::Interrupted))),
         })
     }

@@ -30,6 +30,10 @@ pub struct CreateOptions {
     /// End with a timed `syncfs` phase, so the device writes of the
     /// create are counted.
     pub sync: bool,
+    /// One of several ranks making one shared tree (`--shared-dir` under
+    /// MPI): the top was prepared by rank 0, directories another rank made
+    /// first are no error, and this rank's files are named `fN.RANK`.
+    pub shared_rank: Option<u32>,
 }
 
 /// What one worker did.
@@ -146,7 +150,9 @@ fn spread<T: Sync>(
 
 /// Makes the tree under `top`.
 pub fn create(top: &Path, o: &CreateOptions, stop: &StopFlag) -> Result<TreeResult> {
-    prepare_top(top)?;
+    if o.shared_rank.is_none() {
+        prepare_top(top)?;
+    }
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -169,6 +175,9 @@ pub fn create(top: &Path, o: &CreateOptions, stop: &StopFlag) -> Result<TreeResu
                     }
                     match w.timer.time(Op::Mkdir, || std::fs::create_dir(dir)) {
                         Ok(()) => w.dirs += 1,
+                        Err(e)
+                            if o.shared_rank.is_some()
+                                && e.kind() == std::io::ErrorKind::AlreadyExists => {}
                         Err(e) if is_full(&e) => {
                             w.stopped = Some(Stopped::NoSpace(dir.display().to_string()))
                         }
@@ -260,7 +269,10 @@ fn make_files(
             w.stopped = Some(s);
             return;
         }
-        path.set_file_name(format!("f{i}"));
+        path.set_file_name(match o.shared_rank {
+            Some(r) => format!("f{i}.{r}"),
+            None => format!("f{i}"),
+        });
         let full = |w: &mut Work, path: &Path| {
             w.stopped = Some(Stopped::NoSpace(path.display().to_string()))
         };

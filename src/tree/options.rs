@@ -65,6 +65,7 @@ impl CreateArgs {
     /// command line on top, then checked.
     pub fn resolve(&self) -> Result<CreateOptions> {
         let mut o = CreateOptions {
+            shared_rank: None,
             shape: Shape {
                 dirs: 0,
                 levels: 0,
