@@ -48,6 +48,7 @@ fn json_rows(hosts: &[HostRun]) -> Vec<Value> {
                 "state": if h.failed.is_some() { "failed" } else { "ok" },
                 "error": h.failed,
                 "start_offset_ns": start,
+                "start_unix_ns": h.figures.as_ref().map(|_| h.started_ns),
                 "clock_offset_ns": h.clock_offset_ns,
                 "ops": fig("ops"),
                 "iops": fig("iops"),
