@@ -39,7 +39,8 @@ fn main() {
             let t = &mut r.repetitions[0].clones[0].totals.read;
             for _ in 0..2000 {
                 // Log-normal around 20 us, spread over three decades.
-                let z = (-2.0 * next().max(1e-12).ln()).sqrt() * (std::f64::consts::TAU * next()).cos();
+                let z =
+                    (-2.0 * next().max(1e-12).ln()).sqrt() * (std::f64::consts::TAU * next()).cos();
                 let ns = (20_000.0 * (1.2 * z).exp()) as u64;
                 t.lat.record(ns.max(1));
                 t.clat.record(ns.max(1));

@@ -290,3 +290,57 @@ fn tree_runs_per_rank_or_in_one_shared_directory() {
     let rows: i64 = query_one(&db, "SELECT COUNT(*) FROM run_hosts");
     assert_eq!(rows, 18);
 }
+
+/// A rank whose job fails is named; what the others measured is shown and
+/// stored, marked partial.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_failed_rank_is_named_and_the_others_are_kept() {
+    if !have("mpirun", "a_failed_rank_is_named") {
+        return;
+    }
+    let d = scratch();
+    let (db, f) = (d.path().join("r.db"), d.path().join("f"));
+    let exe = assert_cmd::cargo::cargo_bin("iolab");
+    // Rank 1 is given a file under a regular file: it cannot lay it out.
+    std::fs::write(d.path().join("plain"), b"not a directory").unwrap();
+    let bad = rank_job(&d.path().join("plain/f"), &[]);
+    let mut cmd = Command::new("timeout");
+    cmd.args([
+        "120",
+        "mpirun",
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-n",
+        "1",
+    ])
+    .arg(&exe)
+    .arg("run")
+    .args(rank_job(&f, &[]))
+    .args([":", "-n", "1"])
+    .arg(&exe)
+    .arg("run")
+    .args(&bad)
+    .args([":", "-n", "1"])
+    .arg(&exe)
+    .arg("run")
+    .args(rank_job(&f, &[]))
+    .env("IOLAB_DB", &db);
+    let out = cmd.output().unwrap();
+    let (stdout, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("rank 1 ("), "{err}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("1 ") && l.contains("failed: ")),
+        "{stdout}"
+    );
+    let ios: i64 = query_one(&db, "SELECT SUM(read_ios) FROM run_hosts");
+    assert_eq!(ios, 2 * 512, "ranks 0 and 2 kept");
+    let status: String = query_one(&db, "SELECT status FROM runs");
+    assert_eq!(status, "interrupted", "marked partial");
+}
