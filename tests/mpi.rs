@@ -92,6 +92,10 @@ fn four_ranks_add_up_and_merge_their_histograms_exactly() {
            AND json_array_length(counters_json) = 1 AND status = 'ok'",
     );
     assert_eq!(with_env, 4, "every rank's environment and counters");
+    // `show` lists them again.
+    let shown = String::from_utf8(succeed(with_db(&db).args(["show", "1"]))).unwrap();
+    assert!(shown.contains("hosts (4 ranks)"), "{shown}");
+    assert_eq!(shown.matches(" ok\n").count(), 4, "{shown}");
 }
 
 #[cfg(feature = "mpi")]

@@ -52,7 +52,13 @@ pub fn show(a: ShowArgs) -> Result<()> {
         })?;
         return write_out(&format!("{src}\n"), None);
     }
-    let text = render::stored(&r, &a.output_format)?;
+    let mut text = render::stored(&r, &a.output_format)?;
+    if a.output_format == "normal" {
+        let rows = a.db.open_read_only()?.host_rows(r.id)?;
+        if !rows.is_empty() {
+            text.push_str(&render::hosts::stored(&rows));
+        }
+    }
     write_out(&text, None)
 }
 

@@ -118,3 +118,37 @@ fn table(hosts: &[HostRun]) -> String {
         tab.text()
     )
 }
+
+/// The stored rows of a run's hosts (`iolab show`), as text.
+pub fn stored(rows: &[crate::store::HostRow]) -> String {
+    let mut tab = Table::new([
+        "rank",
+        "host",
+        "hostname",
+        "ops",
+        "ops/s",
+        "time (s)",
+        "start (us)",
+        "clock offset (us)",
+        "state",
+    ]);
+    let opt = |v: Option<f64>, digits: usize| v.map_or("-".into(), |v| format!("{v:.digits$}"));
+    for h in rows {
+        tab.push(vec![
+            h.rank.to_string(),
+            h.host.clone(),
+            h.hostname.clone(),
+            h.ops.map_or("-".into(), |v| v.to_string()),
+            opt(h.iops, 0),
+            opt(h.time_s, 3),
+            h.start_offset_ns
+                .map_or("-".into(), |s| format!("+{:.0}", s as f64 / 1e3)),
+            format!("{:+.0}", h.clock_offset_ns as f64 / 1e3),
+            match &h.error {
+                Some(why) => format!("failed: {why}"),
+                None => h.status.clone(),
+            },
+        ]);
+    }
+    format!("\nhosts ({} ranks)\n{}", rows.len(), tab.text())
+}

@@ -65,3 +65,73 @@ pub fn insert(tx: &Transaction, id: i64, hosts: &[HostRun]) -> rusqlite::Result<
     }
     Ok(())
 }
+
+/// A stored row of `run_hosts`, as `iolab show` lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HostRow {
+    /// Rank.
+    pub rank: i64,
+    /// The host as given (or its name under MPI).
+    pub host: String,
+    /// Its host name.
+    pub hostname: String,
+    /// `ok` or `failed`.
+    pub status: String,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Its start after the earliest host's (ns).
+    pub start_offset_ns: Option<i64>,
+    /// Its clock minus the coordinator's (ns).
+    pub clock_offset_ns: i64,
+    /// Its operations.
+    pub ops: Option<i64>,
+    /// Its operations per second.
+    pub iops: Option<f64>,
+    /// Its time (s).
+    pub time_s: Option<f64>,
+}
+
+impl super::Store {
+    /// The rows of run `id` in `run_hosts` (none for a run of one host, or
+    /// a database older than schema 6).
+    pub fn host_rows(&self, id: i64) -> super::StoreResult<Vec<HostRow>> {
+        let e = |source| super::StoreError::Sql {
+            path: self.path().to_path_buf(),
+            op: "read run_hosts".into(),
+            source,
+        };
+        let has: i64 = (self.conn)
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE name = 'run_hosts'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(e)?;
+        if has == 0 {
+            return Ok(Vec::new());
+        }
+        let mut st = (self.conn)
+            .prepare(
+                "SELECT rank, host, hostname, status, error, start_offset_ns, clock_offset_ns,
+                    ops, iops, time_s FROM run_hosts WHERE run_id = ?1 ORDER BY rank",
+            )
+            .map_err(e)?;
+        let rows = st
+            .query_map([id], |r| {
+                Ok(HostRow {
+                    rank: r.get(0)?,
+                    host: r.get(1)?,
+                    hostname: r.get(2)?,
+                    status: r.get(3)?,
+                    error: r.get(4)?,
+                    start_offset_ns: r.get(5)?,
+                    clock_offset_ns: r.get(6)?,
+                    ops: r.get(7)?,
+                    iops: r.get(8)?,
+                    time_s: r.get(9)?,
+                })
+            })
+            .map_err(e)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(e)
+    }
+}

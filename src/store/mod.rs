@@ -18,6 +18,7 @@ pub mod schema;
 mod status;
 
 pub use error::StoreError;
+pub use hosts::HostRow;
 pub use runs::{Filter, NewRun, StoredRun, Target, kind};
 pub use status::Status;
 
