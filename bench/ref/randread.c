@@ -14,6 +14,10 @@
  *   iolab do (a Fisher-Yates shuffle dealt lazily; a loop ends after SIZE
  *   bytes). DEAL=0 (default): rnd() % slots, with repeats, as seed 000's
  *   random-read does; a re-read block is often still in the CPU caches.
+ * environment (issue 20: the same work as iolab, and no replayed sequence):
+ *   RANDREAD_SEED=N     seed the offsets with N (a fresh sequence per run)
+ *   RANDREAD_OFFSETS=F  read the offsets and lengths of fio iolog F's `read`
+ *                       lines (iolab's --write_iolog), in order, instead
  * prints: ios=N bytes=B runtime_ns=T iops=X fadvise=M p50_ns=P
  *   (M: the WILLNEED calls made; P: the median pread latency it timed)
  */
@@ -22,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,8 +71,15 @@ struct io { uint64_t off; uint32_t len; };
 static uint64_t size, bs_min, bs_max;
 static uint32_t *table;          /* DEAL=1: the shuffle table */
 static uint64_t deal_pos, loop_bytes;
+static struct io *given;          /* RANDREAD_OFFSETS: the offsets to read */
+static uint64_t ngiven, given_pos;
 static inline struct io next_io(void) {
 	struct io io;
+	if (given) {
+		io = given[given_pos++ % ngiven];
+		loop_bytes += io.len;
+		return io;
+	}
 	uint64_t len = bs_min == bs_max ? bs_min : bs_min + rnd() % (bs_max - bs_min + 1);
 	if (bs_min != bs_max && (bs_min & (bs_min - 1)) == 0)
 		len &= ~(bs_min - 1);
@@ -109,6 +121,29 @@ int main(int argc, char **argv) {
 		table = malloc(slots * sizeof *table);
 		if (!table) return 1;
 		for (uint64_t i = 0; i < slots; i++) table[i] = (uint32_t)i;
+	}
+	const char *seed = getenv("RANDREAD_SEED");
+	if (seed && strtoull(seed, 0, 10))
+		rng_state = strtoull(seed, 0, 10) * 0x9E3779B97F4A7C15ULL | 1;
+	const char *offsets = getenv("RANDREAD_OFFSETS");
+	if (offsets) {
+		FILE *f = fopen(offsets, "r");
+		if (!f) { perror(offsets); return 1; }
+		char line[4096], what[16];
+		unsigned long long off, len;
+		uint64_t cap = 1024;
+		given = malloc(cap * sizeof *given);
+		while (fgets(line, sizeof line, f)) {
+			/* "TIME FILE read OFFSET LENGTH" (v3) or "FILE read OFFSET LENGTH" (v2) */
+			char *sp = strstr(line, " read ");
+			if (!sp || sscanf(sp, " %15s %llu %llu", what, &off, &len) != 3) continue;
+			if (ngiven == cap) given = realloc(given, (cap *= 2) * sizeof *given);
+			given[ngiven].off = off;
+			given[ngiven++].len = (uint32_t)len;
+		}
+		fclose(f);
+		if (!ngiven) { fprintf(stderr, "%s: no read lines\n", offsets); return 1; }
+		if (!nreads) nreads = ngiven;
 	}
 	int fd = open(argv[1], O_RDONLY);
 	if (fd < 0) { perror("open"); return 1; }

@@ -38,6 +38,11 @@ pub struct LabOpts {
     /// one per delay: `--delay 1ms,10ms`.
     #[arg(long, value_name = "TIMES", value_delimiter = ',')]
     pub delay: Vec<String>,
+    /// prefetch: also run the bare loop the lab imitates (plain pread and
+    /// fadvise calls over the same offsets, nothing recorded) in the same
+    /// rounds, and set its speed-up beside iolab's.
+    #[arg(long)]
+    pub reference: bool,
     /// Where the database is.
     #[command(flatten)]
     pub db: db::DbArg,
@@ -155,6 +160,15 @@ pub fn execute(a: LabArgs) -> Result<()> {
             format!("lab {} does not inject latency (log-scan does)", one.name),
         ));
     }
+    if let [one] = labs.as_slice()
+        && o.reference
+        && !one.item.takes_reference()
+    {
+        return Err(Error::usage(
+            "--reference",
+            format!("lab {} has no reference loop (prefetch has)", one.name),
+        ));
+    }
     let mut store = db::open_unless(o.no_store, o.db.db.as_deref())?;
     let stop = super::stop_on_signals()?;
     let opts = LabOptions {
@@ -165,6 +179,7 @@ pub fn execute(a: LabArgs) -> Result<()> {
         ops: o.ops,
         out: o.out,
         delays: o.delay,
+        reference: o.reference,
     };
     let mut session = Session::new(opts, &name, store.as_mut(), &stop)?;
     let mut outcomes = Vec::new();

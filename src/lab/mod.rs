@@ -11,6 +11,7 @@ pub mod log_scan_delay;
 pub mod metadata;
 pub mod page;
 pub mod prefetch;
+pub mod reference;
 pub mod session;
 pub mod small_reads;
 
@@ -64,6 +65,8 @@ pub struct LabCtx<'a> {
     pub ops: Option<u64>,
     /// Delays of injected slow disks to repeat the lab on (`--delay`).
     pub delays: &'a [String],
+    /// Also run the bare reference loop beside iolab's runs (`--reference`).
+    pub reference: bool,
     /// Ctrl-C.
     pub stop: &'a StopFlag,
     /// Where runs are stored (None: --no-store).
@@ -121,6 +124,12 @@ pub trait Lab: Sync {
 
     /// True when it repeats itself on injected slow disks (`--delay`).
     fn takes_delays(&self) -> bool {
+        false
+    }
+
+    /// True when it can run a bare reference loop beside its runs
+    /// (`--reference`).
+    fn takes_reference(&self) -> bool {
         false
     }
 }

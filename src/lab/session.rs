@@ -27,6 +27,8 @@ pub struct LabOptions {
     pub out: Option<PathBuf>,
     /// Delays of injected slow disks (`--delay 1ms,10ms`, log-scan).
     pub delays: Vec<String>,
+    /// Run the bare reference loop beside iolab's runs (prefetch).
+    pub reference: bool,
 }
 
 /// One lab done: its outcome, and one line per file saved.
@@ -105,6 +107,7 @@ impl<'a> Session<'a> {
                 size: self.opts.size,
                 ops: self.opts.ops,
                 delays: &self.opts.delays,
+                reference: self.opts.reference,
                 stop: self.stop,
                 store: self.store.as_deref_mut(),
                 progress,

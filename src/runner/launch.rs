@@ -109,6 +109,8 @@ fn worker(
         io_log,
         sched: job.process.sched(clone),
         continue_on: job.process.continue_on,
+        // fio's gtod_reduce: no latency asked for, none measured.
+        timed: !(job.pacing.disable_lat && job.pacing.disable_clat && job.pacing.disable_slat),
         contents,
         verifier,
         watch,

@@ -73,6 +73,10 @@ pub struct Worker {
     pub ramp: Option<Duration>,
     /// `continue_on_error`'s kinds of I/O (`process::CONTINUE_*` bits).
     pub continue_on: u8,
+    /// Every I/O timed; false under fio's `gtod_reduce` (no latency
+    /// figures asked for): a synchronous loop then reads the clock only
+    /// every [`UNTIMED_CLOCK_EVERY`] I/Os, for its deadlines.
+    pub timed: bool,
 }
 
 /// Where every clone waits for the start; the launcher opens it once.
@@ -202,6 +206,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         pace,
         ramp,
         continue_on,
+        timed,
     } = w;
     let recorder = |on: bool| {
         if on {
@@ -286,7 +291,13 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
             super::queued::run::<E, false>(&mut cx, e, b, batches, stop)
         }
     } else {
-        sync_loop(&mut cx, &mut engine, bufs[0].as_mut_slice(), meet.stop)
+        sync_loop(
+            &mut cx,
+            &mut engine,
+            bufs[0].as_mut_slice(),
+            meet.stop,
+            timed,
+        )
     };
     if end_fsync && writes && !interrupted {
         cx.sync_all();
@@ -342,19 +353,29 @@ fn attach<E: Engine>(
 const STOP_POLL_NS: u64 = 5_000_000;
 
 /// One I/O at a time: time it, record it. Returns true if stopped.
-fn sync_loop<E: Engine>(cx: &mut Ctx, engine: &mut E, buf: &mut [u8], stop: &StopFlag) -> bool {
-    match (cx.io_log.is_some(), cx.pace.is_some()) {
-        (false, false) => sync_loop_with::<E, false, false>(cx, engine, buf, stop),
-        (true, false) => sync_loop_with::<E, true, false>(cx, engine, buf, stop),
-        (false, true) => sync_loop_with::<E, false, true>(cx, engine, buf, stop),
-        (true, true) => sync_loop_with::<E, true, true>(cx, engine, buf, stop),
+fn sync_loop<E: Engine>(
+    cx: &mut Ctx,
+    engine: &mut E,
+    buf: &mut [u8],
+    stop: &StopFlag,
+    timed: bool,
+) -> bool {
+    match (cx.io_log.is_some(), cx.pace.is_some(), timed) {
+        (false, false, true) => sync_loop_with::<E, false, false, true>(cx, engine, buf, stop),
+        (false, false, false) => sync_loop_with::<E, false, false, false>(cx, engine, buf, stop),
+        (true, false, _) => sync_loop_with::<E, true, false, true>(cx, engine, buf, stop),
+        (false, true, _) => sync_loop_with::<E, false, true, true>(cx, engine, buf, stop),
+        (true, true, _) => sync_loop_with::<E, true, true, true>(cx, engine, buf, stop),
     }
 }
+
+/// How many I/Os an untimed loop (`gtod_reduce`) does between clock reads.
+const UNTIMED_CLOCK_EVERY: u32 = 64;
 
 /// The loop, compiled with and without the per-I/O log and the pacing
 /// step so the common case pays nothing for them. The stop flag is polled
 /// with the interval events (at least every [`STOP_POLL_NS`]), not per I/O.
-fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool>(
+fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: bool>(
     cx: &mut Ctx,
     engine: &mut E,
     buf: &mut [u8],
@@ -363,6 +384,8 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool>(
     let mut poll = now_ns() + STOP_POLL_NS;
     let mut next = cx.next_event.min(poll);
     let mut io = IoUnit::default();
+    // Untimed: the clock as last read, and I/Os until the next reading.
+    let (mut clock, mut until_read) = (now_ns(), UNTIMED_CLOCK_EVERY);
     loop {
         if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
             if cx.next_pass() {
@@ -387,9 +410,17 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool>(
         if io.write {
             cx.before_write(0, io, buf);
         }
-        let t0 = now_ns();
+        let t0 = if TIMED { now_ns() } else { clock };
         let res = engine.issue(0, fd, io, buf);
-        let t1 = now_ns();
+        let t1 = if TIMED {
+            now_ns()
+        } else {
+            until_read -= 1;
+            if until_read == 0 {
+                (clock, until_read) = (now_ns(), UNTIMED_CLOCK_EVERY);
+            }
+            clock
+        };
         match res {
             Ok(Queued::Done(n)) if n == io.len as usize => {}
             Ok(Queued::Done(n)) => {
@@ -405,7 +436,7 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool>(
             },
         }
         let d = &mut cx.recs[io.ddir() as usize];
-        d.lat.record(t1 - t0);
+        d.lat.record(if TIMED { t1 - t0 } else { 0 });
         d.bytes += io.len as u64;
         let checked = if io.write {
             cx.after_write(io.file) && cx.write_done(0, io)

@@ -67,6 +67,18 @@ pub fn drop_all() -> std::io::Result<()> {
     std::fs::write("/proc/sys/vm/drop_caches", "3\n")
 }
 
+/// `posix_fadvise(WILLNEED)` for `len` bytes at `off` of `f`: read them in
+/// now, asynchronously (the prefetch of seed 000).
+pub fn will_need(f: &File, off: u64, len: u64) -> std::io::Result<()> {
+    advise(f, off as i64, len as i64, libc::POSIX_FADV_WILLNEED)
+}
+
+/// `posix_fadvise(RANDOM)` over all of `f` (no readahead), as fio's
+/// `fadvise_hint` gives random jobs.
+pub fn random_access(f: &File) -> std::io::Result<()> {
+    advise(f, 0, 0, libc::POSIX_FADV_RANDOM)
+}
+
 fn advise(f: &File, off: i64, len: i64, advice: libc::c_int) -> std::io::Result<()> {
     // SAFETY: advice on an open descriptor; no memory is passed.
     match unsafe { libc::posix_fadvise(f.as_raw_fd(), off, len, advice) } {

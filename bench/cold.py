@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Cold reads, iolab vs fio vs the bare C loop, without the two traps (issue 20).
+
+Two things make such comparisons lie on a virtual machine:
+  1. the host caches what it served: a fixed seed run again reads the same
+     offsets and gets faster, so every run here draws a fresh seed (iolab's and
+     fio's --randseed, the C loop's RANDREAD_SEED);
+  2. "with replacement" vs "each block once" is not the same work: the C loop
+     draws rnd() % blocks (about 7% of 20,000 reads of a 1 GiB file hit a block
+     read before, from the page cache), so iolab and fio run with
+     --norandommap beside it, and the device requests of every run are counted
+     (the block layer's reads completed, /sys/dev/block/M:N/stat) so equal work
+     is visible.
+
+Rows (each tool in every round, rounds interleaved, medians and ratios):
+  cold   random 8 KiB buffered reads of a 1 GiB file, cache evicted first,
+         prefetch 0, 4, 20, 64 (fio has no prefetch: prefetch 0 only)
+  uring  random 4 KiB O_DIRECT reads, io_uring, depth 1, 8, 32 (iolab vs fio;
+         the C loop is a pread loop)
+  small  seed 002's 50-300 B random reads over 3.5 MB, page-cached
+  cached 4 KiB random reads of a page-cached 64 MiB file
+
+Needs a release build (cargo build --release), fio and gcc. Pins every tool to
+one CPU (taskset) as bench/run.py does.
+
+usage: bench/cold.py [--rounds N] [--dir DIR] [--ios N] [--only cold,uring,small,cached]
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PIN = ["taskset", "-c", "1"]
+
+
+def sh(cmd, env=None):
+    return subprocess.run(PIN + cmd, check=True, capture_output=True, text=True, env=env).stdout
+
+
+def dev_reads(path):
+    st = os.stat(path)
+    dev = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}/stat"
+    with open(dev) as f:
+        return int(f.read().split()[0])
+
+
+def counted(path, fn):
+    """fn()'s IOPS and the device reads completed while it ran."""
+    before = dev_reads(path)
+    iops = fn()
+    return iops, dev_reads(path) - before
+
+
+def iolab(bin_, args):
+    out = sh([bin_, "run", "--no-store", *args, "--output-format=json"])
+    return json.loads(out)["jobs"][0]["read"]["iops"]
+
+
+def fio(args):
+    out = sh(["fio", *args, "--output-format=json"])
+    return json.loads(out[out.index("{"):])["jobs"][0]["read"]["iops"]
+
+
+def cloop(ref, path, size, bmin, bmax, loops, n, prefetch, cold, seed, deal=0):
+    env = dict(os.environ, RANDREAD_SEED=str(seed))
+    out = sh([ref, path, str(size), str(bmin), str(bmax), str(loops), str(n), str(prefetch), str(cold),
+              str(deal)], env=env)
+    return float(dict(kv.split("=") for kv in out.split())["iops"])
+
+
+def table(title, rows, tools, note=""):
+    print(f"\n{title}\n")
+    if note:
+        print(note + "\n")
+    head = " | ".join(f"{t} IOPS (dev reads)" for t in tools)
+    ratios = [t for t in tools if t != "C" and "C" in tools] + (["fio"] if "fio" in tools else [])
+    print(f"| row | {head} | " + " | ".join(
+        [f"{t}/C" for t in tools if t != "C" and "C" in tools] + (["iolab/fio"] if "fio" in tools else [])) + " |")
+    print("|---" * (1 + len(tools) + len(ratios)) + "|")
+    for name, res in rows:
+        cells = []
+        m = {}
+        for t in tools:
+            if not res.get(t):
+                cells.append("-")
+                continue
+            m[t] = statistics.median(x[0] for x in res[t])
+            reads = statistics.median(x[1] for x in res[t])
+            cells.append(f"{m[t]:,.0f} ({reads:,.0f})")
+        rat = []
+        for t in tools:
+            if t != "C" and "C" in tools:
+                rat.append(f"{m[t] / m['C']:.3f}" if t in m and "C" in m else "-")
+        if "fio" in tools:
+            rat.append(f"{m['iolab'] / m['fio']:.3f}" if "fio" in m else "-")
+        print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(rat) + " |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--dir", default=os.path.join(ROOT, "bench/out"))
+    ap.add_argument("--ios", type=int, default=20000)
+    ap.add_argument("--iolab", default=os.path.join(ROOT, "target/release/iolab"))
+    ap.add_argument("--only", default="cold,uring,small,cached")
+    a = ap.parse_args()
+    only = a.only.split(",")
+    os.makedirs(a.dir, exist_ok=True)
+    ref = os.path.join(a.dir, "randread")
+    subprocess.run(["gcc", "-O2", "-Wall", "-o", ref, os.path.join(ROOT, "bench/ref/randread.c")], check=True)
+    seed = lambda: random.randrange(1, 1 << 40)  # noqa: E731
+    big = os.path.join(a.dir, "cold.dat")
+    size = 1 << 30
+    if "cold" in only or "uring" in only:
+        iolab(a.iolab, ["--name=l", f"--filename={big}", f"--size={size}", "--rw=read", "--number_ios=1"])
+    print(f"medians of {a.rounds} interleaved rounds, a fresh seed per run; (dev reads): "
+          "device read requests completed during the run")
+
+    if "cold" in only:
+        rows = []
+        base = ["--name=c", f"--filename={big}", f"--size={size}", "--rw=randread", "--bs=8k",
+                f"--number_ios={a.ios}", "--ioengine=psync", "--norandommap"]
+        res = {pf: {"iolab": [], "fio": [], "C": []} for pf in (0, 4, 20, 64)}
+        for r in range(a.rounds):
+            print(f"[cold] round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
+            for pf in (0, 4, 20, 64):
+                res[pf]["iolab"].append(counted(big, lambda: iolab(
+                    a.iolab, base + ["--cache=cold", f"--prefetch={pf}", f"--randseed={seed()}"])))
+                if pf == 0:
+                    res[pf]["fio"].append(counted(big, lambda: fio(
+                        base + ["--invalidate=1", f"--randseed={seed()}"])))
+                res[pf]["C"].append(counted(big, lambda: cloop(
+                    ref, big, size, 8192, 8192, 1, a.ios, pf, 1, seed())))
+        rows = [(f"prefetch {pf}", res[pf]) for pf in (0, 4, 20, 64)]
+        table(f"Cold random 8 KiB reads of a 1 GiB file, {a.ios} reads, psync, norandommap (C: rnd() % blocks)",
+              rows, ["iolab", "fio", "C"])
+        sp = {t: statistics.median(x[0] for x in res[20][t]) / statistics.median(x[0] for x in res[0][t])
+              for t in ("iolab", "C")}
+        print(f"\nspeed-up at prefetch 20: iolab {sp['iolab']:.2f}x, C {sp['C']:.2f}x "
+              f"(iolab / C {sp['iolab'] / sp['C']:.3f})")
+
+    if "uring" in only:
+        res = {d: {"iolab": [], "fio": []} for d in (1, 8, 32)}
+        for r in range(a.rounds):
+            print(f"[uring] round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
+            for d in (1, 8, 32):
+                args = ["--name=u", f"--filename={big}", f"--size={size}", "--rw=randread", "--bs=4k",
+                        "--direct=1", "--ioengine=io_uring", f"--iodepth={d}", f"--number_ios={a.ios}",
+                        "--norandommap"]
+                res[d]["iolab"].append(counted(big, lambda: iolab(a.iolab, args + [f"--randseed={seed()}"])))
+                res[d]["fio"].append(counted(big, lambda: fio(args + [f"--randseed={seed()}"])))
+        table("io_uring O_DIRECT random 4 KiB reads of a 1 GiB file", [(f"depth {d}", res[d]) for d in (1, 8, 32)],
+              ["iolab", "fio"])
+
+    for key in ("small", "cached"):
+        if key not in only:
+            continue
+        path = os.path.join(a.dir, f"{key}.dat")
+        fsize, bmin, bmax, loops = (3_500_000, 50, 300, 100) if key == "small" else (64 << 20, 4096, 4096, 16)
+        args = ["--name=s", f"--filename={path}", f"--size={fsize}", "--rw=randread",
+                f"--bsrange={bmin}-{bmax}" if bmin != bmax else f"--bs={bmin}", f"--loops={loops}",
+                "--ioengine=psync", "--invalidate=0", "--norandommap"]
+        iolab(a.iolab, args + ["--loops=1"])
+        res = {"iolab": [], "fio": [], "C": []}
+        for r in range(a.rounds):
+            print(f"[{key}] round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
+            res["iolab"].append(counted(path, lambda: iolab(a.iolab, args + [f"--randseed={seed()}"])))
+            res["fio"].append(counted(path, lambda: fio(args + [f"--randseed={seed()}"])))
+            res["C"].append(counted(path, lambda: cloop(ref, path, fsize, bmin, bmax, loops, 0, 0, 0, seed())))
+        title = ("seed 002: 50-300 B random reads over 3.5 MB, loops=100, page-cached" if key == "small"
+                 else "4 KiB random reads of a page-cached 64 MiB file, loops=16")
+        table(title, [(key, res)], ["iolab", "fio", "C"])
+
+
+if __name__ == "__main__":
+    main()
