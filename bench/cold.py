@@ -19,11 +19,15 @@ Rows (each tool in every round, rounds interleaved, medians and ratios):
          the C loop is a pread loop)
   small  seed 002's 50-300 B random reads over 3.5 MB, page-cached
   cached 4 KiB random reads of a page-cached 64 MiB file
+  traps  the two traps shown: the C loop with one fixed seed run again and
+         again (the host serves the repeated order from its cache) against a
+         fresh seed each time; and the device reads of 20,000 reads with
+         replacement against each block once
 
 Needs a release build (cargo build --release), fio and gcc. Pins every tool to
 one CPU (taskset) as bench/run.py does.
 
-usage: bench/cold.py [--rounds N] [--dir DIR] [--ios N] [--only cold,uring,small,cached]
+usage: bench/cold.py [--rounds N] [--dir DIR] [--ios N] [--only cold,uring,small,cached,traps]
 """
 import argparse
 import json
@@ -72,31 +76,34 @@ def cloop(ref, path, size, bmin, bmax, loops, n, prefetch, cold, seed, deal=0):
     return float(dict(kv.split("=") for kv in out.split())["iops"])
 
 
-def table(title, rows, tools, note=""):
+def table(title, rows, tools):
+    """Medians per tool, and each ratio two ways: of the medians, and the
+    median of the per-round ratios (paired: both runs of a round saw the
+    same moment of a noisy host)."""
     print(f"\n{title}\n")
-    if note:
-        print(note + "\n")
+    pairs = [(t, "C") for t in tools if t != "C" and "C" in tools]
+    if "fio" in tools:
+        pairs.append(("iolab", "fio"))
     head = " | ".join(f"{t} IOPS (dev reads)" for t in tools)
-    ratios = [t for t in tools if t != "C" and "C" in tools] + (["fio"] if "fio" in tools else [])
-    print(f"| row | {head} | " + " | ".join(
-        [f"{t}/C" for t in tools if t != "C" and "C" in tools] + (["iolab/fio"] if "fio" in tools else [])) + " |")
-    print("|---" * (1 + len(tools) + len(ratios)) + "|")
+    print(f"| row | {head} | " + " | ".join(f"{a}/{b} (paired)" for a, b in pairs) + " |")
+    print("|---" * (1 + len(tools) + len(pairs)) + "|")
     for name, res in rows:
         cells = []
-        m = {}
         for t in tools:
             if not res.get(t):
                 cells.append("-")
                 continue
-            m[t] = statistics.median(x[0] for x in res[t])
+            m = statistics.median(x[0] for x in res[t])
             reads = statistics.median(x[1] for x in res[t])
-            cells.append(f"{m[t]:,.0f} ({reads:,.0f})")
+            cells.append(f"{m:,.0f} ({reads:,.0f})")
         rat = []
-        for t in tools:
-            if t != "C" and "C" in tools:
-                rat.append(f"{m[t] / m['C']:.3f}" if t in m and "C" in m else "-")
-        if "fio" in tools:
-            rat.append(f"{m['iolab'] / m['fio']:.3f}" if "fio" in m else "-")
+        for a, b in pairs:
+            if not res.get(a) or not res.get(b):
+                rat.append("-")
+                continue
+            ma, mb = (statistics.median(x[0] for x in res[k]) for k in (a, b))
+            paired = statistics.median(x[0] / y[0] for x, y in zip(res[a], res[b]))
+            rat.append(f"{ma / mb:.3f} ({paired:.3f})")
         print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(rat) + " |")
 
 
@@ -106,7 +113,7 @@ def main():
     ap.add_argument("--dir", default=os.path.join(ROOT, "bench/out"))
     ap.add_argument("--ios", type=int, default=20000)
     ap.add_argument("--iolab", default=os.path.join(ROOT, "target/release/iolab"))
-    ap.add_argument("--only", default="cold,uring,small,cached")
+    ap.add_argument("--only", default="cold,uring,small,cached,traps")
     a = ap.parse_args()
     only = a.only.split(",")
     os.makedirs(a.dir, exist_ok=True)
@@ -115,7 +122,7 @@ def main():
     seed = lambda: random.randrange(1, 1 << 40)  # noqa: E731
     big = os.path.join(a.dir, "cold.dat")
     size = 1 << 30
-    if "cold" in only or "uring" in only:
+    if "cold" in only or "uring" in only or "traps" in only:
         iolab(a.iolab, ["--name=l", f"--filename={big}", f"--size={size}", "--rw=read", "--number_ios=1"])
     print(f"medians of {a.rounds} interleaved rounds, a fresh seed per run; (dev reads): "
           "device read requests completed during the run")
@@ -149,7 +156,7 @@ def main():
             print(f"[uring] round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
             for d in (1, 8, 32):
                 args = ["--name=u", f"--filename={big}", f"--size={size}", "--rw=randread", "--bs=4k",
-                        "--direct=1", "--ioengine=io_uring", f"--iodepth={d}", f"--number_ios={a.ios}",
+                        "--direct=1", "--ioengine=io_uring", f"--iodepth={d}", f"--number_ios={a.ios * 5}",
                         "--norandommap"]
                 res[d]["iolab"].append(counted(big, lambda: iolab(a.iolab, args + [f"--randseed={seed()}"])))
                 res[d]["fio"].append(counted(big, lambda: fio(args + [f"--randseed={seed()}"])))
@@ -174,6 +181,22 @@ def main():
         title = ("seed 002: 50-300 B random reads over 3.5 MB, loops=100, page-cached" if key == "small"
                  else "4 KiB random reads of a page-cached 64 MiB file, loops=16")
         table(title, [(key, res)], ["iolab", "fio", "C"])
+
+    if "traps" in only:
+        fixed = seed()
+        same = [counted(big, lambda: cloop(ref, big, size, 8192, 8192, 1, a.ios, 0, 1, fixed))
+                for _ in range(4)]
+        fresh = [counted(big, lambda: cloop(ref, big, size, 8192, 8192, 1, a.ios, 0, 1, seed()))
+                 for _ in range(4)]
+        deal = [counted(big, lambda: cloop(ref, big, size, 8192, 8192, 1, a.ios, 0, 1, seed(), 1))
+                for _ in range(2)]
+        print(f"\nTraps: the C loop, cold random 8 KiB reads, {a.ios} reads, run after run\n")
+        print("| runs | IOPS, run 1..n | device reads, run 1..n |")
+        print("|---|---|---|")
+        for name, v in (("one fixed seed, again and again", same), ("a fresh seed each run", fresh),
+                        ("fresh seeds, each block once (DEAL=1)", deal)):
+            print(f"| {name} | " + ", ".join(f"{x[0]:,.0f}" for x in v) + " | "
+                  + ", ".join(f"{x[1]:,}" for x in v) + " |")
 
 
 if __name__ == "__main__":
