@@ -18,6 +18,10 @@
  *   RANDREAD_SEED=N     seed the offsets with N (a fresh sequence per run)
  *   RANDREAD_OFFSETS=F  read the offsets and lengths of fio iolog F's `read`
  *                       lines (iolab's --write_iolog), in order, instead
+ *   RANDREAD_BUF_OFFSET=N  the buffer starts N bytes past a page boundary
+ *                       (default 0): 1568 (0x620) is where fio's malloc and
+ *                       iolab put buffers under 456 KiB, and the kernel's
+ *                       copy into a buffer depends on its place
  * prints: ios=N bytes=B runtime_ns=T iops=X fadvise=M p50_ns=P
  *   (M: the WILLNEED calls made; P: the median pread latency it timed)
  */
@@ -153,7 +157,10 @@ int main(int argc, char **argv) {
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM); /* fio's and iolab's default hint */
 	char *buf;
-	if (posix_memalign((void **)&buf, 4096, bs_max)) return 1;
+	const char *boff = getenv("RANDREAD_BUF_OFFSET");
+	size_t skip = boff ? strtoull(boff, 0, 10) : 0;
+	if (posix_memalign((void **)&buf, 4096, bs_max + skip)) return 1;
+	buf += skip;
 	struct io *q = calloc(prefetch + 1, sizeof *q);
 	uint64_t target = loops * size, bytes = 0, ios = 0;
 
