@@ -12,7 +12,8 @@ Two things make such comparisons lie on a virtual machine:
      (the block layer's reads completed, /sys/dev/block/M:N/stat) so equal work
      is visible.
 
-Rows (each tool in every round, rounds interleaved, medians and ratios):
+Rows (each tool in every round, the tools' order rotated from round to round,
+medians and ratios):
   cold   random 8 KiB buffered reads of a 1 GiB file, cache evicted first,
          prefetch 0, 4, 20, 64 (fio has no prefetch: prefetch 0 only)
   uring  random 4 KiB O_DIRECT reads, io_uring, depth 1, 8, 32 (iolab vs fio;
@@ -76,6 +77,15 @@ def cloop(ref, path, size, bmin, bmax, loops, n, prefetch, cold, seed, deal=0, b
     return float(dict(kv.split("=") for kv in out.split())["iops"])
 
 
+def in_turn(r, steps):
+    """Runs `steps` (callables) starting at step r mod n: each tool goes
+    first, second, ... in turn, so whatever favours an early or a late run
+    of a round (a host's readahead, its CPU's clock) is shared out."""
+    n = len(steps)
+    for i in range(n):
+        steps[(r + i) % n]()
+
+
 def table(title, rows, tools):
     """Medians per tool, and each ratio two ways: of the medians, and the
     median of the per-round ratios (paired: both runs of a round saw the
@@ -135,13 +145,16 @@ def main():
         for r in range(a.rounds):
             print(f"[cold] round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
             for pf in (0, 4, 20, 64):
-                res[pf]["iolab"].append(counted(big, lambda: iolab(
-                    a.iolab, base + ["--cache=cold", f"--prefetch={pf}", f"--randseed={seed()}"])))
+                steps = [
+                    lambda: res[pf]["iolab"].append(counted(big, lambda: iolab(
+                        a.iolab, base + ["--cache=cold", f"--prefetch={pf}", f"--randseed={seed()}"]))),
+                    lambda: res[pf]["C"].append(counted(big, lambda: cloop(
+                        ref, big, size, 8192, 8192, 1, a.ios, pf, 1, seed()))),
+                ]
                 if pf == 0:
-                    res[pf]["fio"].append(counted(big, lambda: fio(
-                        base + ["--invalidate=1", f"--randseed={seed()}"])))
-                res[pf]["C"].append(counted(big, lambda: cloop(
-                    ref, big, size, 8192, 8192, 1, a.ios, pf, 1, seed())))
+                    steps.append(lambda: res[pf]["fio"].append(counted(big, lambda: fio(
+                        base + ["--invalidate=1", f"--randseed={seed()}"]))))
+                in_turn(r, steps)
         rows = [(f"prefetch {pf}", res[pf]) for pf in (0, 4, 20, 64)]
         table(f"Cold random 8 KiB reads of a 1 GiB file, {a.ios} reads, psync, norandommap (C: rnd() % blocks)",
               rows, ["iolab", "fio", "C"])
@@ -158,8 +171,11 @@ def main():
                 args = ["--name=u", f"--filename={big}", f"--size={size}", "--rw=randread", "--bs=4k",
                         "--direct=1", "--ioengine=io_uring", f"--iodepth={d}", f"--number_ios={a.ios * 5}",
                         "--norandommap"]
-                res[d]["iolab"].append(counted(big, lambda: iolab(a.iolab, args + [f"--randseed={seed()}"])))
-                res[d]["fio"].append(counted(big, lambda: fio(args + [f"--randseed={seed()}"])))
+                in_turn(r, [
+                    lambda: res[d]["iolab"].append(counted(big, lambda: iolab(
+                        a.iolab, args + [f"--randseed={seed()}"]))),
+                    lambda: res[d]["fio"].append(counted(big, lambda: fio(args + [f"--randseed={seed()}"]))),
+                ])
         table("io_uring O_DIRECT random 4 KiB reads of a 1 GiB file", [(f"depth {d}", res[d]) for d in (1, 8, 32)],
               ["iolab", "fio"])
 
@@ -180,13 +196,16 @@ def main():
         same = {"iolab": [], "C": []}
         for r in range(a.rounds):
             print(f"[{key}] round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
-            res["iolab"].append(counted(path, lambda: iolab(a.iolab, args + [f"--randseed={seed()}"])))
-            res["fio"].append(counted(path, lambda: fio(args + [f"--randseed={seed()}"])))
-            res["C"].append(counted(path, lambda: cloop(ref, path, fsize, bmin, bmax, loops, 0, 0, 0, seed())))
-            same["iolab"].append(counted(path, lambda: iolab(
-                a.iolab, args + ["--iomem=mmap", f"--randseed={seed()}"])))
-            same["C"].append(counted(path, lambda: cloop(
-                ref, path, fsize, bmin, bmax, loops, 0, 0, 0, seed(), buf_offset=0x620)))
+            in_turn(r, [
+                lambda: res["iolab"].append(counted(path, lambda: iolab(a.iolab, args + [f"--randseed={seed()}"]))),
+                lambda: res["fio"].append(counted(path, lambda: fio(args + [f"--randseed={seed()}"]))),
+                lambda: res["C"].append(counted(path, lambda: cloop(
+                    ref, path, fsize, bmin, bmax, loops, 0, 0, 0, seed()))),
+                lambda: same["iolab"].append(counted(path, lambda: iolab(
+                    a.iolab, args + ["--iomem=mmap", f"--randseed={seed()}"]))),
+                lambda: same["C"].append(counted(path, lambda: cloop(
+                    ref, path, fsize, bmin, bmax, loops, 0, 0, 0, seed(), buf_offset=0x620))),
+            ])
         title = ("seed 002: 50-300 B random reads over 3.5 MB, loops=100, page-cached" if key == "small"
                  else "4 KiB random reads of a page-cached 64 MiB file, loops=16")
         table(title + " (iolab and fio: buffer 0x620 past a page; C: at a page)", [(key, res)],

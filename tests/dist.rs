@@ -307,3 +307,19 @@ fn stonewall_stops_every_host_when_the_first_is_done() {
     let status: String = query_one(&db, "SELECT status FROM runs");
     assert_eq!(status, "complete", "a planned stop is not an interruption");
 }
+
+/// `--stonewall-ranks` alone (one host, no MPI) would mean nothing: refused.
+#[test]
+fn stonewall_without_ranks_is_refused() {
+    let d = scratch();
+    let f = d.path().join("f");
+    fails_with(
+        bin()
+            .arg("run")
+            .args(rank_job(&f, &[]))
+            .arg("--stonewall-ranks"),
+        2,
+        "--stonewall-ranks: stops ranks when the first is done: give --hosts",
+    );
+    assert!(!f.exists(), "nothing run");
+}

@@ -214,6 +214,12 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
             check_out_dir(opt, out)?;
         }
     }
+    if args.stonewall_ranks && args.hosts.is_empty() && iolab::dist::mpi::launched().is_none() {
+        return Err(Error::usage(
+            "--stonewall-ranks",
+            "stops ranks when the first is done: give --hosts, or start iolab with mpirun or srun",
+        ));
+    }
     if let Some(launcher) = iolab::dist::mpi::launched() {
         return super::run_hosts::under_mpi(&args, job_args, &formats, launcher);
     }
