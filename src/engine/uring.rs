@@ -64,7 +64,11 @@ impl Engine for UringEngine {
         // descriptor table: it needs registered files (fio turns them on
         // with sqthread_poll too).
         opts.registerfiles |= opts.sqthread_poll;
-        let builder = |coop: bool| {
+        // How much of the kernel's help to ask for: 2 as fio 3.33 does here
+        // (cooperative task running, one issuer, completions run only when
+        // the thread asks for them), 1 the first (kernels 5.19 to 6.0), 0
+        // none; a kernel that refuses one is asked for less.
+        let builder = |level: u8| {
             let mut b = IoUring::builder();
             if opts.sqthread_poll {
                 b.setup_sqpoll(1000);
@@ -72,20 +76,31 @@ impl Engine for UringEngine {
             if opts.hipri {
                 b.setup_iopoll();
             }
-            if coop {
+            if level >= 1 {
                 // Completions are handled when the thread enters the kernel
-                // anyway, instead of interrupting it (as fio does); kernels
-                // before 5.19 refuse the flag, so it is retried without.
+                // anyway, instead of interrupting it.
                 b.setup_coop_taskrun();
+            }
+            // The ring is built and driven by the clone's one thread (and
+            // reaped with GETEVENTS whenever it waits); not with an SQ
+            // polling thread, which is a second issuer.
+            if level >= 2 && !opts.sqthread_poll {
+                b.setup_single_issuer();
+                b.setup_defer_taskrun();
             }
             b
         };
         let entries = cfg.iodepth.max(1).next_power_of_two();
-        let ring = builder(true)
+        let refused = |e: &io::Error| e.raw_os_error() == Some(libc::EINVAL);
+        let ring = builder(2)
             .build(entries)
-            .or_else(|e| match e.raw_os_error() {
-                Some(libc::EINVAL) => builder(false).build(entries),
-                _ => Err(e),
+            .or_else(|e| match refused(&e) {
+                true => builder(1).build(entries),
+                false => Err(e),
+            })
+            .or_else(|e| match refused(&e) {
+                true => builder(0).build(entries),
+                false => Err(e),
             })
             .map_err(|e| {
             let what = match (opts.sqthread_poll, opts.hipri) {
