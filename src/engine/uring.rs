@@ -68,6 +68,7 @@ impl Engine for UringEngine {
         // (cooperative task running, one issuer, completions run only when
         // the thread asks for them), 1 the first (kernels 5.19 to 6.0), 0
         // none; a kernel that refuses one is asked for less.
+        let entries = cfg.iodepth.max(1).next_power_of_two();
         let builder = |level: u8| {
             let mut b = IoUring::builder();
             if opts.sqthread_poll {
@@ -88,9 +89,11 @@ impl Engine for UringEngine {
                 b.setup_single_issuer();
                 b.setup_defer_taskrun();
             }
+            // A completion queue as deep as the submission queue, as fio's
+            // (the kernel's default is twice as deep).
+            b.setup_cqsize(entries);
             b
         };
-        let entries = cfg.iodepth.max(1).next_power_of_two();
         let refused = |e: &io::Error| e.raw_os_error() == Some(libc::EINVAL);
         let ring = builder(2)
             .build(entries)
