@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::ranks::rank_job;
 use common::*;
 use iolab::dist::{Coordinator, Launch};
 use iolab::runner::StopFlag;

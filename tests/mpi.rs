@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::ranks::rank_job;
 use common::*;
 #[cfg(feature = "mpi")]
 use std::path::Path;

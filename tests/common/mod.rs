@@ -3,6 +3,7 @@
 
 pub mod disk;
 pub mod process;
+pub mod ranks;
 pub mod svg;
 pub mod trace;
 pub mod traced;
@@ -496,16 +497,4 @@ pub fn run_in(fio: bool, dir: &Path, args: &[&str]) -> Value {
         c
     };
     stdout_json(cmd.current_dir(dir).args(args).arg("--output-format=json"))
-}
-
-/// The job of the many-hosts tests (`--hosts`, MPI): 2 MiB of 4 KiB random
-/// reads of `f` (each rank reads its own `f.RANK`), with `extra` options.
-pub fn rank_job(f: &Path, extra: &[&str]) -> Vec<String> {
-    let mut a: Vec<String> = ["--name=r", "--size=2m", "--rw=randread", "--bs=4k"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    a.push(format!("--filename={}", f.display()));
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
 }
