@@ -135,7 +135,6 @@ fn stonewall_stops_every_rank_when_the_first_is_done() {
     }
     // Rank 0 reads 50 blocks; ranks 1 and 2 would read a million at 200
     // IOPS (over an hour): MPMD, one job per group of ranks.
-    let exe = assert_cmd::cargo::cargo_bin("iolab");
     let fast = rank_job(
         &f,
         &[
@@ -153,23 +152,7 @@ fn stonewall_stops_every_rank_when_the_first_is_done() {
             "--output-format=json",
         ],
     );
-    let mut cmd = Command::new("timeout");
-    cmd.args([
-        "120",
-        "mpirun",
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "-n",
-        "1",
-    ])
-    .arg(&exe)
-    .arg("run")
-    .args(&fast)
-    .args([":", "-n", "2"])
-    .arg(&exe)
-    .arg("run")
-    .args(&slow)
-    .env("IOLAB_DB", &db);
+    let mut cmd = mpmd(&db, &[(1, &fast), (2, &slow)]);
     let doc = parse_json(&succeed(&mut cmd));
     let hosts = doc["hosts"].as_array().unwrap();
     assert_eq!(hosts[0]["read"]["total_ios"], 50);
@@ -204,6 +187,26 @@ fn a_build_without_mpi_refuses_to_run_under_mpirun() {
         "built without MPI: build it with `cargo build --release --features mpi`",
     );
     assert!(!f.exists());
+}
+
+/// `mpirun -n N1 iolab run ARGS1 : -n N2 iolab run ARGS2 ...` (MPMD: a
+/// job per group of ranks) storing into `db`, ended after two minutes.
+#[cfg(feature = "mpi")]
+fn mpmd(db: &Path, groups: &[(u32, &Vec<String>)]) -> Command {
+    let exe = assert_cmd::cargo::cargo_bin("iolab");
+    let mut c = Command::new("timeout");
+    c.args(["120", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+        .env("IOLAB_DB", db);
+    for (i, (n, args)) in groups.iter().enumerate() {
+        if i > 0 {
+            c.arg(":");
+        }
+        c.args(["-n", &n.to_string()])
+            .arg(&exe)
+            .arg("run")
+            .args(*args);
+    }
+    c
 }
 
 /// `mpirun -n N iolab tree ARGS --output-format=json` into `db`: its JSON.
@@ -311,31 +314,11 @@ fn a_failed_rank_is_named_and_the_others_are_kept() {
     }
     let d = scratch();
     let (db, f) = (d.path().join("r.db"), d.path().join("f"));
-    let exe = assert_cmd::cargo::cargo_bin("iolab");
     // Rank 1 is given a file under a regular file: it cannot lay it out.
     std::fs::write(d.path().join("plain"), b"not a directory").unwrap();
     let bad = rank_job(&d.path().join("plain/f"), &[]);
-    let mut cmd = Command::new("timeout");
-    cmd.args([
-        "120",
-        "mpirun",
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "-n",
-        "1",
-    ])
-    .arg(&exe)
-    .arg("run")
-    .args(rank_job(&f, &[]))
-    .args([":", "-n", "1"])
-    .arg(&exe)
-    .arg("run")
-    .args(&bad)
-    .args([":", "-n", "1"])
-    .arg(&exe)
-    .arg("run")
-    .args(rank_job(&f, &[]))
-    .env("IOLAB_DB", &db);
+    let good = rank_job(&f, &[]);
+    let mut cmd = mpmd(&db, &[(1, &good), (1, &bad), (1, &good)]);
     let out = cmd.output().unwrap();
     let (stdout, err) = (
         String::from_utf8_lossy(&out.stdout),
