@@ -51,6 +51,12 @@ pub struct Me {
     pub size: u32,
 }
 
+/// How a rank's work failed, as it reported (the error itself stayed in
+/// its process; its text crossed to rank 0).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RankFailed(pub String);
+
 /// What a rank did, as rank 0 knows it.
 #[derive(Debug)]
 pub struct Ranked<T> {
@@ -61,7 +67,7 @@ pub struct Ranked<T> {
     /// When its timed part started, on rank 0's clock (ns).
     pub started_ns: u64,
     /// What its work returned, or its error.
-    pub outcome: Result<T, String>,
+    pub outcome: Result<T, RankFailed>,
     /// Stopped because another rank finished first (`--stonewall-ranks`).
     pub finished: bool,
 }
@@ -73,7 +79,7 @@ impl<T> Ranked<T> {
         h.hostname = self.hostname.clone();
         h.clock_offset_ns = self.clock_offset_ns;
         h.started_ns = self.started_ns;
-        h.failed = self.outcome.as_ref().err().cloned();
+        h.failed = self.outcome.as_ref().err().map(|e| e.0.clone());
         h
     }
 }
@@ -87,11 +93,11 @@ pub(super) fn usage(problem: &str) -> DistError {
 }
 
 /// The first failed rank's error.
-fn first_error<T>(ranks: &[Ranked<T>]) -> Option<DistError> {
+pub(super) fn first_error<T>(ranks: &[Ranked<T>]) -> Option<DistError> {
     ranks.iter().enumerate().find_map(|(r, k)| {
-        k.outcome.as_ref().err().map(|problem| DistError::Worker {
+        k.outcome.as_ref().err().map(|e| DistError::Worker {
             host: format!("rank {r} ({})", k.hostname),
-            problem: problem.clone(),
+            problem: e.to_string(),
         })
     })
 }

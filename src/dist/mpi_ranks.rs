@@ -1,7 +1,7 @@
 //! The MPI side of [`super::mpi`] (cargo feature `mpi`): clock offsets, the
 //! start barrier, the done/end exchange with rank 0, and the gather.
 
-use super::mpi::{Me, Ranked};
+use super::mpi::{Me, RankFailed, Ranked};
 use super::protocol::wall_ns;
 use crate::runner::{Observer, StopFlag};
 use crate::{Error, Result};
@@ -279,7 +279,7 @@ impl<T> Report<T> {
             started_ns: (self.started_ns as i64 - offset_ns).max(0) as u64,
             outcome: match (self.outcome, self.error) {
                 (Some(t), _) => Ok(t),
-                (None, e) => Err(e.unwrap_or_else(|| "no results".into())),
+                (None, e) => Err(RankFailed(e.unwrap_or_else(|| "no results".into()))),
             },
             finished: self.finished,
         }

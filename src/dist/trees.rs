@@ -45,12 +45,7 @@ pub fn gather(
     ranks: Vec<Ranked<RankTree>>,
     dir: &Path,
 ) -> Result<(DistTree, Option<DistError>), DistError> {
-    let failed = ranks.iter().enumerate().find_map(|(r, k)| {
-        k.outcome.as_ref().err().map(|problem| DistError::Worker {
-            host: format!("rank {r} ({})", k.hostname),
-            problem: problem.clone(),
-        })
-    });
+    let failed = super::mpi::first_error(&ranks);
     let mut hosts = Vec::new();
     let mut trees = Vec::new();
     for (r, k) in ranks.into_iter().enumerate() {
