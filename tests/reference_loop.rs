@@ -131,3 +131,27 @@ fn gtod_reduce_runs_untimed_with_exact_counts_and_deadlines() {
     assert!((1000..1100).contains(&runtime), "runtime {runtime} ms");
     assert!(r["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 1000);
 }
+
+/// fio is the reference for `gtod_reduce=1`: the same job under both
+/// reads the same number of blocks and reports no latency.
+#[test]
+fn gtod_reduce_matches_fio() {
+    if !have("fio", "gtod_reduce_matches_fio") {
+        return;
+    }
+    let d = scratch();
+    let f = d.path().join("f");
+    let args = job(
+        "g",
+        &f,
+        "--size=2m --rw=randread --bs=4k --gtod_reduce=1 --randseed=3",
+    );
+    let ours = run_json(&args);
+    let theirs = fio_json(&args);
+    for doc in [&ours, &theirs] {
+        let read = &doc["jobs"][0]["read"];
+        assert_eq!(read["total_ios"], 512, "{read}");
+        assert_eq!(read["io_bytes"], 2 << 20);
+        assert_eq!(read["clat_ns"]["mean"].as_f64(), Some(0.0), "{read}");
+    }
+}
