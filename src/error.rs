@@ -103,6 +103,10 @@ pub enum Error {
     /// A side of a comparison pools runs of different workloads.
     #[error(transparent)]
     MixedWorkloads(Box<crate::analysis::fingerprint::MixedWorkloads>),
+    /// The sides of a comparison are traces of different programs, or a
+    /// trace and a run.
+    #[error(transparent)]
+    UnlikeTraces(Box<crate::analysis::fingerprint::UnlikeTraces>),
     /// An injected disk (`iolab disk`) could not be made, changed or removed.
     #[error(transparent)]
     Disk(Box<crate::disk::DiskError>),
@@ -191,7 +195,8 @@ impl Error {
             Error::Job(_)
             | Error::Usage { .. }
             | Error::Engine { .. }
-            | Error::MixedWorkloads(_) => code::USAGE,
+            | Error::MixedWorkloads(_)
+            | Error::UnlikeTraces(_) => code::USAGE,
             Error::Store(e) if e.is_usage() => code::USAGE,
             Error::Refused { .. } => code::REFUSED,
             Error::NoSpace { .. } | Error::NotEnoughSpace { .. } => code::NO_SPACE,

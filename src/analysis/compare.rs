@@ -7,7 +7,7 @@
 
 pub use super::difference::{ALPHA, MIN_EFFECT_PCT, Row};
 use super::env_diff::{self, EnvDiff, EnvFacts};
-use super::fingerprint::{self, FieldDiff, Fingerprint, MixedWorkloads};
+use super::fingerprint::{self, FieldDiff, Fingerprint, MixedWorkloads, UnlikeTraces};
 use super::verdict::{self, Verdict};
 use crate::error::{Error, Result};
 use crate::job;
@@ -288,6 +288,27 @@ impl AbTest {
                     fields: fields.clone(),
                 })));
             }
+        }
+        // A side run now is a run, whatever the other side traced.
+        let made = Fingerprint(vec![("kind", "run".into())]);
+        let mut both: Vec<(Option<i64>, &Fingerprint)> = sides
+            .iter()
+            .flat_map(|s| &s.members)
+            .filter(|m| !m.fingerprint.0.is_empty())
+            .map(|m| (m.run, &m.fingerprint))
+            .collect();
+        for (_, src) in &self.sides {
+            if matches!(src, Source::Jobs(_)) {
+                both.push((None, &made));
+            }
+        }
+        let unlike = fingerprint::unlike_traces(&both);
+        if !unlike.is_empty() && !self.force {
+            return Err(Error::UnlikeTraces(Box::new(UnlikeTraces {
+                a: sides[0].name.clone(),
+                b: sides[1].name.clone(),
+                fields: unlike,
+            })));
         }
         let running = self.sides.iter().any(|s| matches!(s.1, Source::Jobs(_)));
         let mut not_stored = None;

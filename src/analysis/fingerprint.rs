@@ -172,12 +172,63 @@ pub struct MixedWorkloads {
     pub fields: Vec<FieldDiff>,
 }
 
+/// Two sides that cannot be compared figure by figure: a trace against a
+/// run, or traces of different programs (refused unless `--force`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "A ({a}) and B ({b}) are not the same program's traces: {}; compare traces of one program (on two kernels, two versions of it), or pass --force to compare them anyway",
+    .fields.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; ")
+)]
+pub struct UnlikeTraces {
+    /// Side A as named.
+    pub a: String,
+    /// Side B as named.
+    pub b: String,
+    /// `kind` and/or `command` with the values each side has.
+    pub fields: Vec<FieldDiff>,
+}
+
+/// When a trace is among `runs` (both sides together): how the sides
+/// differ in what they are (`kind`) and what program they traced
+/// (`command`); empty when they are one program's traces, or no trace.
+pub fn unlike_traces(runs: &[(Option<i64>, &Fingerprint)]) -> Vec<FieldDiff> {
+    if !runs.iter().any(|(_, f)| f.get("kind") == Some("trace")) {
+        return Vec::new();
+    }
+    let mut unlike: Vec<FieldDiff> = differences(runs)
+        .into_iter()
+        .filter(|d| d.field == "kind" || d.field == "command")
+        .collect();
+    if let Some(kind) = unlike.iter_mut().find(|d| d.field == "kind") {
+        for (v, _) in kind.values.iter_mut().filter(|(v, _)| v == "-") {
+            *v = "run".into();
+        }
+        // A run has no command to differ in: the kinds say it all.
+        unlike.retain(|d| d.field == "kind");
+    }
+    unlike
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn fp(bs: &str, rw: &str) -> Fingerprint {
         Fingerprint(vec![("rw", rw.into()), ("bs", bs.into())])
+    }
+
+    #[test]
+    fn traces_of_different_programs_or_against_a_run_are_unlike() {
+        let tr = |cmd: &str| Fingerprint(vec![("kind", "trace".into()), ("command", cmd.into())]);
+        let (cat, cat2, dd, run) = (tr("cat"), tr("cat"), tr("dd"), fp("4k", "read"));
+        assert!(unlike_traces(&[(Some(1), &cat), (Some(2), &cat2)]).is_empty());
+        assert!(unlike_traces(&[(Some(1), &run), (Some(2), &run)]).is_empty());
+        let d = unlike_traces(&[(Some(1), &cat), (Some(2), &dd)]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].to_string(), "command cat (run 1) vs dd (run 2)");
+        let d = unlike_traces(&[(Some(1), &cat), (Some(2), &run)]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].to_string(), "kind trace (run 1) vs run (run 2)");
     }
 
     #[test]

@@ -339,7 +339,19 @@ pub fn write_out(text: &str, out: Option<&std::path::Path>) -> Result<()> {
 /// The values of `--output-format`: the output formats of
 /// the registry, each with its aliases and help.
 pub fn formats() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(iolab::render::FORMATS.iter().map(|e| {
+    formats_of(iolab::render::FORMATS.iter())
+}
+
+/// The `-f` choices of the commands that show traces: only the formats
+/// with a form for them, so `--help` offers nothing that is refused.
+pub fn trace_formats() -> clap::builder::PossibleValuesParser {
+    formats_of(iolab::render::trace_formats())
+}
+
+fn formats_of<'a>(
+    entries: impl Iterator<Item = &'a iolab::registry::Entry<dyn iolab::render::Exporter>>,
+) -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(entries.map(|e| {
         clap::builder::PossibleValue::new(e.name)
             .aliases(e.aliases.iter().copied())
             .help(e.help)

@@ -16,7 +16,7 @@ Two modes: histograms (default) aggregates in the kernel: counts, bytes, time
 and latency histograms per call and per file, at near-zero cost. --events also
 streams every call (time, thread, call, file, offset, length, flags, result,
 latency) through a ring buffer into the trace file (-o, default
-./iolab-trace-DATE.trace), with a count of any events lost.
+./iolab-trace-DATE.trace, -2, -3 when taken), with a count of any events lost.
 
 Calls: read, write, pread64, pwrite64, readv, writev, preadv(2), pwritev(2),
 open, openat, openat2, creat, close, fsync, fdatasync, sync_file_range,
@@ -80,7 +80,7 @@ pub struct RecordArgs {
     pub tracer: String,
     /// Output format: normal or json (`iolab list formats`).
     #[arg(short = 'f', long, default_value = "normal",
-          value_parser = super::formats(), value_name = "FORMAT")]
+          value_parser = super::trace_formats(), value_name = "FORMAT")]
     pub output_format: String,
     /// Where the trace is stored.
     #[command(flatten)]
@@ -128,10 +128,8 @@ fn record(a: RecordArgs) -> Result<()> {
     };
     let output = a.output.clone().or_else(|| {
         (mode == Mode::Events).then(|| {
-            PathBuf::from(format!(
-                "iolab-trace-{}.trace",
-                chrono::Local::now().format("%Y%m%d-%H%M%S")
-            ))
+            let stem = chrono::Local::now().format("iolab-trace-%Y%m%d-%H%M%S");
+            iolab::sys::fs::unused_name(&stem.to_string(), "trace")
         })
     });
     let mut store = a.store.open()?;

@@ -33,7 +33,7 @@ pub struct ImportArgs {
     pub output: Option<PathBuf>,
     /// Output format: normal or json (`iolab list formats`).
     #[arg(short = 'f', long, default_value = "normal",
-          value_parser = super::formats(), value_name = "FORMAT")]
+          value_parser = super::trace_formats(), value_name = "FORMAT")]
     pub output_format: String,
     /// Where the trace is stored.
     #[command(flatten)]

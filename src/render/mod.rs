@@ -211,6 +211,14 @@ pub fn trace_check(name: &str) -> Result<()> {
     trace(&crate::trace::store::StoredTrace::default(), name).map(|_| ())
 }
 
+/// The formats that have a form for traces (`iolab trace -f`).
+pub fn trace_formats() -> impl Iterator<Item = &'static Entry<dyn Exporter>> {
+    let empty = crate::trace::store::StoredTrace::default();
+    FORMATS
+        .iter()
+        .filter(move |e| e.item.trace(&empty).is_some())
+}
+
 /// A table in format `name`.
 pub fn table(t: &Table, name: &str) -> Result<String> {
     shown(name, "tables", |e| Ok(e.table(t)))

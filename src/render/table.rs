@@ -43,8 +43,12 @@ impl Table {
                 .all(|r| r[i].is_empty() || looks_numeric(&r[i]))
     }
 
-    /// Aligned text.
+    /// Aligned text. Control characters in cells (a newline in a file
+    /// name) are shown escaped (`\n`), so a row stays one line.
     pub fn text(&self) -> String {
+        if self.has_control() {
+            return self.escaped().text();
+        }
         let w = self.widths();
         let num: Vec<bool> = (0..w.len()).map(|i| self.numeric_col(i)).collect();
         let line = |cells: &[String]| {
@@ -85,8 +89,43 @@ impl Table {
         }
     }
 
-    /// GitHub Markdown.
+    /// True when a cell holds a control character.
+    fn has_control(&self) -> bool {
+        self.rows
+            .iter()
+            .flatten()
+            .any(|c| c.chars().any(char::is_control))
+    }
+
+    /// The same table with control characters in cells escaped (`\n`).
+    fn escaped(&self) -> Table {
+        let esc = |c: &String| -> String {
+            c.chars()
+                .flat_map(|ch| {
+                    let e: Vec<char> = if ch.is_control() {
+                        ch.escape_debug().collect()
+                    } else {
+                        vec![ch]
+                    };
+                    e
+                })
+                .collect()
+        };
+        Table {
+            headers: self.headers.clone(),
+            rows: self
+                .rows
+                .iter()
+                .map(|r| r.iter().map(esc).collect())
+                .collect(),
+        }
+    }
+
+    /// GitHub Markdown (cells escaped like [`Table::text`]).
     pub fn markdown(&self) -> String {
+        if self.has_control() {
+            return self.escaped().markdown();
+        }
         let esc = |c: &str| c.replace('|', "\\|");
         let mut out = format!(
             "| {} |\n",
@@ -204,6 +243,21 @@ mod tests {
         assert_eq!(t().text_painted(Paint { on: false }), t().text());
         let on = t().text_painted(Paint { on: true });
         assert!(on.starts_with("\x1b[1mjob  IOPS\x1b[0m\n---"), "{on:?}");
+    }
+
+    #[test]
+    fn a_newline_in_a_cell_is_shown_escaped_and_the_row_stays_one_line() {
+        let mut t = Table::new(["file", "ops"]);
+        t.push(vec!["/d/a\nb \"q\"".into(), "3".into()]);
+        assert_eq!(
+            t.text(),
+            "file         ops\n-----------  ---\n/d/a\\nb \"q\"    3\n"
+        );
+        assert_eq!(t.markdown().lines().count(), 3);
+        assert!(
+            t.csv().contains("\"/d/a\nb \"\"q\"\"\""),
+            "CSV keeps the name as it is"
+        );
     }
 
     #[test]

@@ -28,6 +28,20 @@ pub fn replaceable(path: &Path) -> Result<()> {
     }
 }
 
+/// The first of `STEM.EXT`, `STEM-2.EXT`, `STEM-3.EXT`... that does not
+/// exist yet: a default output name that never collides with an earlier
+/// one (two traces started in the same second).
+pub fn unused_name(stem: &str, ext: &str) -> std::path::PathBuf {
+    (1..)
+        .map(|n| match n {
+            1 => format!("{stem}.{ext}"),
+            n => format!("{stem}-{n}.{ext}"),
+        })
+        .map(std::path::PathBuf::from)
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .expect("some name is free")
+}
+
 /// Writes `bytes` to `path` through a fresh, unpredictably named temporary
 /// file in the same directory (created with `O_EXCL`), renamed over
 /// `path`; see [`replaceable`] for what may be replaced.

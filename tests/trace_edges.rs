@@ -1,0 +1,125 @@
+//! `iolab trace` at its edges, with the strace tracer and `trace import`
+//! (no root needed): default trace names that never collide, traces of
+//! different programs not compared unasked, only the formats traces have
+//! offered, and a file name with a newline kept on one table row.
+
+mod common;
+
+use common::traced::*;
+use common::*;
+use std::path::Path;
+
+/// `iolab trace import LOG` stored in `db`, its trace file beside the log.
+fn import_stored(db: &Path, log: &Path) {
+    let (_, err) = succeed_text(with_db(db).args(["trace", "import"]).arg(log));
+    assert_eq!(err, "");
+}
+
+#[test]
+fn default_event_trace_names_never_collide() {
+    skip_unless_installed!("strace");
+    let dir = scratch();
+    // Three traces in about a second: without -o each gets its own file.
+    for _ in 0..3 {
+        let (_, err) = succeed_text(
+            bin()
+                .current_dir(dir.path())
+                .args(["trace", "--tracer", "strace", "--events", "--no-store"])
+                .args(["--", "true"]),
+        );
+        assert_eq!(err, "");
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("iolab-trace-") && n.ends_with(".trace"))
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+}
+
+#[test]
+fn traces_of_different_programs_or_a_trace_and_a_run_are_not_compared_unasked() {
+    skip_unless_installed!("strace");
+    let (dir, f) = data(64);
+    let db = dir.path().join("t.db");
+    let cat = strace(dir.path(), FULL, &["cat", s(&f)]);
+    let cat2 = dir.path().join("cat2.log");
+    std::fs::copy(&cat, &cat2).unwrap();
+    import_stored(&db, &cat);
+    import_stored(&db, &cat2);
+    let dd_log = dir.path().join("dd.log");
+    std::fs::rename(strace(dir.path(), FULL, &dd(&f, 4)), &dd_log).unwrap();
+    import_stored(&db, &dd_log);
+    // One program's traces compare (the same program on two kernels).
+    let (cmp, _) = succeed_text(with_db(&db).args(["compare", "1", "2"]));
+    assert!(cmp.contains("verdict"), "{cmp}");
+    let err = fails_with(
+        with_db(&db).args(["compare", "1", "3"]),
+        code::USAGE,
+        "not the same program's traces",
+    );
+    assert!(
+        err.contains("trace cat (run 1) vs trace dd (run 3)"),
+        "{err}"
+    );
+    let (cmp, _) = succeed_text(with_db(&db).args(["compare", "1", "3", "--force"]));
+    assert!(cmp.contains("verdict"), "{cmp}");
+    // A trace against a job run now is refused before the job runs.
+    let job = format!("--name=r --filename={} --rw=read --bs=4k --size=64k", s(&f));
+    let err = fails_with(
+        with_db(&db).args(["compare", "1", &job]),
+        code::USAGE,
+        "kind trace (run 1) vs run (a run made now)",
+    );
+    assert!(!err.contains("round"), "{err}");
+}
+
+#[test]
+fn trace_help_offers_only_the_formats_traces_have() {
+    let (help, _) = succeed_text(bin().args(["trace", "--help"]));
+    let option = help.split("--output-format <FORMAT>").nth(1).unwrap();
+    let values = option.split("Possible values:").nth(1).unwrap();
+    let offered: String = (values.lines().skip(1))
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert!(
+        offered.contains("normal") && offered.contains("json"),
+        "{offered}"
+    );
+    for missing in ["csv", "terse", "html", "svg", "markdown"] {
+        assert!(
+            !offered.contains(&format!("- {missing}:")),
+            "{missing} in {offered}"
+        );
+    }
+    fails_with(
+        bin().args(["trace", "-f", "csv", "--", "true"]),
+        code::USAGE,
+        "invalid value 'csv'",
+    );
+}
+
+#[test]
+fn a_newline_in_a_file_name_keeps_each_table_row_on_one_line() {
+    skip_unless_installed!("strace");
+    let dir = scratch();
+    let f = std::fs::canonicalize(dir.path()).unwrap().join("a\nb");
+    std::fs::write(&f, vec![7u8; 20_000]).unwrap();
+    let log = strace(dir.path(), FULL, &["cat", s(&f)]);
+    let (out, _) = succeed_text(bin().args(["trace", "import", "--no-store"]).arg(&log));
+    let shown = s(&f).replace('\n', "\\n");
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with(&shown)).collect();
+    assert_eq!(rows.len(), 3, "per-call, per-file and pattern rows:\n{out}");
+    assert!(!out.lines().any(|l| l.starts_with("b ")), "{out}");
+    // JSON keeps the name as it is.
+    let v = stdout_json(
+        bin()
+            .args(["trace", "import", "--no-store", "-f", "json", "-o"])
+            .arg(dir.path().join("j.trace"))
+            .arg(&log),
+    );
+    let paths: Vec<&str> = (v["files"].as_array().unwrap().iter())
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&s(&f)), "{paths:?}");
+}
