@@ -114,6 +114,9 @@ pub enum Error {
     /// something else (`iolab trace`, `iolab replay`).
     #[error(transparent)]
     Trace(Box<crate::trace::TraceError>),
+    /// Running a command under `iolab exec` failed, or some of its runs.
+    #[error(transparent)]
+    Exec(Box<crate::exec::ExecError>),
     /// A run over several hosts (`--hosts`, `iolab worker`) failed; the
     /// error names the host.
     #[error(transparent)]
@@ -135,6 +138,12 @@ impl From<JobError> for Error {
 impl From<crate::dist::DistError> for Error {
     fn from(e: crate::dist::DistError) -> Error {
         Error::Dist(Box::new(e))
+    }
+}
+
+impl From<crate::exec::ExecError> for Error {
+    fn from(e: crate::exec::ExecError) -> Error {
+        Error::Exec(Box::new(e))
     }
 }
 
@@ -212,6 +221,11 @@ impl Error {
             },
             Error::Dist(e) => match **e {
                 crate::dist::DistError::Usage { .. } => code::USAGE,
+                _ => code::FAILED,
+            },
+            Error::Exec(e) => match **e {
+                crate::exec::ExecError::Usage { .. } => code::USAGE,
+                crate::exec::ExecError::RunsFailed { first_status, .. } => first_status,
                 _ => code::FAILED,
             },
             Error::Trace(e) => match **e {

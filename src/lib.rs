@@ -11,6 +11,7 @@ pub mod disk;
 pub mod dist;
 pub mod engine;
 pub mod error;
+pub mod exec;
 pub mod job;
 pub mod lab;
 pub mod metrics;

@@ -220,6 +220,26 @@ pub struct AbTest {
 }
 
 impl Comparison {
+    /// `sides` compared figure by figure, with the verdict and the
+    /// environment diff (every row shown with `all`).
+    pub fn of_sides(sides: [Side; 2], all: bool) -> Result<Comparison> {
+        let mut rows = compare(&sides[0], &sides[1]);
+        if rows.is_empty() {
+            return Err(Error::usage(
+                "A and B",
+                "the two sides have no key figure in common",
+            ));
+        }
+        Ok(Comparison {
+            verdict: verdict(&sides, &mut rows),
+            env_diff: env_diff::diff(&env_of(&sides[0]), &env_of(&sides[1])),
+            sides,
+            rows,
+            all,
+            ..Comparison::default()
+        })
+    }
+
     /// The rows to show: every one with [`Comparison::all`], else those
     /// that matter ([`Row::shown`]).
     pub fn shown_rows(&self) -> impl Iterator<Item = &Row> {
@@ -359,24 +379,12 @@ impl AbTest {
                 sides[i].members.push(Member::made(&result, stored));
             }
         }
-        let mut rows = compare(&sides[0], &sides[1]);
-        if rows.is_empty() {
-            return Err(Error::usage(
-                "A and B",
-                "the two sides have no key figure in common",
-            ));
-        }
-        Ok(Comparison {
-            stored_as: (running && target.is_some() && self.store_new && not_stored.is_none())
-                .then_some(prefix),
-            not_stored,
-            verdict: verdict(&sides, &mut rows),
-            env_diff: env_diff::diff(&env_of(&sides[0]), &env_of(&sides[1])),
-            sides,
-            rows,
-            pooled,
-            all: self.all,
-        })
+        let mut c = Comparison::of_sides(sides, self.all)?;
+        c.stored_as = (running && target.is_some() && self.store_new && not_stored.is_none())
+            .then_some(prefix);
+        c.not_stored = not_stored;
+        c.pooled = pooled;
+        Ok(c)
     }
 }
 

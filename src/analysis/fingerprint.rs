@@ -82,6 +82,12 @@ impl Fingerprint {
                 ("kind", "trace".into()),
                 ("command", r.name.clone()),
             ]))
+        } else if r.kind == kind::EXEC {
+            // An exec's workload is its command line.
+            Ok(Fingerprint(vec![
+                ("kind", "exec".into()),
+                ("command", r.command.clone()),
+            ]))
         } else {
             Ok(Fingerprint::of_jobs(&r.result()?.jobs))
         }

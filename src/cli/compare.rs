@@ -22,8 +22,16 @@ it changed by 1% or more; only those and the headline are shown unless --all.
 A label whose runs are of different workloads (rw, bs, engine, iodepth,
 numjobs, size, direct, cache, time_based) is refused unless --force.
 
+With --exec, A and B are shell command lines run now (sh -c), interleaved A B
+A B, --repeat times each, every run under the same --cache state of --files;
+every figure is shown (time, CPU, bytes and calls, bytes from storage, cache
+hits and misses, device reads) and each side is stored as one exec run.
+--flamegraph FILE draws B against A (red: where B spent more).
+
 Examples:
   iolab compare 12 15
+  iolab compare --exec 'dd if=f of=/dev/null bs=4k' 'dd if=f of=/dev/null bs=1M' \\
+                --repeat 5 --cache cold --files f --flamegraph dd.svg
   iolab compare before after -f markdown
   iolab compare --repeat 5 A.fio B.fio --plot ab.svg
   iolab compare --repeat 5 '--name=a --filename=/tmp/f --size=256M --rw=read --bs=4k' \\
@@ -55,6 +63,12 @@ pub struct CompareArgs {
     /// Show every figure, not only the headline and significant ones.
     #[arg(long)]
     pub all: bool,
+    /// A and B are shell commands to run now (`iolab exec`'s runs).
+    #[arg(long)]
+    pub exec: bool,
+    /// With --exec: the cache state, files, profile and disk of the runs.
+    #[command(flatten)]
+    pub how: super::exec::HowArgs,
     /// Where runs made now go; a --label L stores them as L:A and L:B.
     #[command(flatten)]
     pub store: db::StoreOpts,
@@ -62,6 +76,16 @@ pub struct CompareArgs {
 
 /// Runs `iolab compare`.
 pub fn execute(a: CompareArgs) -> Result<()> {
+    if a.exec {
+        return execute_exec(a);
+    }
+    let h = &a.how;
+    if h.cache != "keep" || !h.files.is_empty() || h.flamegraph.is_some() || h.disk.is_some() {
+        return Err(iolab::Error::usage(
+            "--cache, --files, --flamegraph, --disk",
+            "are for commands run now: add --exec (iolab compare --exec 'CMD A' 'CMD B')",
+        ));
+    }
     if let Some(p) = &a.plot {
         check_picture("--plot", p)?;
     }
@@ -99,4 +123,47 @@ pub fn execute(a: CompareArgs) -> Result<()> {
         eprintln!("iolab: plot written to {}", p.display());
     }
     c.not_stored.map_or(Ok(()), |e| Err(e.into()))
+}
+
+/// `iolab compare --exec 'CMD A' 'CMD B'`.
+fn execute_exec(a: CompareArgs) -> Result<()> {
+    if let Some(p) = &a.plot {
+        check_picture("--plot", p)?;
+    }
+    render::comparison(&Comparison::default(), &a.format)?;
+    let json = a.format != "normal";
+    let base = a.how.request(vec![a.a.clone()], a.repeat, json)?;
+    let mut store = a.store.open()?;
+    let stop = super::stop_on_signals()?;
+    let command = db::command_line();
+    let target = db::target(store.as_mut(), a.store.label(), &command);
+    let mut r = iolab::exec::ab::run(&a.a, &a.b, &base, target, &stop, &mut Shown::new())?;
+    if let Some(p) = &r.comparison.stored_as {
+        eprintln!("iolab: runs stored with labels {p}:A and {p}:B");
+    }
+    super::write_out(&render::comparison(&r.comparison, &a.format)?, None)?;
+    if let Some(p) = &a.plot {
+        compare_plot::save(&r.comparison, p)?;
+        eprintln!("iolab: plot written to {}", p.display());
+    }
+    if let Some(p) = &a.how.flamegraph {
+        let [ra, rb] = &r.results;
+        if ra.profiles.is_empty() || rb.profiles.is_empty() {
+            eprintln!("iolab: note: no flamegraph: a side has no successful run");
+        } else {
+            let title = format!("iolab compare --exec: B ({}) against A ({})", a.b, a.a);
+            iolab::exec::flame::write_ab(&ra.profiles, &rb.profiles, p, &title)?;
+            eprintln!("iolab: flamegraph (B against A) written to {}", p.display());
+        }
+    }
+    if let Some(e) = r.not_stored.take() {
+        return Err(e.into());
+    }
+    if stop.signal().is_some() {
+        return Err(stop.interrupted());
+    }
+    for e in &r.results {
+        super::exec::failed(e)?;
+    }
+    Ok(())
 }

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod completions;
 pub mod db;
 pub mod disk;
+pub mod exec;
 pub mod fio_flags;
 pub mod history;
 pub mod import;
@@ -135,6 +136,8 @@ pub enum Command {
     Cache(cache::CacheArgs),
     /// Slow and faulty disks on demand (delays, errors, caps, power loss).
     Disk(disk::DiskArgs),
+    /// Run your own program as the workload: cache state, time, counters, stored.
+    Exec(exec::ExecArgs),
     /// Record what a program does (eBPF): per-call histograms, every event; export, import.
     Trace(trace::TraceArgs),
     /// Issue a trace's calls again, per thread, at its pace or as fast as possible.
@@ -173,6 +176,7 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
         Command::Tree(a) => tree::execute(a),
         Command::Cache(a) => cache::execute(a),
         Command::Disk(a) => disk::execute(a),
+        Command::Exec(a) => exec::execute(a),
         Command::Trace(a) => trace::execute(a),
         Command::Replay(a) => replay::execute(a),
         Command::Worker(a) => worker::execute(a),
@@ -346,6 +350,11 @@ pub fn formats() -> clap::builder::PossibleValuesParser {
 /// with a form for them, so `--help` offers nothing that is refused.
 pub fn trace_formats() -> clap::builder::PossibleValuesParser {
     formats_of(iolab::render::trace_formats())
+}
+
+/// The `-f` choices of `iolab exec`: the formats with a form for execs.
+pub fn exec_formats() -> clap::builder::PossibleValuesParser {
+    formats_of(iolab::render::exec_formats())
 }
 
 fn formats_of<'a>(

@@ -72,6 +72,31 @@ pub const METRICS: &[MetricDef] = &[
         better: Better::Lower,
     },
     MetricDef {
+        key: "cpu_user_s",
+        label: "CPU user (s)",
+        better: Better::Lower,
+    },
+    MetricDef {
+        key: "cpu_sys_s",
+        label: "CPU sys (s)",
+        better: Better::Lower,
+    },
+    MetricDef {
+        key: "storage_read_bytes",
+        label: "read from storage",
+        better: Better::Neutral,
+    },
+    MetricDef {
+        key: "cache_hits",
+        label: "cache hits",
+        better: Better::Neutral,
+    },
+    MetricDef {
+        key: "cache_misses",
+        label: "cache misses",
+        better: Better::Neutral,
+    },
+    MetricDef {
         key: "dev_reads",
         label: "reads",
         better: Better::Neutral,

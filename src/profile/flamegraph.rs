@@ -54,6 +54,12 @@ fn perf_error(stderr: &[u8]) -> String {
 impl Profiler {
     /// Starts sampling this process; returns once perf is recording.
     pub fn start() -> Result<Profiler> {
+        Self::attach(std::process::id())
+    }
+
+    /// Starts sampling process `pid` (its threads, and the children it
+    /// starts from now on); returns once perf is recording.
+    pub fn attach(pid: u32) -> Result<Profiler> {
         let perf = find_perf().ok_or_else(|| {
             perf_err("needs perf, which is not installed (Debian: apt-get install linux-perf)")
         })?;
@@ -70,7 +76,7 @@ impl Profiler {
         }
         let mut child = Command::new(perf)
             .args(["record", "-q", "-g", "-F", &FREQ_HZ.to_string(), "-p"])
-            .arg(std::process::id().to_string())
+            .arg(pid.to_string())
             .arg(format!(
                 "--control=fifo:{},{}",
                 ctl.display(),
@@ -155,7 +161,21 @@ impl Profiler {
 
     /// Stops sampling and renders the flamegraph SVG to `out`; returns the
     /// number of distinct stacks drawn.
-    pub fn finish(mut self, out: &Path, title: &str) -> Result<usize> {
+    pub fn finish(self, out: &Path, title: &str) -> Result<usize> {
+        let script = self.script()?;
+        let svg = render_svg(&script, title)?;
+        let samples = svg.1;
+        crate::sys::fs::write_atomic(out, &svg.0)?;
+        Ok(samples)
+    }
+
+    /// Stops sampling; the samples folded (`stack;frames count` lines).
+    pub fn finish_folded(self) -> Result<String> {
+        fold(&self.script()?)
+    }
+
+    /// Stops perf and returns `perf script`'s output.
+    fn script(mut self) -> Result<Vec<u8>> {
         let child = self.child.take().expect("perf runs until finish");
         // SAFETY: sending SIGINT to our own child process.
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
@@ -181,10 +201,7 @@ impl Profiler {
                 perf_error(&script.stderr)
             )));
         }
-        let svg = render_svg(&script.stdout, title)?;
-        let samples = svg.1;
-        crate::sys::fs::write_atomic(out, &svg.0)?;
-        Ok(samples)
+        Ok(script.stdout)
     }
 }
 
@@ -200,12 +217,36 @@ impl Drop for Profiler {
 /// Folds `perf script` output and draws it; returns the SVG and the number
 /// of distinct stacks.
 pub fn render_svg(perf_script: &[u8], title: &str) -> Result<(Vec<u8>, usize)> {
+    render_folded(&fold(perf_script)?, title)
+}
+
+/// `perf script` output folded into `frame;frame;frame count` lines.
+pub fn fold(perf_script: &[u8]) -> Result<String> {
     use inferno::collapse::Collapse;
     let mut folded = Vec::new();
     inferno::collapse::perf::Folder::default()
         .collapse(perf_script, &mut folded)
         .map_err(|e| Error::tool("inferno", format!("cannot fold perf samples: {e}")))?;
-    let text = String::from_utf8_lossy(&folded);
+    Ok(String::from_utf8_lossy(&folded).into_owned())
+}
+
+/// A differential flamegraph: the stacks of `after` drawn with their
+/// change from `before` (red: more samples in `after`, blue: fewer),
+/// `before` scaled to `after`'s total first; the SVG and the number of
+/// distinct stacks.
+pub fn render_diff(before: &str, after: &str, title: &str) -> Result<(Vec<u8>, usize)> {
+    let mut diff = Vec::new();
+    let opts = inferno::differential::Options {
+        normalize: true,
+        ..Default::default()
+    };
+    inferno::differential::from_readers(opts, before.as_bytes(), after.as_bytes(), &mut diff)
+        .map_err(|e| Error::tool("inferno", format!("cannot difference the profiles: {e}")))?;
+    render_folded(&String::from_utf8_lossy(&diff), title)
+}
+
+/// Draws folded stacks (or differential ones: two counts per line).
+pub fn render_folded(text: &str, title: &str) -> Result<(Vec<u8>, usize)> {
     let lines: Vec<&str> = text.lines().collect();
     let weight: u64 = lines
         .iter()

@@ -65,6 +65,10 @@ impl Exporter for Json {
         Some(pretty(&super::trace::value(t)))
     }
 
+    fn exec(&self, e: &crate::exec::ExecResult) -> Option<String> {
+        Some(pretty(&super::exec::value(e)))
+    }
+
     fn comparison(&self, c: &Comparison) -> Option<String> {
         Some(pretty(&super::compare::json(c)))
     }
@@ -94,6 +98,8 @@ pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
         super::tree::json(&r.tree_result()?, bins)
     } else if r.kind == kind::TRACE {
         super::trace::value(&crate::trace::store::load(r)?)
+    } else if r.kind == kind::EXEC {
+        super::exec::value(&crate::exec::store::load(r)?)
     } else {
         Json {
             bins,

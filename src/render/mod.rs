@@ -10,6 +10,7 @@ pub mod compare;
 pub mod compare_plot;
 pub mod csv;
 pub mod disk;
+pub mod exec;
 pub mod fio_iolog;
 pub mod fio_log_samples;
 pub mod fio_logs;
@@ -76,6 +77,11 @@ pub trait Exporter: Sync {
         None
     }
 
+    /// An exec's runs (`iolab exec`).
+    fn exec(&self, _e: &crate::exec::ExecResult) -> Option<String> {
+        None
+    }
+
     /// An A/B comparison: a header naming the sides above its table, the
     /// verdict and the environment diff under it.
     fn comparison(&self, c: &Comparison) -> Option<String> {
@@ -89,6 +95,8 @@ pub trait Exporter: Sync {
             Ok(self.tree(&r.tree_result()?))
         } else if r.kind == kind::TRACE {
             Ok(self.trace(&crate::trace::store::load(r)?))
+        } else if r.kind == kind::EXEC {
+            Ok(self.exec(&crate::exec::store::load(r)?))
         } else {
             self.run(&r.result()?).map(Some)
         }
@@ -209,6 +217,19 @@ pub fn trace(t: &crate::trace::store::StoredTrace, name: &str) -> Result<String>
 /// traces (the error names those that have).
 pub fn trace_check(name: &str) -> Result<()> {
     trace(&crate::trace::store::StoredTrace::default(), name).map(|_| ())
+}
+
+/// An exec in format `name`.
+pub fn exec(e: &crate::exec::ExecResult, name: &str) -> Result<String> {
+    shown(name, "an exec", |x| Ok(x.exec(e)))
+}
+
+/// The formats that have a form for execs (`iolab exec -f`).
+pub fn exec_formats() -> impl Iterator<Item = &'static Entry<dyn Exporter>> {
+    let empty = crate::exec::ExecResult::default();
+    FORMATS
+        .iter()
+        .filter(move |e| e.item.exec(&empty).is_some())
 }
 
 /// The formats that have a form for traces (`iolab trace -f`).

@@ -36,12 +36,18 @@ impl Exporter for Normal {
         Some(super::trace::text(t))
     }
 
+    fn exec(&self, e: &crate::exec::ExecResult) -> Option<String> {
+        Some(super::exec::text(e))
+    }
+
     /// With the header `show` prints: id, label, command, environment.
     fn stored(&self, r: &StoredRun) -> crate::Result<Option<String>> {
         let body = if r.kind == kind::TREE {
             super::tree::text(&r.tree_result()?)
         } else if r.kind == kind::TRACE {
             super::trace::text(&crate::trace::store::load(r)?)
+        } else if r.kind == kind::EXEC {
+            super::exec::text(&crate::exec::store::load(r)?)
         } else {
             text(&r.result()?)
         };

@@ -29,6 +29,8 @@ pub fn for_runs(
             Body::Tree(run.tree_result()?)
         } else if run.kind == kind::TRACE {
             Body::Trace(Box::new(crate::trace::store::load(&run)?))
+        } else if run.kind == kind::EXEC {
+            Body::Exec(Box::new(crate::exec::store::load(&run)?))
         } else {
             Body::Run(run.result()?)
         };
@@ -53,6 +55,8 @@ pub enum Body {
     Tree(TreeResult),
     /// `iolab trace`.
     Trace(Box<crate::trace::store::StoredTrace>),
+    /// `iolab exec`.
+    Exec(Box<crate::exec::ExecResult>),
 }
 
 fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
@@ -86,6 +90,13 @@ fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
             return Ok(s + &format!(
                 "<h3>Environment</h3>\n{env}<h3>Calls and files</h3>\n<pre>{}</pre>\n</section>\n",
                 esc(&crate::render::trace::text(t))
+            ));
+        }
+        Body::Exec(e) => {
+            // The runs as `iolab exec` shows them.
+            return Ok(s + &format!(
+                "<h3>Environment</h3>\n{env}<h3>Runs</h3>\n<pre>{}</pre>\n</section>\n",
+                esc(&crate::render::exec::text(e))
             ));
         }
     };

@@ -308,14 +308,26 @@ impl FirstRunEffect {
                 t.io_bytes() as f64 * 1e9 / t.runtime_ns as f64
             }
         };
-        let first = bw(&reps[0]);
-        let rest: Vec<f64> = reps[1..].iter().map(bw).collect();
+        let v: Vec<f64> = reps.iter().map(bw).collect();
+        Self::of("bw_bytes", &v)
+    }
+
+    /// The effect on `metric` of its values in run order (`values[0]` the
+    /// first run), when the first is further from the others' mean than
+    /// the others' whole range; needs at least 3 values.
+    pub fn of(metric: &'static str, values: &[f64]) -> Option<FirstRunEffect> {
+        let [first, rest @ ..] = values else {
+            return None;
+        };
+        if rest.len() < 2 {
+            return None;
+        }
         let min = rest.iter().copied().fold(f64::INFINITY, f64::min);
         let max = rest.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let mean = rest.iter().sum::<f64>() / rest.len() as f64;
         ((first - mean).abs() > (max - min)).then_some(FirstRunEffect {
-            metric: "bw_bytes",
-            first,
+            metric,
+            first: *first,
             rest_mean: mean,
             rest_min: min,
             rest_max: max,

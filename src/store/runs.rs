@@ -19,6 +19,8 @@ pub mod kind {
     pub const TREE: &str = "tree";
     /// `iolab trace` (a [`crate::trace::store::StoredTrace`]).
     pub const TRACE: &str = "trace";
+    /// `iolab exec` (a [`crate::exec::ExecResult`]).
+    pub const EXEC: &str = "exec";
 }
 
 /// A run to be stored.
@@ -102,7 +104,7 @@ impl StoredRun {
 
     /// The full result of a run or import.
     pub fn result(&self) -> StoreResult<RunResult> {
-        if self.kind == kind::TREE || self.kind == kind::TRACE {
+        if [kind::TREE, kind::TRACE, kind::EXEC].contains(&self.kind.as_str()) {
             return Err(StoreError::Decode {
                 id: self.id,
                 what: "I/O result",

@@ -8,6 +8,7 @@ pub mod blockdev;
 pub mod cachestat;
 pub mod environment;
 pub mod fs;
+pub mod held;
 pub mod loopdev;
 pub mod machine;
 pub mod mount;

@@ -22,7 +22,11 @@ fn micros(t: libc::timeval) -> u64 {
 /// The whole process's counters by name: CPU µs, faults, context
 /// switches, blocks (for `iolab.counters.rusage`).
 pub fn process_counters() -> BTreeMap<String, u64> {
-    let ru = getrusage(libc::RUSAGE_SELF);
+    counters_of(&getrusage(libc::RUSAGE_SELF))
+}
+
+/// The counters of `ru` by name (as [`process_counters`]).
+pub fn counters_of(ru: &libc::rusage) -> BTreeMap<String, u64> {
     BTreeMap::from([
         ("user_us".to_string(), micros(ru.ru_utime)),
         ("sys_us".to_string(), micros(ru.ru_stime)),

@@ -3,7 +3,6 @@
 //! ring buffer ([`records`]) into the trace file.
 
 pub mod kernel;
-mod launch;
 pub mod records;
 
 use super::error::{TraceError, TraceResult};
@@ -11,6 +10,7 @@ use super::file::TraceWriter;
 use super::model::{Event, FileStats, Meta, Mode, Thread, Trace};
 use super::{Request, Target, Tracer, pattern};
 use crate::metrics::clock::now_ns;
+use crate::sys::held::{Out, held};
 use kernel::Kernel;
 use records::Names;
 use std::os::fd::AsRawFd;
@@ -68,7 +68,14 @@ impl Tracer for Ebpf {
     fn record(&self, req: &Request) -> TraceResult<Trace> {
         let (mut held, pid) = match &req.target {
             Target::Command(argv) => {
-                let h = launch::held(argv, req.stdout_to_stderr)?;
+                let out = match req.stdout_to_stderr {
+                    true => Out::Stderr,
+                    false => Out::Inherit,
+                };
+                let h = held(argv, out, Out::Inherit).map_err(|source| TraceError::Spawn {
+                    command: argv.first().cloned().unwrap_or_default(),
+                    source,
+                })?;
                 let pid = h.pid;
                 (Some(h), pid)
             }

@@ -1,0 +1,127 @@
+//! The named files' page cache around a run: set to the asked state
+//! before it (evicted for `cold`, read in for `warm`), measured before and
+//! after it with cachestat (mincore where cachestat is missing), and the
+//! run's hits and misses worked out of the two.
+
+use crate::error::Result;
+use crate::job::CachePolicy;
+use crate::sys::pagecache;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The named files' cache over one run, in pages.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CacheDelta {
+    /// Regular files under the named paths.
+    pub files: usize,
+    /// Their pages.
+    pub pages: u64,
+    /// Pages in the cache as the run started (after the cache was set).
+    pub before: u64,
+    /// Pages in the cache as it ended.
+    pub after: u64,
+    /// Pages that came into the cache during the run: read from storage
+    /// (misses), by the program or by readahead for it.
+    pub misses: u64,
+    /// Pages the program read that were already cached: its reads
+    /// (`rchar`, in pages) less the misses, at most what was cached.
+    pub hits: u64,
+    /// `cachestat(2)` or `mincore(2)`.
+    pub source: String,
+}
+
+/// The regular files under `paths` (directories recursively).
+pub fn files_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    Ok(pagecache::collect(paths)?.0)
+}
+
+/// Puts `files` in the state `policy` asks; returns notes for the user
+/// (a file that stayed cached when evicted: dirty, locked or mapped).
+pub fn set(policy: CachePolicy, files: &[PathBuf]) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    match policy {
+        CachePolicy::Keep => {}
+        CachePolicy::Warm => {
+            pagecache::warm_all(files, None)?;
+        }
+        CachePolicy::Cold => {
+            for (path, cached, dirty) in pagecache::evict_all(files)?.left {
+                notes.push(format!(
+                    "cache cold: {} kept {cached} pages in the cache ({dirty} dirty)",
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok(notes)
+}
+
+/// Pages of `files` and how many are cached now.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Resident {
+    /// Pages.
+    pub pages: u64,
+    /// Cached pages.
+    pub cached: u64,
+    /// Measured by mincore (cachestat missing).
+    pub mincore: bool,
+}
+
+/// The residency of `files` now.
+pub fn resident(files: &[PathBuf]) -> Result<Resident> {
+    let s = pagecache::survey(files, false)?;
+    Ok(Resident {
+        pages: s.pages(),
+        cached: s.cached(),
+        mincore: s.files.iter().any(|r| r.state.source == "mincore"),
+    })
+}
+
+/// The run's cache figures from the residency before and after it and
+/// the bytes the program read (`rchar`).
+pub fn delta(files: usize, before: Resident, after: Resident, rchar: u64) -> CacheDelta {
+    let page = crate::sys::machine::page_size();
+    let misses = after.cached.saturating_sub(before.cached);
+    let read_pages = rchar.div_ceil(page);
+    CacheDelta {
+        files,
+        pages: after.pages.max(before.pages),
+        before: before.cached,
+        after: after.cached,
+        misses,
+        hits: read_pages.saturating_sub(misses).min(before.cached),
+        source: if before.mincore || after.mincore {
+            "mincore(2)"
+        } else {
+            "cachestat(2)"
+        }
+        .into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(pages: u64, cached: u64) -> Resident {
+        Resident {
+            pages,
+            cached,
+            mincore: false,
+        }
+    }
+
+    #[test]
+    fn cold_runs_miss_and_warm_runs_hit() {
+        let page = crate::sys::machine::page_size();
+        // Cold: 100 pages read in; the program read them all.
+        let d = delta(1, r(100, 0), r(100, 100), 100 * page + 10);
+        assert_eq!((d.misses, d.hits), (100, 0));
+        // Warm: nothing came in; every page it read was a hit.
+        let d = delta(1, r(100, 100), r(100, 100), 100 * page + 10);
+        assert_eq!((d.misses, d.hits), (0, 100));
+        // Half cached: half hit, half missed.
+        let d = delta(1, r(100, 50), r(100, 100), 100 * page);
+        assert_eq!((d.misses, d.hits), (50, 50));
+    }
+}

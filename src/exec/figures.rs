@@ -1,0 +1,69 @@
+//! An exec's key figures, under the names runs use (so `history`,
+//! `compare` and `export` read them like any run's): per successful run,
+//! and their mean as the whole.
+
+use super::{ExecResult, ExecRun};
+use crate::metrics::figures::{Figures, Summary};
+
+/// The key figures of one run.
+pub fn of_run(r: &ExecRun) -> Figures {
+    let mut f = Figures::new();
+    let secs = r.wall_ns as f64 / 1e9;
+    let (user, sys) = (
+        r.rusage("user_us") as f64 / 1e6,
+        r.rusage("sys_us") as f64 / 1e6,
+    );
+    let (rchar, wchar) = (r.io("rchar") as f64, r.io("wchar") as f64);
+    let (syscr, syscw) = (r.io("syscr") as f64, r.io("syscw") as f64);
+    let mut put = |k: &str, v: f64| {
+        f.insert(k.to_string(), v);
+    };
+    put("time_s", secs);
+    put("cpu_user_s", user);
+    put("cpu_sys_s", sys);
+    if !r.io.is_empty() {
+        put("bytes", rchar + wchar);
+        put("ops", syscr + syscw);
+        put("read_bytes", rchar);
+        put("write_bytes", wchar);
+        put("read_ios", syscr);
+        put("write_ios", syscw);
+        put("storage_read_bytes", r.io("read_bytes") as f64);
+        put("storage_write_bytes", r.io("write_bytes") as f64);
+        if secs > 0.0 {
+            put("bw_mib_s", (rchar + wchar) / secs / 1048576.0);
+            put("iops", (syscr + syscw) / secs);
+        }
+    }
+    if secs > 0.0 {
+        put("cpu_pct", 100.0 * (user + sys) / secs);
+    }
+    if !r.disks.is_empty() {
+        put(
+            "dev_reads",
+            r.disks.iter().map(|d| d.read_ios).sum::<u64>() as f64,
+        );
+        put(
+            "dev_writes",
+            r.disks.iter().map(|d| d.write_ios).sum::<u64>() as f64,
+        );
+    }
+    if let Some(c) = &r.cache {
+        put("cache_hits", c.hits as f64);
+        put("cache_misses", c.misses as f64);
+    }
+    f
+}
+
+/// The key figures: one sample per successful run (failed and
+/// interrupted runs are left out), and their mean as the whole.
+pub fn summary(e: &ExecResult) -> Summary {
+    let reps: Vec<Figures> = e.ok_runs().map(of_run).collect();
+    let mut total = Figures::new();
+    for f in &reps {
+        for (k, v) in f {
+            *total.entry(k.clone()).or_insert(0.0) += v / reps.len() as f64;
+        }
+    }
+    Summary { total, reps }
+}

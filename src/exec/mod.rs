@@ -1,0 +1,138 @@
+//! `iolab exec`: the user's own program as the workload. Before each run
+//! the named files are put in the asked page-cache state (cold, warm,
+//! keep) and their residency measured; the command runs held until
+//! iolab has read its counters, then is timed from `exec` to exit; after
+//! it, what it did is read from the kernel: its tree's `/proc/PID/io`
+//! (bytes and calls), `wait4`'s rusage (CPU, faults, blocks), the named
+//! files' residency again (cache hits and misses) and the devices under
+//! them (iostat's columns). Runs are stored (kind `exec`) so `history`,
+//! `show`, `report` and `compare` take them; `compare --exec` runs two
+//! commands interleaved ([`ab`]); `--flamegraph` profiles them with perf
+//! ([`flame`]).
+
+pub mod ab;
+pub mod cache;
+pub mod error;
+pub mod figures;
+pub mod flame;
+pub mod run;
+pub mod store;
+
+pub use error::ExecError;
+pub use run::{ExecRequest, run};
+
+use crate::counters::DiskDelta;
+use crate::runner::result::FirstRunEffect;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One execution of the command.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ExecRun {
+    /// 1 for the first run.
+    pub index: u32,
+    /// Its exit status (128 + the signal for one killed).
+    pub exit_status: i32,
+    /// Stopped by Ctrl-C or SIGTERM.
+    pub interrupted: bool,
+    /// From `exec` to exit, in ns.
+    pub wall_ns: u64,
+    /// `wait4`'s rusage of the command and the children it reaped:
+    /// `user_us`, `sys_us`, `majflt`, `minflt`, `nvcsw`, `nivcsw`,
+    /// `inblock`, `oublock`.
+    pub rusage: BTreeMap<String, u64>,
+    /// Its tree's `/proc/PID/io`: `rchar`, `wchar`, `syscr`, `syscw`,
+    /// `read_bytes`, `write_bytes`, `cancelled_write_bytes`.
+    pub io: BTreeMap<String, u64>,
+    /// The named files' page cache before and after (none named: absent).
+    pub cache: Option<cache::CacheDelta>,
+    /// The devices under the named files (or the working directory).
+    pub disks: Vec<DiskDelta>,
+}
+
+impl ExecRun {
+    /// Ended by itself with status 0.
+    pub fn ok(&self) -> bool {
+        self.exit_status == 0 && !self.interrupted
+    }
+
+    /// A counter of `/proc/PID/io` (0 when absent).
+    pub fn io(&self, key: &str) -> u64 {
+        self.io.get(key).copied().unwrap_or(0)
+    }
+
+    /// A counter of the rusage (0 when absent).
+    pub fn rusage(&self, key: &str) -> u64 {
+        self.rusage.get(key).copied().unwrap_or(0)
+    }
+}
+
+/// Every run of one `iolab exec`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ExecResult {
+    /// The command and its arguments.
+    pub command: Vec<String>,
+    /// Where it ran.
+    pub cwd: PathBuf,
+    /// Its environment variables.
+    pub env: BTreeMap<String, String>,
+    /// The cache state asked before each run (`cold`, `warm`, `keep`).
+    pub cache_policy: String,
+    /// The files (and directories) named.
+    pub files: Vec<PathBuf>,
+    /// The runs, in order.
+    pub runs: Vec<ExecRun>,
+    /// Stopped by a signal before its last run.
+    pub interrupted: bool,
+    /// Notes for the user (a file that stayed cached on `cold`).
+    pub warnings: Vec<String>,
+    /// The flamegraph written, if asked.
+    pub flamegraph: Option<flame::Written>,
+    /// Each successful run's profile (with `--flamegraph`; not stored).
+    #[serde(skip)]
+    pub profiles: Vec<flame::Profile>,
+    /// The run id it is stored under (not stored itself).
+    #[serde(skip)]
+    pub run: Option<i64>,
+}
+
+impl ExecResult {
+    /// The runs that ended with status 0 (the statistics are over these).
+    pub fn ok_runs(&self) -> impl Iterator<Item = &ExecRun> {
+        self.runs.iter().filter(|r| r.ok())
+    }
+
+    /// Set when the first successful run stands out from the others on
+    /// wall time: further from their mean than their whole range, and by
+    /// 5% or more.
+    pub fn first_run(&self) -> Option<FirstRunEffect> {
+        let walls: Vec<f64> = self.ok_runs().map(|r| r.wall_ns as f64).collect();
+        FirstRunEffect::of("wall_ns", &walls)
+            .filter(|f| (f.first - f.rest_mean).abs() >= 0.05 * f.rest_mean)
+    }
+
+    /// The runs that failed (non-zero status, killed), not interrupted.
+    pub fn failed(&self) -> impl Iterator<Item = &ExecRun> {
+        self.runs.iter().filter(|r| !r.ok() && !r.interrupted)
+    }
+
+    /// The command as one line (arguments with spaces quoted).
+    pub fn command_line(&self) -> String {
+        command_line(&self.command)
+    }
+}
+
+/// `argv` as one shell-like line: arguments with spaces or quotes quoted.
+pub fn command_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if a.is_empty() || a.chars().any(|c| c.is_whitespace() || "'\"\\$".contains(c)) {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,214 @@
+//! Running the command `repeat` times: the cache set before each run, the
+//! command held until the counters are read, timed from its release to
+//! its exit, its counters read as it ends.
+
+use super::cache;
+use super::flame::{self, Profile};
+use super::{ExecError, ExecResult, ExecRun};
+use crate::counters::{self, DiskDelta, diskstats};
+use crate::error::Result;
+use crate::job::CachePolicy;
+use crate::runner::StopFlag;
+use crate::runner::progress::Progress;
+use crate::sys::held::{self, Held, Out};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What to run and how.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    /// The command and its arguments.
+    pub command: Vec<String>,
+    /// The cache state to set before each run.
+    pub cache: CachePolicy,
+    /// The files (directories: every file under them) whose cache is set
+    /// and measured, and whose devices are watched.
+    pub files: Vec<PathBuf>,
+    /// Runs to make.
+    pub repeat: u32,
+    /// Where the command's standard output goes.
+    pub stdout: Out,
+    /// Where its standard error goes.
+    pub stderr: Out,
+    /// Profile each run with perf (for a flamegraph).
+    pub profile: bool,
+    /// The directory to run it in (default: iolab's).
+    pub cwd: Option<PathBuf>,
+}
+
+impl ExecRequest {
+    /// Refuses what cannot work before anything runs.
+    pub fn check(&self) -> Result<()> {
+        if self.command.is_empty() {
+            return Err(ExecError::usage(
+                "iolab exec",
+                "no command: give one after `--` (iolab exec --cache cold --files data -- cat data)",
+            )
+            .into());
+        }
+        if self.repeat == 0 {
+            return Err(ExecError::usage("--repeat 0", "need at least one run").into());
+        }
+        if self.cache != CachePolicy::Keep && self.files.is_empty() {
+            return Err(ExecError::usage(
+                format!("--cache {}", self.cache.name()),
+                "needs --files PATH: the files (or directories) whose page cache to set",
+            )
+            .into());
+        }
+        for f in &self.files {
+            std::fs::symlink_metadata(f)
+                .map_err(|e| ExecError::usage(format!("--files {}", f.display()), e.to_string()))?;
+        }
+        if self.profile {
+            flame::check()?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `req.command` `req.repeat` times (stopping early on `stop`).
+pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> Result<ExecResult> {
+    req.check()?;
+    let files = cache::files_under(&req.files)?;
+    let cwd = match &req.cwd {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().unwrap_or_default(),
+    };
+    let watched: Vec<PathBuf> = if files.is_empty() {
+        vec![cwd.clone()]
+    } else {
+        files.clone()
+    };
+    let disks = counters::disks_of(&watched);
+    let mut out = ExecResult {
+        command: req.command.clone(),
+        cwd: cwd.clone(),
+        env: std::env::vars().collect(),
+        cache_policy: req.cache.name().to_string(),
+        files: req.files.clone(),
+        ..ExecResult::default()
+    };
+    let mut profiles = Vec::new();
+    for i in 1..=req.repeat {
+        if stop.is_set() {
+            out.interrupted = true;
+            break;
+        }
+        if req.repeat > 1 {
+            progress.step(&format!(
+                "exec run {i}/{}: {}",
+                req.repeat,
+                out.command_line()
+            ));
+        }
+        out.warnings.extend(cache::set(req.cache, &files)?);
+        let (run, profile) = one(req, i, &files, &disks, &cwd, stop)?;
+        out.interrupted |= run.interrupted;
+        if run.ok() {
+            profiles.extend(profile);
+        }
+        out.runs.push(run);
+    }
+    out.profiles = profiles;
+    Ok(out)
+}
+
+/// One run: the command held, the counters read, released, waited for.
+fn one(
+    req: &ExecRequest,
+    index: u32,
+    files: &[PathBuf],
+    disks: &[counters::Disk],
+    cwd: &Path,
+    stop: &StopFlag,
+) -> Result<(ExecRun, Option<Profile>)> {
+    let name = || req.command[0].clone();
+    let mut child =
+        held::held_in(&req.command, req.stdout, req.stderr, Some(cwd)).map_err(|source| {
+            ExecError::Spawn {
+                command: name(),
+                source,
+            }
+        })?;
+    let profiler = match req.profile {
+        true => Some(flame::attach(child.pid)?),
+        false => None,
+    };
+    let before = (!files.is_empty())
+        .then(|| cache::resident(files))
+        .transpose()?;
+    let stats0 = diskstats::read_all().ok();
+    let t0 = Instant::now();
+    child.release();
+    let interrupted = wait(&mut child, stop).map_err(|source| ExecError::Wait {
+        command: name(),
+        what: "waiting for it",
+        source,
+    })?;
+    let wall_ns = t0.elapsed().as_nanos() as u64;
+    let stats1 = diskstats::read_all().ok();
+    let ended = child.reap().map_err(|source| ExecError::Wait {
+        command: name(),
+        what: "reaping it",
+        source,
+    })?;
+    let profile = profiler.map(|p| p.finish()).transpose()?;
+    let mut run = ExecRun {
+        index,
+        exit_status: ended.status,
+        interrupted,
+        wall_ns,
+        rusage: ended.rusage,
+        io: ended.io,
+        cache: None,
+        disks: Vec::new(),
+    };
+    if let Some(b) = before {
+        let after = cache::resident(files)?;
+        run.cache = Some(cache::delta(files.len(), b, after, run.io("rchar")));
+    }
+    if let (Some(a), Some(b)) = (stats0, stats1) {
+        run.disks = disk_deltas(disks, &a, &b, wall_ns);
+    }
+    Ok((run, profile))
+}
+
+/// Waits for the command to end; on `stop` sends it SIGTERM, then
+/// SIGKILL after 2 s. True when it was stopped.
+fn wait(child: &mut Held, stop: &StopFlag) -> std::io::Result<bool> {
+    let mut asked: Option<Instant> = None;
+    loop {
+        if child.wait_exit(Duration::from_millis(100))? {
+            return Ok(asked.is_some());
+        }
+        if stop.is_set() {
+            match asked {
+                None => {
+                    child.signal(nix::sys::signal::Signal::SIGTERM);
+                    asked = Some(Instant::now());
+                }
+                Some(t) if t.elapsed() > Duration::from_secs(2) => {
+                    child.signal(nix::sys::signal::Signal::SIGKILL);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+/// The devices' deltas between two readings of `/proc/diskstats`.
+fn disk_deltas(
+    disks: &[counters::Disk],
+    a: &std::collections::BTreeMap<String, diskstats::DiskStat>,
+    b: &std::collections::BTreeMap<String, diskstats::DiskStat>,
+    wall_ns: u64,
+) -> Vec<DiskDelta> {
+    disks
+        .iter()
+        .filter_map(|d| {
+            let (x, y) = (a.get(&d.name)?, b.get(&d.name)?);
+            Some(DiskDelta::new(d.clone(), x, y, wall_ns))
+        })
+        .collect()
+}

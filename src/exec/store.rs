@@ -1,0 +1,78 @@
+//! Execs stored like runs (kind `exec`): the key figures of each
+//! successful run are the repetitions, the whole result (every run, its
+//! counters, the command, its directory and environment) is the stored
+//! result.
+
+use super::ExecResult;
+use crate::store::{NewRun, Status, Store, StoreError, StoreResult, StoredRun};
+use crate::sys::environment::Environment;
+
+/// The kind of a stored exec.
+pub const KIND: &str = crate::store::kind::EXEC;
+
+/// Stores `e`; returns the run id.
+pub fn save(
+    store: &mut Store,
+    e: &ExecResult,
+    command: &str,
+    label: Option<&str>,
+) -> StoreResult<i64> {
+    let watched = if e.files.is_empty() {
+        vec![e.cwd.clone()]
+    } else {
+        e.files.clone()
+    };
+    let env = Environment::capture(&watched);
+    let json = serde_json::to_string(e).map_err(|err| StoreError::Encode {
+        what: "exec result",
+        problem: err.to_string(),
+    })?;
+    let status = if e.interrupted {
+        Status::Interrupted
+    } else if e.ok_runs().next().is_none() {
+        Status::Failed
+    } else {
+        Status::Complete
+    };
+    store.insert(&NewRun {
+        kind: KIND,
+        label,
+        name: name(e),
+        command: command.to_string(),
+        env: &env,
+        result_json: json,
+        summary: &super::figures::summary(e),
+        sweep: None,
+        source_json: None,
+        hosts: &[],
+        status,
+    })
+}
+
+/// `exec CMD ARGS` as `history` lists it (at most 60 characters).
+pub fn name(e: &ExecResult) -> String {
+    let line = format!("exec {}", e.command_line());
+    match line.char_indices().nth(59) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line,
+    }
+}
+
+/// The exec of a stored run of kind [`KIND`].
+pub fn load(run: &StoredRun) -> StoreResult<ExecResult> {
+    if run.kind != KIND {
+        return Err(StoreError::Decode {
+            id: run.id,
+            what: "exec result",
+            problem: format!("run {} is a {}, not an exec", run.id, run.kind),
+        });
+    }
+    let mut e: ExecResult =
+        serde_json::from_str(&run.result_json).map_err(|err| StoreError::Decode {
+            id: run.id,
+            what: "exec result",
+            problem: err.to_string(),
+        })?;
+    e.run = Some(run.id);
+    Ok(e)
+}

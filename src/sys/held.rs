@@ -1,0 +1,344 @@
+//! Starting a command held before `exec`, so a tracer or profiler can
+//! attach to its pid first and see every call, the loader's included
+//! (`iolab trace`, `iolab exec --flamegraph`); and ending it measured: its
+//! exit seen through a pidfd, its `/proc/PID/io` read while it is a zombie
+//! (the whole tree it reaped), its rusage from `wait4`.
+//!
+//! The child is forked by hand: `std::process::Command::spawn` waits for
+//! the `exec` itself, so a child that waits for the tracer cannot come
+//! from it. Between `fork` and `execve` the child only calls
+//! async-signal-safe functions (`read`, `dup2`, `execve`, `_exit`), and the
+//! one call of it the trace sees is its wait's `read`, whose entry came
+//! before the tracer attached (so it is not counted).
+
+use nix::sys::signal::{Signal, kill};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::io::Write;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+/// A started command waiting for [`Held::release`] to `exec`.
+pub struct Held {
+    /// The held process.
+    pub pid: u32,
+    gate: Option<std::io::PipeWriter>,
+    status: Option<i32>,
+    pidfd: Option<OwnedFd>,
+}
+
+/// How a command ended, measured before and as it was reaped.
+#[derive(Debug, Clone)]
+pub struct Ended {
+    /// Its exit status (128 + the signal for one killed).
+    pub status: i32,
+    /// `/proc/PID/io` read while it was a zombie: its own I/O and that of
+    /// every child it reaped (`rchar`, `read_bytes`, `syscr`...); empty
+    /// when the kernel keeps no I/O accounting.
+    pub io: BTreeMap<String, u64>,
+    /// `wait4`'s rusage: CPU, faults, blocks, context switches of it and
+    /// the children it reaped.
+    pub rusage: BTreeMap<String, u64>,
+}
+
+/// Everything the child needs, made before the fork (no allocation after).
+struct Exec {
+    dir: Option<CString>,
+    path: CString,
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+}
+
+/// The program's path: as given when it holds a `/`, else found on `$PATH`.
+fn find(program: &str) -> Option<PathBuf> {
+    let runnable = |p: &PathBuf| {
+        use std::os::unix::fs::PermissionsExt;
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        return Some(PathBuf::from(program)).filter(runnable);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(runnable)
+}
+
+fn cstring(b: &[u8]) -> Option<CString> {
+    CString::new(b).ok()
+}
+
+/// Where the command's standard output or error goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Out {
+    /// Where iolab's goes.
+    Inherit,
+    /// To iolab's standard error (iolab's JSON on stdout stays clean).
+    Stderr,
+    /// Nowhere (`/dev/null`).
+    Null,
+}
+
+impl Out {
+    /// The descriptor the child `dup2`s over `target`, if any.
+    fn fd(self) -> std::io::Result<Option<OwnedFd>> {
+        match self {
+            Out::Inherit => Ok(None),
+            Out::Stderr => std::os::fd::AsFd::as_fd(&std::io::stderr())
+                .try_clone_to_owned()
+                .map(Some),
+            Out::Null => std::fs::File::options()
+                .write(true)
+                .open("/dev/null")
+                .map(|f| Some(f.into())),
+        }
+    }
+}
+
+/// Forks `argv` (not empty); the child waits on a pipe until released,
+/// then `exec`s with its standard output and error sent to `out` and `err`.
+pub fn held(argv: &[String], out: Out, err: Out) -> std::io::Result<Held> {
+    held_in(argv, out, err, None)
+}
+
+/// [`held`], the command run in `dir` (iolab's own when `None`).
+pub fn held_in(
+    argv: &[String],
+    out: Out,
+    err: Out,
+    dir: Option<&std::path::Path>,
+) -> std::io::Result<Held> {
+    let program = argv
+        .first()
+        .ok_or_else(|| std::io::Error::other("no command given"))?;
+    let path = find(program).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no such program (or not executable; names without a / are looked up on $PATH)",
+        )
+    })?;
+    let nul = || std::io::Error::other("an argument holds a NUL byte");
+    let exec = Exec {
+        dir: match dir {
+            Some(d) => Some(cstring(d.as_os_str().as_bytes()).ok_or_else(nul)?),
+            None => None,
+        },
+        path: cstring(path.as_os_str().as_bytes()).ok_or_else(nul)?,
+        argv: argv
+            .iter()
+            .map(|a| cstring(a.as_bytes()))
+            .collect::<Option<_>>()
+            .ok_or_else(nul)?,
+        envp: std::env::vars_os()
+            .map(|(k, v)| cstring(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+            .collect::<Option<_>>()
+            .ok_or_else(nul)?,
+    };
+    let (reader, writer) = std::io::pipe()?;
+    let (out, err) = (out.fd()?, err.fd()?);
+    let pid = fork_exec(
+        &exec,
+        [reader.as_raw_fd(), writer.as_raw_fd()],
+        [
+            out.as_ref().map(|f| f.as_raw_fd()),
+            err.as_ref().map(|f| f.as_raw_fd()),
+        ],
+    )?;
+    Ok(Held {
+        pid,
+        gate: Some(writer),
+        status: None,
+        pidfd: None,
+    })
+}
+
+/// Forks; the child closes its copy of the gate's write end (`gate[1]`),
+/// blocks reading `gate[0]` (close-on-exec), points its stdout and stderr
+/// at `out[0]` and `out[1]` if given, and `execve`s. When iolab closes the gate without releasing it
+/// (it failed, or ended), the child reads nothing and exits unrun.
+fn fork_exec(e: &Exec, gate: [i32; 2], out: [Option<i32>; 2]) -> std::io::Result<u32> {
+    let mut argv: Vec<*const libc::c_char> = e.argv.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    let mut envp: Vec<*const libc::c_char> = e.envp.iter().map(|a| a.as_ptr()).collect();
+    envp.push(std::ptr::null());
+    // SAFETY: after fork the child only calls close, read, dup2, chdir, execve and _exit
+    // (async-signal-safe) on memory made before the fork; the parent only
+    // reads the result.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // SAFETY: the child side, as above; it never returns.
+        unsafe {
+            libc::close(gate[1]);
+            let mut b = [0u8; 1];
+            if libc::read(gate[0], b.as_mut_ptr().cast(), 1) != 1 {
+                libc::_exit(127);
+            }
+            if let Some(fd) = out[0] {
+                libc::dup2(fd, 1);
+            }
+            if let Some(fd) = out[1] {
+                libc::dup2(fd, 2);
+            }
+            if let Some(d) = &e.dir
+                && libc::chdir(d.as_ptr()) != 0
+            {
+                libc::_exit(127);
+            }
+            libc::execve(e.path.as_ptr(), argv.as_ptr(), envp.as_ptr());
+            libc::_exit(127);
+        }
+    }
+    Ok(pid as u32)
+}
+
+impl Held {
+    /// Lets the command `exec`.
+    pub fn release(&mut self) {
+        if let Some(mut w) = self.gate.take() {
+            let _ = w.write_all(b"x");
+        }
+    }
+
+    /// The exit status once the command has ended (128 + the signal for
+    /// one killed), without waiting.
+    pub fn try_wait(&mut self) -> Option<i32> {
+        if self.status.is_none() {
+            self.status = status(waitpid(
+                Pid::from_raw(self.pid as i32),
+                Some(WaitPidFlag::WNOHANG),
+            ));
+        }
+        self.status
+    }
+
+    /// Sends `sig` to the command (while it runs).
+    pub fn signal(&self, sig: Signal) {
+        if self.status.is_none() {
+            let _ = kill(Pid::from_raw(self.pid as i32), sig);
+        }
+    }
+
+    /// Kills the command (tracing stopped early, or could not start) and
+    /// reaps it; its status.
+    pub fn kill(&mut self) -> Option<i32> {
+        if self.status.is_none() {
+            let _ = kill(Pid::from_raw(self.pid as i32), Signal::SIGKILL);
+            self.gate.take();
+            self.status = status(waitpid(Pid::from_raw(self.pid as i32), None));
+        }
+        self.status
+    }
+}
+
+impl Held {
+    /// Waits up to `timeout` for the command to end (it is then a zombie,
+    /// not yet reaped); true when it has.
+    pub fn wait_exit(&mut self, timeout: std::time::Duration) -> std::io::Result<bool> {
+        if self.status.is_some() {
+            return Ok(true);
+        }
+        if self.pidfd.is_none() {
+            self.pidfd = Some(pidfd_open(self.pid)?);
+        }
+        let fd = self.pidfd.as_ref().expect("opened above");
+        let mut p = [nix::poll::PollFd::new(
+            std::os::fd::AsFd::as_fd(fd),
+            nix::poll::PollFlags::POLLIN,
+        )];
+        let ms = timeout.as_millis().min(u16::MAX as u128) as u16;
+        match nix::poll::poll(&mut p, ms) {
+            Ok(n) => Ok(n > 0),
+            Err(nix::errno::Errno::EINTR) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Once [`Held::wait_exit`] said it ended: reads its I/O counters, then
+    /// reaps it with its rusage.
+    pub fn reap(&mut self) -> std::io::Result<Ended> {
+        let io = std::fs::read_to_string(format!("/proc/{}/io", self.pid))
+            .map(|t| parse_io(&t))
+            .unwrap_or_default();
+        let (status, ru) = wait4(self.pid)?;
+        self.status = Some(status);
+        Ok(Ended {
+            status,
+            io,
+            rusage: super::rusage::counters_of(&ru),
+        })
+    }
+}
+
+/// `/proc/PID/io` as `key: value` lines.
+fn parse_io(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            Some((k.trim().to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// `pidfd_open(pid, 0)`.
+fn pidfd_open(pid: u32) -> std::io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor
+    // (or -1), which we then own.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned to us and is owned by nothing else.
+    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) })
+}
+
+/// `wait4(pid)`: its exit status (128 + the signal for one killed) and
+/// rusage, retried on EINTR.
+fn wait4(pid: u32) -> std::io::Result<(i32, libc::rusage)> {
+    loop {
+        let mut st = 0;
+        // SAFETY: wait4 writes the status and the zeroed rusage we pass.
+        let (rc, ru) = unsafe {
+            let mut ru: libc::rusage = std::mem::zeroed();
+            let rc = libc::wait4(pid as libc::pid_t, &mut st, 0, &mut ru);
+            (rc, ru)
+        };
+        if rc < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        let status = if libc::WIFSIGNALED(st) {
+            128 + libc::WTERMSIG(st)
+        } else {
+            libc::WEXITSTATUS(st)
+        };
+        return Ok((status, ru));
+    }
+}
+
+impl Drop for Held {
+    /// A command never released (iolab failed before the trace started)
+    /// is killed and reaped, never left waiting.
+    fn drop(&mut self) {
+        if self.gate.is_some() {
+            self.kill();
+        }
+    }
+}
+
+fn status(w: nix::Result<WaitStatus>) -> Option<i32> {
+    match w {
+        Ok(WaitStatus::Exited(_, c)) => Some(c),
+        Ok(WaitStatus::Signaled(_, s, _)) => Some(128 + s as i32),
+        _ => None,
+    }
+}
