@@ -151,7 +151,10 @@ fn execute_exec(a: CompareArgs) -> Result<()> {
         if ra.profiles.is_empty() || rb.profiles.is_empty() {
             eprintln!("iolab: note: no flamegraph: a side has no successful run");
         } else {
-            let title = format!("iolab compare --exec: B ({}) against A ({})", a.b, a.a);
+            let title = format!(
+                "B against A (red: more samples in B): B = {}, A = {}",
+                a.b, a.a
+            );
             iolab::exec::flame::write_ab(&ra.profiles, &rb.profiles, p, &title)?;
             eprintln!("iolab: flamegraph (B against A) written to {}", p.display());
         }

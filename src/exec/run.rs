@@ -185,11 +185,11 @@ fn wait(child: &mut Held, stop: &StopFlag) -> std::io::Result<bool> {
         if stop.is_set() {
             match asked {
                 None => {
-                    child.signal(nix::sys::signal::Signal::SIGTERM);
+                    child.signal_tree(nix::sys::signal::Signal::SIGTERM);
                     asked = Some(Instant::now());
                 }
                 Some(t) if t.elapsed() > Duration::from_secs(2) => {
-                    child.signal(nix::sys::signal::Signal::SIGKILL);
+                    child.signal_tree(nix::sys::signal::Signal::SIGKILL);
                 }
                 Some(_) => {}
             }

@@ -218,10 +218,20 @@ impl Held {
         self.status
     }
 
-    /// Sends `sig` to the command (while it runs).
-    pub fn signal(&self, sig: Signal) {
-        if self.status.is_none() {
-            let _ = kill(Pid::from_raw(self.pid as i32), sig);
+    /// Sends `sig` to the command and every process under it (a shell's
+    /// children too), while it runs.
+    pub fn signal_tree(&self, sig: Signal) {
+        if self.status.is_some() {
+            return;
+        }
+        let mut tree = vec![self.pid];
+        let mut i = 0;
+        while i < tree.len() {
+            tree.extend(children(tree[i]));
+            i += 1;
+        }
+        for p in tree {
+            let _ = kill(Pid::from_raw(p as i32), sig);
         }
     }
 
@@ -274,6 +284,22 @@ impl Held {
             rusage: super::rusage::counters_of(&ru),
         })
     }
+}
+
+/// The children of every thread of `pid` (`/proc/PID/task/TID/children`).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
 }
 
 /// `/proc/PID/io` as `key: value` lines.
