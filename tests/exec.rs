@@ -308,7 +308,7 @@ fn ctrl_c_stops_the_command_and_keeps_the_runs_so_far() {
         "if [ -e {0} ]; then sleep 37.25; else touch {0}; fi",
         s(&marker)
     );
-    let mut child = with_db(&db)
+    let child = with_db(&db)
         .args(["-q", "exec", "--repeat", "5", "--", "sh", "-c", &script])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
