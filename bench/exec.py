@@ -7,7 +7,9 @@ from round to round, medians over the rounds):
   exec -q     `iolab exec --no-store -q -- CMD` (the command's output
               discarded, no steps printed, its table still printed);
   exec json   `iolab exec --no-store -f json -- CMD`, from which iolab's own
-              measure of the command (runs[0].wall_ns: exec to exit) is read.
+              measure of the command (runs[0].wall_ns: exec to exit) is read;
+and in the `true` rounds also `iolab --version`: iolab starting and doing
+nothing, the share of the added time that is its own start.
 Each is timed the same way from the outside: time.perf_counter() around
 subprocess.run(), output captured. So the table shows both what iolab adds
 around the program (its start, the held fork, counters, table, exit) and
@@ -105,7 +107,10 @@ def main():
             "dd 4k": (["dd", f"if={data}", "of=/dev/null", "bs=4k"], 1),
         }
         ways = ("bare", "exec -q", "exec json")
-        res = {c: {w: [] for w in ways + ("wall_ns",)} for c in cmds}
+        # `true` rounds also start iolab doing nothing (`iolab --version`):
+        # how much of what exec adds is iolab's own start (loader, libraries)
+        ways_of = {"true": ways + ("iolab --version",), "dd 4k": ways}
+        res = {c: {w: [] for w in ways_of[c] + ("wall_ns",)} for c in cmds}
         storage = {c: [] for c in cmds}  # io.read_bytes of each json run
 
         def step(c, w):
@@ -114,6 +119,8 @@ def main():
                 res[c][w].append(timed(cmd)[0])
             elif w == "exec -q":
                 res[c][w].append(timed([a.iolab, "exec", "--no-store", "-q", "--"] + cmd)[0])
+            elif w == "iolab --version":
+                res[c][w].append(timed([a.iolab, "--version"])[0])
             else:
                 dt, out = timed([a.iolab, "exec", "--no-store", "-f", "json", "--"] + cmd)
                 run = json.loads(out)["runs"][0]
@@ -122,7 +129,7 @@ def main():
                 storage[c].append(run["io"].get("read_bytes", 0))
 
         for c in cmds:  # once each, unmeasured: binaries and libraries cached
-            for w in ways:
+            for w in ways_of[c]:
                 step(c, w)
             for k in res[c]:
                 res[c][k].clear()
@@ -131,7 +138,7 @@ def main():
             print(f"round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
             for c, (_, inner) in cmds.items():
                 for _ in range(inner):
-                    in_turn(r, [lambda w=w: step(c, w) for w in ways])
+                    in_turn(r, [lambda w=w: step(c, w) for w in ways_of[c]])
 
     ver = subprocess.run([a.iolab, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{ver}, {os.uname().sysname} {os.uname().release}, {os.cpu_count()} CPUs; "
@@ -157,6 +164,9 @@ def main():
               f"| {m['wall_ns']:.3f} | {m['wall_ns'] / b:.3f} "
               f"| {m['wall_ns'] - b:+.3f} ({paired('wall_ns'):+.3f}) |")
     print("\nadded, wall_ns - bare: difference of the medians (median of the paired differences)")
+    st = statistics.median(res["true"]["iolab --version"]) * 1e3
+    print(f"iolab's own start doing nothing (`iolab --version`, timed the same way): {st:.3f} ms "
+          f"({st - statistics.median(res['true']['bare']) * 1e3:+.3f} ms over `true`)")
     print()
     for c in cmds:
         spread = {k: (min(v) * 1e3, max(v) * 1e3) for k, v in res[c].items()}

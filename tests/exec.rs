@@ -456,3 +456,80 @@ fn wrong_arguments_are_refused_before_anything_runs() {
         "add --exec",
     );
 }
+
+#[test]
+fn trace_attaches_each_runs_system_calls() {
+    if !common::trace::can("trace_attaches_each_runs_system_calls") {
+        return;
+    }
+    let _t = turn();
+    let d = scratch();
+    let f = data(d.path(), "f", 1);
+    let v = exec_json(
+        None,
+        &[
+            "--trace",
+            "--repeat",
+            "2",
+            "--",
+            "dd",
+            &format!("if={}", s(&f)),
+            "of=/dev/null",
+            "bs=4k",
+            "count=100",
+        ],
+    );
+    for r in v["runs"].as_array().unwrap() {
+        let t = &r["trace"];
+        let null = (t["files"].as_array().unwrap().iter())
+            .find(|x| x["path"] == "/dev/null")
+            .unwrap_or_else(|| panic!("no /dev/null in {t}"));
+        // 100 blocks, and dd's three summary lines: with -q its stderr
+        // is /dev/null too.
+        assert_eq!(null["calls"]["write"]["count"], 103, "{null}");
+        let lines = u(&null["calls"]["write"]["bytes"]) - 100 * 4096;
+        assert!(lines > 0 && lines < 200, "{null}");
+        let data = (t["files"].as_array().unwrap().iter())
+            .find(|x| x["path"] == s(&f))
+            .unwrap();
+        assert_eq!(data["calls"]["read"]["count"], 100, "{data}");
+        assert!(u(&t["calls"]["read"]["bytes"]) >= 100 * 4096, "{t}");
+    }
+    fails_with(
+        bin().args(["compare", "1", "2", "--trace"]),
+        2,
+        "add --exec",
+    );
+}
+
+#[test]
+fn on_an_injected_disk_the_command_runs_there_and_pays_its_delay() {
+    if !common::disk::can("on_an_injected_disk_the_command_runs_there_and_pays_its_delay") {
+        return;
+    }
+    let _t = turn();
+    let disk = common::disk::TestDisk::up(&["--size", "64M", "--delay", "2ms"]);
+    std::fs::write(disk.file("f"), vec![7u8; 1 << 20]).unwrap();
+    let d = scratch();
+    let db = d.path().join("t.db");
+    // `f` relative: the command runs in the disk's directory.
+    let (out, err) = succeed_text(
+        disk.cmd()
+            .env("IOLAB_DB", &db)
+            .args(["-q", "exec", "--disk", s(&disk.dir), "--cache", "cold"])
+            .args(["--", "dd", "if=f", "of=/dev/null", "bs=4k", "iflag=direct"]),
+    );
+    assert_eq!(err, "");
+    assert!(out.contains("cache cold on 1 file (256 pages)"), "{out}");
+    let v = stdout_json(bin().env("IOLAB_DB", &db).args(["show", "1", "-f", "json"]));
+    let r = &v["runs"][0];
+    assert_eq!(r["exit_status"], 0, "{r}");
+    // 256 direct reads of 4 KiB, each delayed 2 ms: at least half a second.
+    assert!(u(&r["wall_ns"]) >= 256 * 2_000_000, "{r}");
+    let env = v["iolab_run"]["environment"].to_string();
+    assert!(
+        env.contains("--delay 2ms"),
+        "the disk's rules are kept: {env}"
+    );
+    disk.down();
+}

@@ -80,9 +80,14 @@ pub fn execute(a: CompareArgs) -> Result<()> {
         return execute_exec(a);
     }
     let h = &a.how;
-    if h.cache != "keep" || !h.files.is_empty() || h.flamegraph.is_some() || h.disk.is_some() {
+    if h.cache != "keep"
+        || !h.files.is_empty()
+        || h.flamegraph.is_some()
+        || h.disk.is_some()
+        || h.trace
+    {
         return Err(iolab::Error::usage(
-            "--cache, --files, --flamegraph, --disk",
+            "--cache, --files, --flamegraph, --trace, --disk",
             "are for commands run now: add --exec (iolab compare --exec 'CMD A' 'CMD B')",
         ));
     }

@@ -30,6 +30,7 @@ Examples:
   iolab exec --cache cold --files big.log -- cat big.log
   iolab exec --cache cold --files logs/ --repeat 5 -- ./scan logs/
   iolab exec --repeat 3 --flamegraph scan.svg -- ./scan logs/
+  iolab exec --trace -- ./scan logs/      # + per-call latency histograms
   iolab exec --disk /mnt/slow --files /mnt/slow -- rsync -a src/ /mnt/slow/dst/
   iolab compare --exec 'dd if=f of=/dev/null bs=4k' 'dd if=f of=/dev/null bs=1M' \\
                 --repeat 5 --cache cold --files f";
@@ -71,6 +72,10 @@ pub struct HowArgs {
     /// compare --exec, B against A.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
+    /// Trace each run's system calls (eBPF, as `iolab trace`): per-call
+    /// counts and latency histograms kept with the run.
+    #[arg(long)]
+    pub trace: bool,
     /// Run the command in DIR, a mounted `iolab disk` (its files default to DIR).
     #[arg(long, value_name = "DIR")]
     pub disk: Option<PathBuf>,
@@ -121,6 +126,7 @@ impl HowArgs {
             },
             stderr: if quiet { Out::Null } else { Out::Inherit },
             profile: self.flamegraph.is_some(),
+            trace: self.trace,
             cwd: self.disk.clone(),
         })
     }

@@ -141,6 +141,7 @@ fn record(a: RecordArgs) -> Result<()> {
         output: output.as_deref(),
         stop: &stop,
         stdout_to_stderr: a.output_format != "normal",
+        attached: None,
     };
     let t = tracer.record(&req)?;
     let file = output.map(|p| std::path::absolute(&p).unwrap_or(p));

@@ -17,6 +17,7 @@ pub mod figures;
 pub mod flame;
 pub mod run;
 pub mod store;
+pub mod traced;
 
 pub use error::ExecError;
 pub use run::{ExecRequest, run};
@@ -49,6 +50,10 @@ pub struct ExecRun {
     pub cache: Option<cache::CacheDelta>,
     /// The devices under the named files (or the working directory).
     pub disks: Vec<DiskDelta>,
+    /// Its system calls (`--trace`): per call counts, bytes and log2
+    /// latency histograms, per file figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::Trace>,
 }
 
 impl ExecRun {

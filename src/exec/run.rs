@@ -32,6 +32,8 @@ pub struct ExecRequest {
     pub stderr: Out,
     /// Profile each run with perf (for a flamegraph).
     pub profile: bool,
+    /// Trace each run's system calls (eBPF, histograms).
+    pub trace: bool,
     /// The directory to run it in (default: iolab's).
     pub cwd: Option<PathBuf>,
 }
@@ -62,6 +64,9 @@ impl ExecRequest {
         }
         if self.profile {
             flame::check()?;
+        }
+        if self.trace {
+            super::traced::check()?;
         }
         Ok(())
     }
@@ -138,10 +143,59 @@ fn one(
     let before = (!files.is_empty())
         .then(|| cache::resident(files))
         .transpose()?;
+    let (timed, trace) = match req.trace {
+        true => {
+            let (t, tr) = super::traced::around(child.pid, || timed(&mut child, req, stop))?;
+            (t, Some(tr))
+        }
+        false => (timed(&mut child, req, stop)?, None),
+    };
+    let Timed {
+        wall_ns,
+        interrupted,
+        ended,
+        stats,
+    } = timed;
+    let profile = profiler.map(|p| p.finish()).transpose()?;
+    let mut run = ExecRun {
+        index,
+        exit_status: ended.status,
+        interrupted,
+        wall_ns,
+        rusage: ended.rusage,
+        io: ended.io,
+        cache: None,
+        disks: Vec::new(),
+        trace,
+    };
+    if let Some(b) = before {
+        let after = cache::resident(files)?;
+        run.cache = Some(cache::delta(files.len(), b, after, run.io("rchar")));
+    }
+    if let (Some(a), Some(b)) = stats {
+        run.disks = disk_deltas(disks, &a, &b, wall_ns);
+    }
+    Ok((run, profile))
+}
+
+/// What the timed part of a run gives.
+struct Timed {
+    wall_ns: u64,
+    interrupted: bool,
+    ended: held::Ended,
+    /// `/proc/diskstats` as it started and as it ended.
+    stats: (Option<DiskStats>, Option<DiskStats>),
+}
+
+type DiskStats = std::collections::BTreeMap<String, diskstats::DiskStat>;
+
+/// Lets the held command go and times it to its exit; reaps it.
+fn timed(child: &mut Held, req: &ExecRequest, stop: &StopFlag) -> Result<Timed> {
+    let name = || req.command[0].clone();
     let stats0 = diskstats::read_all().ok();
     let t0 = Instant::now();
     child.release();
-    let interrupted = wait(&mut child, stop).map_err(|source| ExecError::Wait {
+    let interrupted = wait(child, stop).map_err(|source| ExecError::Wait {
         command: name(),
         what: "waiting for it",
         source,
@@ -153,25 +207,12 @@ fn one(
         what: "reaping it",
         source,
     })?;
-    let profile = profiler.map(|p| p.finish()).transpose()?;
-    let mut run = ExecRun {
-        index,
-        exit_status: ended.status,
-        interrupted,
+    Ok(Timed {
         wall_ns,
-        rusage: ended.rusage,
-        io: ended.io,
-        cache: None,
-        disks: Vec::new(),
-    };
-    if let Some(b) = before {
-        let after = cache::resident(files)?;
-        run.cache = Some(cache::delta(files.len(), b, after, run.io("rchar")));
-    }
-    if let (Some(a), Some(b)) = (stats0, stats1) {
-        run.disks = disk_deltas(disks, &a, &b, wall_ns);
-    }
-    Ok((run, profile))
+        interrupted,
+        ended,
+        stats: (stats0, stats1),
+    })
 }
 
 /// Waits for the command to end; on `stop` sends it SIGTERM, then
@@ -200,8 +241,8 @@ fn wait(child: &mut Held, stop: &StopFlag) -> std::io::Result<bool> {
 /// The devices' deltas between two readings of `/proc/diskstats`.
 fn disk_deltas(
     disks: &[counters::Disk],
-    a: &std::collections::BTreeMap<String, diskstats::DiskStat>,
-    b: &std::collections::BTreeMap<String, diskstats::DiskStat>,
+    a: &DiskStats,
+    b: &DiskStats,
     wall_ns: u64,
 ) -> Vec<DiskDelta> {
     disks

@@ -36,6 +36,16 @@ pub fn text(e: &ExecResult) -> String {
         out.push_str("\ndevices (iostat -x over each run)\n");
         out.push_str(&disks.text());
     }
+    for r in &e.runs {
+        if let Some(t) = &r.trace {
+            let _ = writeln!(
+                out,
+                "\nsystem calls of run {} (eBPF; {} events lost)",
+                r.index, t.lost
+            );
+            out.push_str(&super::trace::calls_table(t).0.text());
+        }
+    }
     out.push('\n');
     out.push_str(&verdict(e));
     for w in &e.warnings {

@@ -50,23 +50,7 @@ pub fn text(s: &StoredTrace) -> String {
         t.threads.len(),
         t.lost
     );
-    let mut tab = Table::new([
-        "call", "count", "errors", "bytes", "total ms", "mean us", "p50 us", "p99 us",
-    ]);
-    let mut calls: Vec<(&String, &Stats)> = t.calls.iter().collect();
-    calls.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
-    for (name, st) in &calls {
-        tab.push(vec![
-            name.to_string(),
-            st.count.to_string(),
-            st.errors.to_string(),
-            bytes_iec(st.bytes as f64),
-            format!("{:.3}", st.sum_ns as f64 / 1e6),
-            us(st.sum_ns as f64 / st.count.max(1) as f64),
-            us(st.lat.percentile(50.0) as f64),
-            us(st.lat.percentile(99.0) as f64),
-        ]);
-    }
+    let (tab, calls) = calls_table(t);
     out.push('\n');
     out.push_str(&tab.text());
     for (name, st) in &calls {
@@ -88,6 +72,29 @@ pub fn text(s: &StoredTrace) -> String {
         let _ = writeln!(out, "stored as run {id}");
     }
     out
+}
+
+/// Per call, the most frequent first: count, errors, bytes, total time,
+/// mean, p50 and p99 latency; and the calls in that order.
+pub fn calls_table(t: &crate::trace::model::Trace) -> (Table, Vec<(&String, &Stats)>) {
+    let mut tab = Table::new([
+        "call", "count", "errors", "bytes", "total ms", "mean us", "p50 us", "p99 us",
+    ]);
+    let mut calls: Vec<(&String, &Stats)> = t.calls.iter().collect();
+    calls.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+    for (name, st) in &calls {
+        tab.push(vec![
+            name.to_string(),
+            st.count.to_string(),
+            st.errors.to_string(),
+            bytes_iec(st.bytes as f64),
+            format!("{:.3}", st.sum_ns as f64 / 1e6),
+            us(st.sum_ns as f64 / st.count.max(1) as f64),
+            us(st.lat.percentile(50.0) as f64),
+            us(st.lat.percentile(99.0) as f64),
+        ]);
+    }
+    (tab, calls)
 }
 
 /// Per file and direction: ops, bytes, sizes, sequential share, time.

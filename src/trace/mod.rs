@@ -49,7 +49,6 @@ pub enum Target {
 }
 
 /// One recording asked for.
-#[derive(Debug)]
 pub struct Request<'a> {
     /// What to trace.
     pub target: Target,
@@ -65,6 +64,9 @@ pub struct Request<'a> {
     /// The command's standard output goes to standard error (iolab's own
     /// output on stdout is JSON).
     pub stdout_to_stderr: bool,
+    /// Called once the tracer records, before it waits for the target
+    /// (`iolab exec --trace` then lets its held command go).
+    pub attached: Option<&'a (dyn Fn() + Sync)>,
 }
 
 /// A way of recording a program's calls.

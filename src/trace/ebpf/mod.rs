@@ -168,6 +168,9 @@ impl Tracer for Ebpf {
         if let Some(h) = &mut held {
             h.release();
         }
+        if let Some(f) = req.attached {
+            f();
+        }
         let deadline = req.duration.map(|d| t0 + d.as_nanos() as u64);
         let mut exit_status = None;
         loop {
