@@ -24,7 +24,9 @@ pub struct CacheDelta {
     /// (misses), by the program or by readahead for it.
     pub misses: u64,
     /// Pages the program read that were already cached: its reads
-    /// (`rchar`, in pages) less the misses, at most what was cached.
+    /// (`rchar`, in pages) less what came from storage (the misses, or
+    /// its own `read_bytes` when more: O_DIRECT reads pass the cache), at
+    /// most what was cached.
     pub hits: u64,
     /// `cachestat(2)` or `mincore(2)`.
     pub source: String,
@@ -77,11 +79,19 @@ pub fn resident(files: &[PathBuf]) -> Result<Resident> {
     })
 }
 
-/// The run's cache figures from the residency before and after it and
-/// the bytes the program read (`rchar`).
-pub fn delta(files: usize, before: Resident, after: Resident, rchar: u64) -> CacheDelta {
+/// The run's cache figures from the residency before and after it, the
+/// bytes the program read (`rchar`) and those it read from storage
+/// (`read_bytes`).
+pub fn delta(
+    files: usize,
+    before: Resident,
+    after: Resident,
+    rchar: u64,
+    storage: u64,
+) -> CacheDelta {
     let page = crate::sys::machine::page_size();
     let misses = after.cached.saturating_sub(before.cached);
+    let uncached = misses.max(storage.div_ceil(page));
     let read_pages = rchar.div_ceil(page);
     CacheDelta {
         files,
@@ -89,7 +99,7 @@ pub fn delta(files: usize, before: Resident, after: Resident, rchar: u64) -> Cac
         before: before.cached,
         after: after.cached,
         misses,
-        hits: read_pages.saturating_sub(misses).min(before.cached),
+        hits: read_pages.saturating_sub(uncached).min(before.cached),
         source: if before.mincore || after.mincore {
             "mincore(2)"
         } else {
@@ -115,13 +125,16 @@ mod tests {
     fn cold_runs_miss_and_warm_runs_hit() {
         let page = crate::sys::machine::page_size();
         // Cold: 100 pages read in; the program read them all.
-        let d = delta(1, r(100, 0), r(100, 100), 100 * page + 10);
+        let d = delta(1, r(100, 0), r(100, 100), 100 * page + 10, 100 * page);
         assert_eq!((d.misses, d.hits), (100, 0));
         // Warm: nothing came in; every page it read was a hit.
-        let d = delta(1, r(100, 100), r(100, 100), 100 * page + 10);
+        let d = delta(1, r(100, 100), r(100, 100), 100 * page + 10, 0);
         assert_eq!((d.misses, d.hits), (0, 100));
         // Half cached: half hit, half missed.
-        let d = delta(1, r(100, 50), r(100, 100), 100 * page);
+        let d = delta(1, r(100, 50), r(100, 100), 100 * page, 50 * page);
         assert_eq!((d.misses, d.hits), (50, 50));
+        // O_DIRECT over a cached file: from storage, not the cache.
+        let d = delta(1, r(100, 100), r(100, 100), 100 * page, 100 * page);
+        assert_eq!((d.misses, d.hits), (0, 0));
     }
 }

@@ -22,7 +22,11 @@ pub fn of_run(r: &ExecRun) -> Figures {
     put("cpu_user_s", user);
     put("cpu_sys_s", sys);
     if !r.io.is_empty() {
-        put("bytes", rchar + wchar);
+        // What it read is its work (a scan, a copy's source): `bytes` and
+        // MiB/s; what it wrote (often to /dev/null or a pipe) is apart.
+        // Calls per second are no rate of work (a larger buffer makes
+        // fewer): no IOPS.
+        put("bytes", rchar);
         put("ops", syscr + syscw);
         put("read_bytes", rchar);
         put("write_bytes", wchar);
@@ -31,8 +35,9 @@ pub fn of_run(r: &ExecRun) -> Figures {
         put("storage_read_bytes", r.io("read_bytes") as f64);
         put("storage_write_bytes", r.io("write_bytes") as f64);
         if secs > 0.0 {
-            put("bw_mib_s", (rchar + wchar) / secs / 1048576.0);
-            put("iops", (syscr + syscw) / secs);
+            put("bw_mib_s", rchar / secs / 1048576.0);
+            put("read_bw_bytes_per_s", rchar / secs);
+            put("write_bw_bytes_per_s", wchar / secs);
         }
     }
     if secs > 0.0 {

@@ -41,7 +41,8 @@ pub struct ExecRun {
     pub wall_ns: u64,
     /// `wait4`'s rusage of the command and the children it reaped:
     /// `user_us`, `sys_us`, `majflt`, `minflt`, `nvcsw`, `nivcsw`,
-    /// `inblock`, `oublock`.
+    /// `inblock`, `oublock`; `sys_us` without `held_us`, the CPU of its
+    /// start before `exec` (iolab's fork, held at the gate).
     pub rusage: BTreeMap<String, u64>,
     /// Its tree's `/proc/PID/io`: `rchar`, `wchar`, `syscr`, `syscw`,
     /// `read_bytes`, `write_bytes`, `cancelled_write_bytes`.
@@ -80,7 +81,9 @@ pub struct ExecResult {
     pub command: Vec<String>,
     /// Where it ran.
     pub cwd: PathBuf,
-    /// Its environment variables.
+    /// Its environment variables, the values of those named like secrets
+    /// (`*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*KEY*`...) replaced by
+    /// `<redacted>`.
     pub env: BTreeMap<String, String>,
     /// The cache state asked before each run (`cold`, `warm`, `keep`).
     pub cache_policy: String,
@@ -140,4 +143,27 @@ pub fn command_line(argv: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The environment as kept: values of variables whose names suggest a
+/// secret replaced by `<redacted>` (the database is shared and exported).
+pub fn kept_env() -> BTreeMap<String, String> {
+    const SECRET: [&str; 7] = [
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "KEY",
+        "CREDENTIAL",
+        "AUTH",
+    ];
+    std::env::vars()
+        .map(|(k, v)| {
+            let upper = k.to_ascii_uppercase();
+            match SECRET.iter().any(|s| upper.contains(s)) {
+                true => (k, "<redacted>".to_string()),
+                false => (k, v),
+            }
+        })
+        .collect()
 }

@@ -89,7 +89,7 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
     let mut out = ExecResult {
         command: req.command.clone(),
         cwd: cwd.clone(),
-        env: std::env::vars().collect(),
+        env: super::kept_env(),
         cache_policy: req.cache.name().to_string(),
         files: req.files.clone(),
         ..ExecResult::default()
@@ -170,7 +170,13 @@ fn one(
     };
     if let Some(b) = before {
         let after = cache::resident(files)?;
-        run.cache = Some(cache::delta(files.len(), b, after, run.io("rchar")));
+        run.cache = Some(cache::delta(
+            files.len(),
+            b,
+            after,
+            run.io("rchar"),
+            run.io("read_bytes"),
+        ));
     }
     if let (Some(a), Some(b)) = stats {
         run.disks = disk_deltas(disks, &a, &b, wall_ns);
@@ -193,6 +199,9 @@ type DiskStats = std::collections::BTreeMap<String, diskstats::DiskStat>;
 fn timed(child: &mut Held, req: &ExecRequest, stop: &StopFlag) -> Result<Timed> {
     let name = || req.command[0].clone();
     let stats0 = diskstats::read_all().ok();
+    // The CPU of its start before exec (fork's copy, the wait on the gate)
+    // is iolab's, not the program's: taken out of its system time below.
+    let held_us = child.cpu_ns().unwrap_or(0) / 1000;
     let t0 = Instant::now();
     child.release();
     let interrupted = wait(child, stop).map_err(|source| ExecError::Wait {
@@ -202,11 +211,16 @@ fn timed(child: &mut Held, req: &ExecRequest, stop: &StopFlag) -> Result<Timed> 
     })?;
     let wall_ns = t0.elapsed().as_nanos() as u64;
     let stats1 = diskstats::read_all().ok();
-    let ended = child.reap().map_err(|source| ExecError::Wait {
+    let mut ended = child.reap().map_err(|source| ExecError::Wait {
         command: name(),
         what: "reaping it",
         source,
     })?;
+    if let Some(sys) = ended.rusage.get_mut("sys_us") {
+        let pre = held_us.min(*sys);
+        *sys -= pre;
+        ended.rusage.insert("held_us".into(), pre);
+    }
     Ok(Timed {
         wall_ns,
         interrupted,

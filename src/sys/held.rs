@@ -270,6 +270,17 @@ impl Held {
         }
     }
 
+    /// CPU time the process has used so far, in ns (`/proc/PID/schedstat`):
+    /// held, that of its start before `exec`.
+    pub fn cpu_ns(&self) -> Option<u64> {
+        std::fs::read_to_string(format!("/proc/{}/schedstat", self.pid))
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    }
+
     /// Once [`Held::wait_exit`] said it ended: reads its I/O counters, then
     /// reaps it with its rusage.
     pub fn reap(&mut self) -> std::io::Result<Ended> {
