@@ -259,6 +259,12 @@ fn a_slip_in_an_option_subcommand_or_value_is_suggested() {
     assert!(err.contains("did you mean --metric?"), "{err}");
     let err = usage_error(&["lab", "prefetc"]);
     assert!(err.contains("(did you mean 'prefetch'?)"), "{err}");
+    // A subcommand's option typed before the subcommand says where it goes.
+    let err = usage_error(&["--tracer", "strace", "trace", "--", "true"]);
+    assert_one_line(
+        &err,
+        &["'--tracer' is an option of `iolab trace`: put it after the subcommand"],
+    );
 }
 
 #[test]

@@ -123,3 +123,31 @@ fn a_newline_in_a_file_name_keeps_each_table_row_on_one_line() {
         .collect();
     assert!(paths.contains(&s(&f)), "{paths:?}");
 }
+
+#[test]
+fn an_export_that_would_write_the_traced_files_says_so() {
+    skip_unless_installed!("strace");
+    let (dir, f) = data(64);
+    let g = dir.path().join("g");
+    let log = strace(
+        dir.path(),
+        FULL,
+        &["dd", &format!("if={}", s(&f)), &format!("of={}", s(&g))],
+    );
+    let _ = succeed_text(bin().args(["trace", "import", "--no-store"]).arg(&log));
+    let tf = format!("{}.trace", s(&log));
+    let (job, err) = succeed_text(bin().args(["trace", "export", &tf, "--format", "job"]));
+    assert!(job.contains(s(&g)), "{job}");
+    assert!(err.contains("give --dir DIR"), "{err}");
+    let copies = dir.path().join("copies");
+    let (_, err) = succeed_text(bin().args([
+        "trace",
+        "export",
+        &tf,
+        "--format",
+        "job",
+        "--dir",
+        s(&copies),
+    ]));
+    assert_eq!(err, "");
+}

@@ -51,6 +51,9 @@ fn with_suggestion(e: clap::Error, cmd: &clap::Command) -> clap::Error {
         Some(ContextValue::String(s)) => Some(s.clone()),
         _ => None,
     };
+    if let Some(misplaced) = before_its_subcommand(&e, cmd) {
+        return misplaced;
+    }
     let suggestion = match e.kind() {
         ErrorKind::UnknownArgument => typed(ContextKind::InvalidArg).and_then(|t| {
             // Compared without the dashes, which every name shares.
@@ -95,6 +98,28 @@ fn with_suggestion(e: clap::Error, cmd: &clap::Command) -> clap::Error {
     let mut e = e;
     e.insert(kind, value);
     e
+}
+
+/// An option of subcommand `cmd` typed before it (`iolab --tracer strace
+/// trace`): clap only says it is unknown; this says where it goes.
+fn before_its_subcommand(e: &clap::Error, cmd: &clap::Command) -> Option<clap::Error> {
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let name = typed.strip_prefix("--")?;
+    let name = name.split_once('=').map_or(name, |(k, _)| k);
+    visible_longs(cmd).contains(&name).then(|| {
+        let sub = cmd.get_bin_name().unwrap_or(cmd.get_name());
+        clap::Error::raw(
+            ErrorKind::UnknownArgument,
+            format!(
+                "'--{name}' is an option of `{sub}`: put it after the subcommand ({sub} --{name} ...)\n"
+            ),
+        )
+    })
 }
 
 /// Refuses a job argument of `run` or `sweep` that is no fio job option

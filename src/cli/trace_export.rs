@@ -70,6 +70,17 @@ pub fn execute(a: ExportArgs) -> Result<()> {
     }
     let t = file::read(&a.trace)?;
     let dir = a.dir.as_deref();
+    let wrote_files = t.files.iter().any(|f| {
+        f.of(iolab::trace::calls::Class::Write).count > 0
+            && std::fs::metadata(&f.path).is_ok_and(|m| m.is_file())
+    });
+    if dir.is_none() && a.run.is_none() && wrote_files {
+        eprintln!(
+            "iolab: note: the {} names the traced files themselves, and the program wrote: \
+             give --dir DIR to point it at copies",
+            if a.format == "iolog" { "iolog" } else { "job" }
+        );
+    }
     if a.format == "iolog" {
         return match &a.output {
             Some(out) => {
