@@ -1,7 +1,9 @@
-//! `iolab trace` at its edges, with the strace tracer and `trace import`
-//! (no root needed): default trace names that never collide, traces of
-//! different programs not compared unasked, only the formats traces have
-//! offered, and a file name with a newline kept on one table row.
+//! `iolab trace` at its edges, mostly with the strace tracer and `trace
+//! import` (no root needed): default trace names that never collide,
+//! traces of different programs not compared unasked, only the formats
+//! traces have offered, a file name with a newline kept on one table row,
+//! an export that would write the traced files, and (eBPF) a started
+//! command's inherited files named.
 
 mod common;
 
@@ -150,4 +152,37 @@ fn an_export_that_would_write_the_traced_files_says_so() {
         s(&copies),
     ]));
     assert_eq!(err, "");
+}
+
+#[test]
+fn a_started_commands_inherited_files_are_named() {
+    if !common::trace::can("a_started_commands_inherited_files_are_named") {
+        return;
+    }
+    let dir = scratch();
+    let err = std::fs::canonicalize(dir.path())
+        .unwrap()
+        .join("stderr.txt");
+    // With -f json the command's stdout is iolab's stderr: this file,
+    // opened before the command started.
+    let out = bin()
+        .args([
+            "trace",
+            "--no-store",
+            "-f",
+            "json",
+            "--",
+            "sh",
+            "-c",
+            "echo hi",
+        ])
+        .stderr(std::fs::File::create(&err).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v = parse_json(&out.stdout);
+    let paths: Vec<&str> = (v["files"].as_array().unwrap().iter())
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&s(&err)), "{paths:?}");
 }

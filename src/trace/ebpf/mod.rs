@@ -103,8 +103,10 @@ impl Tracer for Ebpf {
             None => std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default(),
         });
         let mut threads = Vec::new();
+        // The files it holds now: a held command's inherited ones (its
+        // stdout redirected to a file), an attached process's open ones.
+        names.scan(pid);
         if held.is_none() {
-            names.scan(pid);
             threads = existing_threads(pid);
             for t in &threads {
                 if t.pid != pid {
