@@ -299,6 +299,14 @@ impl AbTest {
                 }
             }
         }
+        for (i, s) in sides.iter().enumerate() {
+            if !s.runs.is_empty() && s.samples.is_empty() {
+                return Err(Error::usage(
+                    format!("side {} ({})", ["A", "B"][i], s.name),
+                    "has no successful repetition to compare (its runs failed; `iolab show` lists them)",
+                ));
+            }
+        }
         let pooled = [sides[0].mixed(), sides[1].mixed()];
         for (i, fields) in pooled.iter().enumerate() {
             if !fields.is_empty() && !self.force {

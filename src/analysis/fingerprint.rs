@@ -83,10 +83,24 @@ impl Fingerprint {
                 ("command", r.name.clone()),
             ]))
         } else if r.kind == kind::EXEC {
-            // An exec's workload is its command line.
+            // An exec's workload: the command, where it ran, the cache state
+            // and files (not how many runs, nor iolab's own flags). Read from
+            // the stored result as plain JSON (`exec` is a layer above).
+            let v: serde_json::Value = serde_json::from_str(&r.result_json).unwrap_or_default();
+            let text = |k: &str| match &v[k] {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(a) => {
+                    let words: Vec<&str> = a.iter().filter_map(|x| x.as_str()).collect();
+                    words.join(" ")
+                }
+                _ => String::new(),
+            };
             Ok(Fingerprint(vec![
                 ("kind", "exec".into()),
-                ("command", r.command.clone()),
+                ("command", text("command")),
+                ("cwd", text("cwd")),
+                ("cache", text("cache_policy")),
+                ("files", text("files")),
             ]))
         } else {
             Ok(Fingerprint::of_jobs(&r.result()?.jobs))

@@ -143,7 +143,8 @@ fn execute_exec(a: CompareArgs) -> Result<()> {
     let command = db::command_line();
     let target = db::target(store.as_mut(), a.store.label(), &command);
     let mut r = iolab::exec::ab::run(&a.a, &a.b, &base, target, &stop, &mut Shown::new())?;
-    if let Some(p) = &r.comparison.stored_as {
+    let quiet = super::progress::ui().quiet;
+    if let Some(p) = r.comparison.stored_as.as_ref().filter(|_| !quiet) {
         eprintln!("iolab: runs stored with labels {p}:A and {p}:B");
     }
     super::write_out(&render::comparison(&r.comparison, &a.format)?, None)?;
@@ -161,7 +162,9 @@ fn execute_exec(a: CompareArgs) -> Result<()> {
                 a.b, a.a
             );
             iolab::exec::flame::write_ab(&ra.profiles, &rb.profiles, p, &title)?;
-            eprintln!("iolab: flamegraph (B against A) written to {}", p.display());
+            if !quiet {
+                eprintln!("iolab: flamegraph (B against A) written to {}", p.display());
+            }
         }
     }
     if let Some(e) = r.not_stored.take() {
@@ -170,8 +173,8 @@ fn execute_exec(a: CompareArgs) -> Result<()> {
     if stop.signal().is_some() {
         return Err(stop.interrupted());
     }
-    for e in &r.results {
-        super::exec::failed(e)?;
+    match r.results.iter().find_map(|e| e.failure()) {
+        Some(f) => Err(f.into()),
+        None => Ok(()),
     }
-    Ok(())
 }

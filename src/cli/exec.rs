@@ -85,11 +85,18 @@ impl HowArgs {
     /// The request for `command` (`json`: its stdout goes to stderr).
     pub fn request(&self, command: Vec<String>, repeat: u32, json: bool) -> Result<ExecRequest> {
         if let Some(p) = &self.flamegraph {
-            super::check_picture("--flamegraph", p)?;
-            if p.extension().is_some_and(|e| e != "svg") {
+            if p.extension().is_none_or(|e| e != "svg") {
                 return Err(Error::usage(
                     format!("--flamegraph {}", p.display()),
                     "a flamegraph is an SVG: name it .svg",
+                ));
+            }
+            super::check_picture("--flamegraph", p)?;
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+            if let Some(d) = parent.filter(|d| !d.is_dir()) {
+                return Err(Error::usage(
+                    format!("--flamegraph {}", p.display()),
+                    format!("{} is no directory: make it first", d.display()),
                 ));
             }
         }
@@ -140,11 +147,18 @@ pub fn execute(a: ExecArgs) -> Result<()> {
     let mut store = a.store.open()?;
     let stop = super::stop_on_signals()?;
     let mut e = exec::run(&req, &stop, &mut Shown::new())?;
-    if let Some(p) = &a.how.flamegraph
-        && !e.profiles.is_empty()
-    {
+    // The picture is drawn before the runs are stored, and its failure
+    // reported after: the runs are kept either way.
+    let mut picture_failed = None;
+    if let Some(p) = &a.how.flamegraph {
         let title = format!("iolab exec: {}", e.command_line());
-        e.flamegraph = Some(flame::write_runs(&e.profiles, p, &title)?);
+        match e.profiles.is_empty() {
+            true => e.warnings.push("no flamegraph: no run was profiled".into()),
+            false => match flame::write_runs(&e.profiles, p, &title) {
+                Ok(w) => e.flamegraph = Some(w),
+                Err(err) => picture_failed = Some(err),
+            },
+        }
     }
     let mut not_stored = None;
     if let Some(st) = &mut store {
@@ -153,28 +167,20 @@ pub fn execute(a: ExecArgs) -> Result<()> {
             Err(err) => not_stored = Some(err),
         }
     }
-    super::write_out(&render::exec(&e, &a.output_format)?, None)?;
+    let mut shown = render::exec(&e, &a.output_format)?;
+    if req.stdout == iolab::sys::held::Out::Inherit {
+        // The command's output came first, perhaps without a last newline.
+        shown.insert(0, '\n');
+    }
+    super::write_out(&shown, None)?;
     if let Some(err) = not_stored {
         return Err(err.into());
+    }
+    if let Some(err) = picture_failed {
+        return Err(err);
     }
     if stop.signal().is_some() {
         return Err(stop.interrupted());
     }
-    failed(&e)
-}
-
-/// The runs that failed as an error (iolab's exit status: the first's).
-pub fn failed(e: &exec::ExecResult) -> Result<()> {
-    let failed: Vec<&exec::ExecRun> = e.failed().collect();
-    match failed.first() {
-        None => Ok(()),
-        Some(first) => Err(exec::ExecError::RunsFailed {
-            command: e.command_line(),
-            failed: failed.len(),
-            runs: e.runs.len(),
-            statuses: failed.iter().map(|r| r.exit_status.to_string()).collect(),
-            first_status: first.exit_status,
-        }
-        .into()),
-    }
+    e.failure().map_or(Ok(()), |f| Err(f.into()))
 }

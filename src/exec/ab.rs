@@ -3,7 +3,7 @@
 //! same cache state, each side stored as one exec; compared like any two
 //! sides (the verdict on the run time, every figure side by side).
 
-use super::{ExecRequest, ExecResult, figures, store};
+use super::{ExecError, ExecRequest, ExecResult, figures, store};
 use crate::analysis::compare::{Comparison, Member, Side};
 use crate::analysis::env_diff::EnvFacts;
 use crate::analysis::fingerprint::Fingerprint;
@@ -94,6 +94,17 @@ pub fn run(
                 }
             }
         }
+    }
+    // A side without one successful run has nothing to compare: its
+    // failure is the answer (the runs are stored).
+    if let Some(r) = results
+        .iter()
+        .find(|r| !r.runs.is_empty() && r.ok_runs().next().is_none())
+    {
+        return Err(r.failure().map_or_else(
+            || ExecError::usage("compare --exec", "a side has no successful run").into(),
+            Into::into,
+        ));
     }
     let sides = [0, 1].map(|i| side(&results[i], [a, b][i]));
     let mut comparison = Comparison::of_sides(sides, true)?;

@@ -32,9 +32,43 @@ pub struct CacheDelta {
     pub source: String,
 }
 
-/// The regular files under `paths` (directories recursively).
-pub fn files_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    Ok(pagecache::collect(paths)?.0)
+/// The regular files under `paths`, each once (by device and inode: a
+/// file named twice, or through a hard link, or inside a directory also
+/// named, is one file): a named symbolic link is followed, directories
+/// are walked (links found inside them are not followed). Notes for what
+/// has no page cache to set: a FIFO, a device, a socket.
+pub fn files_under(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut notes = Vec::new();
+    let mut named = Vec::new();
+    for p in paths {
+        let found = std::fs::canonicalize(p).and_then(|r| Ok((std::fs::metadata(&r)?, r)));
+        let (md, real) = match found {
+            Ok(x) => x,
+            Err(e) => {
+                // Checked before the first run: gone since (the command
+                // removed it).
+                notes.push(format!("--files {}: {e}", p.display()));
+                continue;
+            }
+        };
+        if md.is_dir() || md.is_file() {
+            named.push(real);
+        } else {
+            notes.push(format!(
+                "--files {}: a {}, not a file: no page cache to set or measure",
+                p.display(),
+                crate::sys::fs::kind_of(&md)
+            ));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let files = pagecache::collect(&named)?
+        .0
+        .into_iter()
+        .filter(|f| std::fs::metadata(f).map_or(true, |m| seen.insert((m.dev(), m.ino()))))
+        .collect();
+    Ok((files, notes))
 }
 
 /// Puts `files` in the state `policy` asks; returns notes for the user
@@ -49,7 +83,7 @@ pub fn set(policy: CachePolicy, files: &[PathBuf]) -> Result<Vec<String>> {
         CachePolicy::Cold => {
             for (path, cached, dirty) in pagecache::evict_all(files)?.left {
                 notes.push(format!(
-                    "cache cold: {} kept {cached} pages in the cache ({dirty} dirty)",
+                    "cache cold: {} kept {cached} pages in the cache ({dirty} dirty): the kernel keeps pages of tmpfs, of locked or mapped files and dirty ones it could not write back",
                     path.display()
                 ));
             }
@@ -69,14 +103,26 @@ pub struct Resident {
     pub mincore: bool,
 }
 
-/// The residency of `files` now.
-pub fn resident(files: &[PathBuf]) -> Result<Resident> {
-    let s = pagecache::survey(files, false)?;
-    Ok(Resident {
-        pages: s.pages(),
-        cached: s.cached(),
-        mincore: s.files.iter().any(|r| r.state.source == "mincore"),
-    })
+/// The residency of `files` now; a file the command removed (or could
+/// not be read) counts as no pages, and is named in the notes.
+pub fn resident(files: &[PathBuf], notes: &mut Vec<String>) -> Resident {
+    let mut r = Resident::default();
+    for f in files {
+        match pagecache::status(f, false) {
+            Ok(s) => {
+                r.pages += s.state.pages;
+                r.cached += s.state.cached;
+                r.mincore |= s.state.source == "mincore";
+            }
+            Err(e) => {
+                let note = format!("{}: its cache could not be measured: {e}", f.display());
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+        }
+    }
+    r
 }
 
 /// The run's cache figures from the residency before and after it, the

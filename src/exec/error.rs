@@ -30,7 +30,7 @@ pub enum ExecError {
         source: std::io::Error,
     },
     /// Some runs of the command failed (they are kept, not counted).
-    #[error("{failed} of {runs} runs of {command} failed (exit status {}); those runs are shown and kept but left out of the figures", .statuses.join(", "))]
+    #[error("{failed} of {runs} runs of {command} failed (exit status {}); they are kept, and left out of the figures", .statuses.join(", "))]
     RunsFailed {
         /// The command.
         command: String,

@@ -89,6 +89,9 @@ pub struct ExecResult {
     pub cache_policy: String,
     /// The files (and directories) named.
     pub files: Vec<PathBuf>,
+    /// Runs asked for (`--repeat`).
+    #[serde(default)]
+    pub repeat: u32,
     /// The runs, in order.
     pub runs: Vec<ExecRun>,
     /// Stopped by a signal before its last run.
@@ -125,17 +128,34 @@ impl ExecResult {
         self.runs.iter().filter(|r| !r.ok() && !r.interrupted)
     }
 
+    /// The runs that failed as an error (its exit status the first
+    /// failed run's); `None` when none failed.
+    pub fn failure(&self) -> Option<ExecError> {
+        let failed: Vec<&ExecRun> = self.failed().collect();
+        let first = failed.first()?;
+        Some(ExecError::RunsFailed {
+            command: self.command_line(),
+            failed: failed.len(),
+            runs: self.runs.len(),
+            statuses: failed.iter().map(|r| r.exit_status.to_string()).collect(),
+            first_status: first.exit_status,
+        })
+    }
+
     /// The command as one line (arguments with spaces quoted).
     pub fn command_line(&self) -> String {
         command_line(&self.command)
     }
 }
 
-/// `argv` as one shell-like line: arguments with spaces or quotes quoted.
+/// `argv` as one shell line: an argument with anything but letters,
+/// digits and `_@%+=:,./-` in single quotes (pasted into a shell, it runs
+/// the same command).
 pub fn command_line(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
-            if a.is_empty() || a.chars().any(|c| c.is_whitespace() || "'\"\\$".contains(c)) {
+            let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+            if a.is_empty() || !a.chars().all(safe) {
                 format!("'{}'", a.replace('\'', "'\\''"))
             } else {
                 a.clone()
@@ -148,22 +168,63 @@ pub fn command_line(argv: &[String]) -> String {
 /// The environment as kept: values of variables whose names suggest a
 /// secret replaced by `<redacted>` (the database is shared and exported).
 pub fn kept_env() -> BTreeMap<String, String> {
-    const SECRET: [&str; 7] = [
+    std::env::vars()
+        .map(|(k, v)| match secret_name(&k) {
+            true => (k, "<redacted>".to_string()),
+            false => (k, v),
+        })
+        .collect()
+}
+
+/// True for a variable name that suggests a secret: `*TOKEN*`,
+/// `*SECRET*`, `*PASS*` (PGPASS, SSHPASS, PASSWORD), `*KEY*`,
+/// `*CREDENTIAL*`, `*AUTH*`, `*COOKIE*`, `*SESSION*`, `*_PWD`
+/// (MYSQL_PWD; not the working directory's `PWD`), `*_PAT` (GITHUB_PAT).
+pub fn secret_name(name: &str) -> bool {
+    const PARTS: [&str; 8] = [
         "TOKEN",
         "SECRET",
-        "PASSWORD",
-        "PASSWD",
+        "PASS",
         "KEY",
         "CREDENTIAL",
         "AUTH",
+        "COOKIE",
+        "SESSION",
     ];
-    std::env::vars()
-        .map(|(k, v)| {
-            let upper = k.to_ascii_uppercase();
-            match SECRET.iter().any(|s| upper.contains(s)) {
-                true => (k, "<redacted>".to_string()),
-                false => (k, v),
-            }
-        })
-        .collect()
+    let up = name.to_ascii_uppercase();
+    PARTS.iter().any(|p| up.contains(p)) || up.ends_with("_PWD") || up.ends_with("_PAT")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_names_are_told_from_plain_ones() {
+        for n in [
+            "GITHUB_TOKEN",
+            "PGPASS",
+            "SSHPASS",
+            "MYSQL_PWD",
+            "GITHUB_PAT",
+            "AWS_SECRET_ACCESS_KEY",
+            "api_key",
+        ] {
+            assert!(secret_name(n), "{n}");
+        }
+        for n in ["PWD", "OLDPWD", "PATH", "HOME", "LANG", "PATTERN"] {
+            assert!(!secret_name(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn a_command_line_pastes_back_into_a_shell() {
+        let argv: Vec<String> = ["true", "a|b", "a;b", ">x", "a*", "it's", "plain-1.txt"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            command_line(&argv),
+            "true 'a|b' 'a;b' '>x' 'a*' 'it'\\''s' plain-1.txt"
+        );
+    }
 }

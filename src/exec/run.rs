@@ -75,7 +75,14 @@ impl ExecRequest {
 /// Runs `req.command` `req.repeat` times (stopping early on `stop`).
 pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> Result<ExecResult> {
     req.check()?;
-    let files = cache::files_under(&req.files)?;
+    let (files, _) = cache::files_under(&req.files)?;
+    if req.cache != CachePolicy::Keep && files.is_empty() {
+        return Err(ExecError::usage(
+            format!("--cache {}", req.cache.name()),
+            "no regular file under --files: nothing whose page cache to set",
+        )
+        .into());
+    }
     let cwd = match &req.cwd {
         Some(d) => d.clone(),
         None => std::env::current_dir().unwrap_or_default(),
@@ -92,6 +99,7 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
         env: super::kept_env(),
         cache_policy: req.cache.name().to_string(),
         files: req.files.clone(),
+        repeat: req.repeat,
         ..ExecResult::default()
     };
     let mut profiles = Vec::new();
@@ -107,8 +115,15 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
                 out.command_line()
             ));
         }
-        out.warnings.extend(cache::set(req.cache, &files)?);
-        let (run, profile) = one(req, i, &files, &disks, &cwd, stop)?;
+        // Again before each run: the command may make or remove files.
+        let (files, notes) = cache::files_under(&req.files)?;
+        let mut notes = [notes, cache::set(req.cache, &files)?].concat();
+        let (run, profile) = one(req, i, &files, &disks, &cwd, stop, &mut notes)?;
+        for n in notes {
+            if !out.warnings.contains(&n) {
+                out.warnings.push(n);
+            }
+        }
         out.interrupted |= run.interrupted;
         if run.ok() {
             profiles.extend(profile);
@@ -127,6 +142,7 @@ fn one(
     disks: &[counters::Disk],
     cwd: &Path,
     stop: &StopFlag,
+    notes: &mut Vec<String>,
 ) -> Result<(ExecRun, Option<Profile>)> {
     let name = || req.command[0].clone();
     let mut child =
@@ -140,9 +156,7 @@ fn one(
         true => Some(flame::attach(child.pid)?),
         false => None,
     };
-    let before = (!files.is_empty())
-        .then(|| cache::resident(files))
-        .transpose()?;
+    let before = (!files.is_empty()).then(|| cache::resident(files, notes));
     let (timed, trace) = match req.trace {
         true => {
             let (t, tr) = super::traced::around(child.pid, || timed(&mut child, req, stop))?;
@@ -156,7 +170,13 @@ fn one(
         ended,
         stats,
     } = timed;
-    let profile = profiler.map(|p| p.finish()).transpose()?;
+    // A profile that fails (a run too short for a sample) costs the
+    // picture, not the run.
+    let profile = profiler.and_then(|p| {
+        p.finish()
+            .map_err(|e| notes.push(format!("run {index}: no profile: {e}")))
+            .ok()
+    });
     let mut run = ExecRun {
         index,
         exit_status: ended.status,
@@ -169,7 +189,7 @@ fn one(
         trace,
     };
     if let Some(b) = before {
-        let after = cache::resident(files)?;
+        let after = cache::resident(files, notes);
         run.cache = Some(cache::delta(
             files.len(),
             b,

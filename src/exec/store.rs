@@ -49,13 +49,10 @@ pub fn save(
     })
 }
 
-/// `exec CMD ARGS` as `history` lists it (at most 60 characters).
+/// `exec CMD ARGS` as `history` lists it (the whole command line, quoted
+/// for the shell).
 pub fn name(e: &ExecResult) -> String {
-    let line = format!("exec {}", e.command_line());
-    match line.char_indices().nth(59) {
-        Some((i, _)) => format!("{}…", &line[..i]),
-        None => line,
-    }
+    format!("exec {}", e.command_line())
 }
 
 /// The exec of a stored run of kind [`KIND`].

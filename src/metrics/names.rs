@@ -175,6 +175,53 @@ pub const TOTALS: &[Total] = &[
     },
 ];
 
+/// The figures of `iolab exec` runs, exported after each direction's
+/// (and so last in `v_runs`, whose migration 7 added them).
+pub const EXEC_TOTALS: &[Total] = &[
+    Total {
+        name: "cpu_user_s",
+        key: "cpu_user_s",
+        scale: 1.0,
+        integer: false,
+        meaning: "user CPU time of the command and the children it waited for, s",
+    },
+    Total {
+        name: "cpu_sys_s",
+        key: "cpu_sys_s",
+        scale: 1.0,
+        integer: false,
+        meaning: "system CPU time of the same, s",
+    },
+    Total {
+        name: "storage_read_bytes",
+        key: "storage_read_bytes",
+        scale: 1.0,
+        integer: true,
+        meaning: "bytes the command read from storage (/proc/PID/io read_bytes)",
+    },
+    Total {
+        name: "storage_write_bytes",
+        key: "storage_write_bytes",
+        scale: 1.0,
+        integer: true,
+        meaning: "bytes the command sent to storage (/proc/PID/io write_bytes)",
+    },
+    Total {
+        name: "cache_hits",
+        key: "cache_hits",
+        scale: 1.0,
+        integer: true,
+        meaning: "pages of the named files the command read from the page cache",
+    },
+    Total {
+        name: "cache_misses",
+        key: "cache_misses",
+        scale: 1.0,
+        integer: true,
+        meaning: "pages of the named files that came into the cache during the run",
+    },
+];
+
 /// One exported figure column: its name, and its value in a run's stored
 /// figures.
 #[derive(Debug, Clone)]
@@ -217,13 +264,14 @@ impl FigureColumn {
 /// Every exported figure, in column order: the whole-run ones, then each
 /// direction's.
 pub fn figure_columns() -> Vec<FigureColumn> {
-    let totals = TOTALS.iter().map(|t| FigureColumn {
+    let column = |t: &Total| FigureColumn {
         name: t.name.to_string(),
         key: t.key.to_string(),
         scale: t.scale,
         integer: t.integer,
         meaning: t.meaning,
-    });
+    };
+    let totals = TOTALS.iter().map(column);
     let dirs = DIRECTIONS.iter().flat_map(|d| {
         PER_DIRECTION.iter().map(move |p| FigureColumn {
             name: format!("{d}_{}", p.suffix),
@@ -233,7 +281,8 @@ pub fn figure_columns() -> Vec<FigureColumn> {
             meaning: p.meaning,
         })
     });
-    totals.chain(dirs).collect()
+    let exec = EXEC_TOTALS.iter().map(column);
+    totals.chain(dirs).chain(exec).collect()
 }
 
 #[cfg(test)]
@@ -243,7 +292,10 @@ mod tests {
     #[test]
     fn names_follow_the_scheme() {
         let cols = figure_columns();
-        assert_eq!(cols.len(), TOTALS.len() + 3 * PER_DIRECTION.len());
+        assert_eq!(
+            cols.len(),
+            TOTALS.len() + 3 * PER_DIRECTION.len() + EXEC_TOTALS.len()
+        );
         for c in &cols {
             assert!(
                 c.name

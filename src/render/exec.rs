@@ -27,7 +27,12 @@ pub fn text(e: &ExecResult) -> String {
             c.pages
         )),
         e.runs.len(),
-        if e.runs.len() == 1 { "" } else { "s" },
+        match (e.interrupted, e.repeat) {
+            (true, n) if n > 0 => format!(" of {n} (interrupted)"),
+            (true, _) => " (interrupted)".into(),
+            _ if e.runs.len() == 1 => String::new(),
+            _ => "s".into(),
+        },
     );
     out.push('\n');
     out.push_str(&runs(e).text());

@@ -228,21 +228,26 @@ pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<
         let stored: Vec<StoredRun> = runs.iter().map(|(s, _)| s.clone()).collect();
         body.push_str("<section id=\"overview\"><h2>Overview</h2>\n");
         body.push_str(&html_table(&summary_table(&stored, &when)));
+        // IOPS, or the run time when no run has IOPS (execs, trees).
+        let (key, what, unit) = match stored.iter().any(|r| r.summary.get("iops") > 0.0) {
+            true => ("iops", "IOPS", "IOPS (I/Os per second)"),
+            false => ("time_s", "run time", "run time (s)"),
+        };
         let chart = Chart::Bars {
-            title: "IOPS per run".into(),
+            title: format!("{what} per run"),
             x_label: "run".into(),
-            y_label: "IOPS (I/Os per second)".into(),
+            y_label: unit.into(),
             categories: stored
                 .iter()
                 .map(|r| format!("{} {}", r.id, r.label.clone().unwrap_or_default()))
                 .collect(),
             series: vec![(
-                "IOPS".into(),
-                stored.iter().map(|r| r.summary.get("iops")).collect(),
+                what.into(),
+                stored.iter().map(|r| r.summary.get(key)).collect(),
                 None,
             )],
         };
-        body.push_str(&figure(&chart, "IOPS of each run.", &here)?);
+        body.push_str(&figure(&chart, &format!("{what} of each run."), &here)?);
         body.push_str("</section>\n");
     }
     for (s, r) in runs {

@@ -108,7 +108,10 @@ impl StoredRun {
             return Err(StoreError::Decode {
                 id: self.id,
                 what: "I/O result",
-                problem: format!("it is a {} result", self.kind),
+                problem: format!(
+                    "it is the result of `iolab {}`, not of a job: `iolab show {}` or `iolab report {}` shows it",
+                    self.kind, self.id, self.id
+                ),
             });
         }
         serde_json::from_str(&self.result_json).map_err(|e| self.undecodable("stored result", e))

@@ -37,54 +37,11 @@ macro_rules! status_from_result {
 /// [`ADDED`]): what migration 4 fills the `status` column with.
 pub const STATUS_FROM_RESULT: &str = status_from_result!();
 
-/// Migration `i` takes the schema from version `i` to `i + 1`.
-pub const MIGRATIONS: &[&str] = &[
-    // 1: one row per run.
-    "CREATE TABLE runs (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        created_unix INTEGER NOT NULL,
-        label TEXT,
-        kind TEXT NOT NULL,
-        name TEXT NOT NULL,
-        command TEXT NOT NULL,
-        iolab_version TEXT NOT NULL,
-        env_json TEXT NOT NULL,
-        result_json TEXT NOT NULL,
-        summary_json TEXT NOT NULL
-    );
-    CREATE INDEX runs_label ON runs(label);
-    CREATE INDEX runs_created ON runs(created_unix);",
-    // 2: sweeps (a run is one point of at most one sweep), and the original
-    // document of imported results.
-    "CREATE TABLE sweeps (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        created_unix INTEGER NOT NULL,
-        label TEXT,
-        command TEXT NOT NULL,
-        vary_json TEXT NOT NULL
-    );
-    ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id);
-    ALTER TABLE runs ADD COLUMN point_json TEXT;
-    ALTER TABLE runs ADD COLUMN source_json TEXT;
-    CREATE INDEX runs_sweep ON runs(sweep_id);",
-    // 3: the file says it is iolab's (APPLICATION_ID, 0x494F4C42), so a
-    // foreign SQLite file named with --db is recognised and left alone.
-    "PRAGMA application_id = 1229933634;",
-    // 4: how each run ended ('complete' or 'interrupted', see
-    // store::Status), so history can say which results are partial; the
-    // runs stored before say it in their result.
-    concat!(
-        "ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'complete';
-         UPDATE runs SET status = ",
-        status_from_result!(),
-        ";"
-    ),
-    // 5: views for users' own SQL (docs/schema.md): v_runs, one row per
-    // run with the named figures of metrics::names (the columns of `iolab
-    // export --format csv` but the job's), and v_reps, one row per
-    // repetition. Stable: a later change is a new migration that keeps
-    // these columns.
-    "CREATE VIEW v_runs AS SELECT
+/// The columns of `v_runs` as migration 5 made them (migration 7 adds
+/// the exec figures after them). A macro so both can splice it in.
+macro_rules! v_runs_columns {
+    () => {
+        "
         id,
         created_unix,
         strftime('%Y-%m-%dT%H:%M:%SZ', created_unix, 'unixepoch') AS created_utc,
@@ -132,7 +89,61 @@ pub const MIGRATIONS: &[&str] = &[
         CAST(round(json_extract(summary_json, '$.total.trim_clat_p50_ns')) AS INTEGER) AS trim_clat_p50_ns,
         CAST(round(json_extract(summary_json, '$.total.trim_clat_p99_ns')) AS INTEGER) AS trim_clat_p99_ns,
         CAST(round(json_extract(summary_json, '$.total.trim_clat_p99_9_ns')) AS INTEGER) AS trim_clat_p99_9_ns,
-        CAST(round(json_extract(summary_json, '$.total.trim_clat_max_ns')) AS INTEGER) AS trim_clat_max_ns
+        CAST(round(json_extract(summary_json, '$.total.trim_clat_max_ns')) AS INTEGER) AS trim_clat_max_ns"
+    };
+}
+
+/// Migration `i` takes the schema from version `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: one row per run.
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_unix INTEGER NOT NULL,
+        label TEXT,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        command TEXT NOT NULL,
+        iolab_version TEXT NOT NULL,
+        env_json TEXT NOT NULL,
+        result_json TEXT NOT NULL,
+        summary_json TEXT NOT NULL
+    );
+    CREATE INDEX runs_label ON runs(label);
+    CREATE INDEX runs_created ON runs(created_unix);",
+    // 2: sweeps (a run is one point of at most one sweep), and the original
+    // document of imported results.
+    "CREATE TABLE sweeps (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_unix INTEGER NOT NULL,
+        label TEXT,
+        command TEXT NOT NULL,
+        vary_json TEXT NOT NULL
+    );
+    ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id);
+    ALTER TABLE runs ADD COLUMN point_json TEXT;
+    ALTER TABLE runs ADD COLUMN source_json TEXT;
+    CREATE INDEX runs_sweep ON runs(sweep_id);",
+    // 3: the file says it is iolab's (APPLICATION_ID, 0x494F4C42), so a
+    // foreign SQLite file named with --db is recognised and left alone.
+    "PRAGMA application_id = 1229933634;",
+    // 4: how each run ended ('complete' or 'interrupted', see
+    // store::Status), so history can say which results are partial; the
+    // runs stored before say it in their result.
+    concat!(
+        "ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'complete';
+         UPDATE runs SET status = ",
+        status_from_result!(),
+        ";"
+    ),
+    // 5: views for users' own SQL (docs/schema.md): v_runs, one row per
+    // run with the named figures of metrics::names (the columns of `iolab
+    // export --format csv` but the job's), and v_reps, one row per
+    // repetition. Stable: a later change is a new migration that keeps
+    // these columns.
+    concat!(
+        "CREATE VIEW v_runs AS SELECT",
+        v_runs_columns!(),
+        "
     FROM runs;
     CREATE VIEW v_reps AS SELECT
         runs.id AS run_id,
@@ -148,7 +159,8 @@ pub const MIGRATIONS: &[&str] = &[
         CAST(round(json_extract(r.value, '$.dev_reads')) AS INTEGER) AS disk_read_ios,
         CAST(round(json_extract(r.value, '$.dev_writes')) AS INTEGER) AS disk_write_ios,
         CAST(round(json_extract(r.value, '$.inodes')) AS INTEGER) AS inodes
-    FROM runs, json_each(runs.summary_json, '$.reps') AS r;",
+    FROM runs, json_each(runs.summary_json, '$.reps') AS r;"
+    ),
     // 6: one row per host (rank) of a run over many hosts (`run --hosts`,
     // MPI): its own figures, start, clock offset, counters and environment.
     "CREATE TABLE run_hosts (
@@ -178,6 +190,21 @@ pub const MIGRATIONS: &[&str] = &[
         env_json TEXT,
         PRIMARY KEY (run_id, rank)
     );",
+    // 7: v_runs gains the figures of `iolab exec` runs (the columns of
+    // `iolab export --format csv` after the per-direction ones).
+    concat!(
+        "DROP VIEW v_runs;
+    CREATE VIEW v_runs AS SELECT",
+        v_runs_columns!(),
+        ",
+        json_extract(summary_json, '$.total.cpu_user_s') AS cpu_user_s,
+        json_extract(summary_json, '$.total.cpu_sys_s') AS cpu_sys_s,
+        CAST(round(json_extract(summary_json, '$.total.storage_read_bytes')) AS INTEGER) AS storage_read_bytes,
+        CAST(round(json_extract(summary_json, '$.total.storage_write_bytes')) AS INTEGER) AS storage_write_bytes,
+        CAST(round(json_extract(summary_json, '$.total.cache_hits')) AS INTEGER) AS cache_hits,
+        CAST(round(json_extract(summary_json, '$.total.cache_misses')) AS INTEGER) AS cache_misses
+    FROM runs;"
+    ),
 ];
 
 /// A column of `runs` added after schema 1.

@@ -61,7 +61,11 @@ struct Cachestat {
 pub fn cache_state(fd: BorrowedFd<'_>, off: u64, len: u64) -> std::io::Result<CacheState> {
     match cachestat(fd, off, len) {
         Ok(s) => Ok(s),
-        Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => mincore_state(fd, off, len),
+        // ENOSYS: an older kernel; EPERM: a newer one's check that the
+        // caller may write the file (a user's look at a system file).
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
+            mincore_state(fd, off, len)
+        }
         Err(e) => Err(e),
     }
 }

@@ -68,6 +68,22 @@ fn find(program: &str) -> Option<PathBuf> {
         .find(runnable)
 }
 
+/// Why `program` cannot be run: missing, a directory, not executable.
+fn not_runnable(program: &str) -> std::io::Error {
+    use std::io::{Error, ErrorKind};
+    if !program.contains('/') {
+        return Error::new(ErrorKind::NotFound, "no such program on $PATH");
+    }
+    match std::fs::metadata(program) {
+        Err(e) => e,
+        Ok(m) if m.is_dir() => Error::other("it is a directory"),
+        Ok(_) => Error::new(
+            ErrorKind::PermissionDenied,
+            "not executable (no execute permission)",
+        ),
+    }
+}
+
 fn cstring(b: &[u8]) -> Option<CString> {
     CString::new(b).ok()
 }
@@ -115,12 +131,7 @@ pub fn held_in(
     let program = argv
         .first()
         .ok_or_else(|| std::io::Error::other("no command given"))?;
-    let path = find(program).ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            "no such program (or not executable; names without a / are looked up on $PATH)",
-        )
-    })?;
+    let path = find(program).ok_or_else(|| not_runnable(program))?;
     let nul = || std::io::Error::other("an argument holds a NUL byte");
     let exec = Exec {
         dir: match dir {
@@ -165,7 +176,7 @@ fn fork_exec(e: &Exec, gate: [i32; 2], out: [Option<i32>; 2]) -> std::io::Result
     argv.push(std::ptr::null());
     let mut envp: Vec<*const libc::c_char> = e.envp.iter().map(|a| a.as_ptr()).collect();
     envp.push(std::ptr::null());
-    // SAFETY: after fork the child only calls close, read, dup2, chdir, execve and _exit
+    // SAFETY: after fork the child only calls close, signal, read, dup2, chdir, execve and _exit
     // (async-signal-safe) on memory made before the fork; the parent only
     // reads the result.
     let pid = unsafe { libc::fork() };
@@ -176,6 +187,10 @@ fn fork_exec(e: &Exec, gate: [i32; 2], out: [Option<i32>; 2]) -> std::io::Result
         // SAFETY: the child side, as above; it never returns.
         unsafe {
             libc::close(gate[1]);
+            // iolab (a Rust program) ignores SIGPIPE; ignored signals
+            // survive exec: the command gets the default back, as from a
+            // shell (`yes | head -1` ends quietly).
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
             let mut b = [0u8; 1];
             if libc::read(gate[0], b.as_mut_ptr().cast(), 1) != 1 {
                 libc::_exit(127);
