@@ -232,3 +232,33 @@ fn a_report_of_execs_plots_their_run_time() {
         "iolab show 1",
     );
 }
+
+#[test]
+fn a_long_run_shows_its_progress_with_eta_always() {
+    let _t = turn();
+    let out = bin()
+        .args([
+            "--eta",
+            "always",
+            "exec",
+            "--no-store",
+            "--repeat",
+            "2",
+            "--",
+            "sleep",
+            "1.3",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("exec run 2/2"), "a step per run: {err}");
+    assert!(
+        err.contains("repetition 1/2") && err.contains("elapsed 00:00:01"),
+        "live lines: {err}"
+    );
+    // Without --eta, on no terminal: steps only, none with --quiet.
+    let (_, err) =
+        succeed_text(bin().args(["-q", "exec", "--no-store", "--repeat", "2", "--", "true"]));
+    assert_eq!(err, "");
+}

@@ -9,7 +9,7 @@ use crate::counters::{self, DiskDelta, diskstats};
 use crate::error::Result;
 use crate::job::CachePolicy;
 use crate::runner::StopFlag;
-use crate::runner::progress::Progress;
+use crate::runner::progress::{Live, Phase, Progress};
 use crate::sys::held::{self, Held, Out};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -117,8 +117,20 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
         }
         // Again before each run: the command may make or remove files.
         let (files, notes) = cache::files_under(&req.files)?;
+        if req.cache != CachePolicy::Keep {
+            progress.phase(Phase::Cache(req.cache));
+        }
         let mut notes = [notes, cache::set(req.cache, &files)?].concat();
-        let (run, profile) = one(req, i, &files, &disks, &cwd, stop, &mut notes)?;
+        progress.phase(Phase::Run {
+            rep: i,
+            reps: req.repeat,
+        });
+        let at = Where {
+            files: &files,
+            disks: &disks,
+            cwd: &cwd,
+        };
+        let (run, profile) = one(req, i, at, stop, &mut notes, progress)?;
         for n in notes {
             if !out.warnings.contains(&n) {
                 out.warnings.push(n);
@@ -130,19 +142,27 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
         }
         out.runs.push(run);
     }
+    progress.phase(Phase::Done);
     out.profiles = profiles;
     Ok(out)
+}
+
+/// Where a run runs: its files, the devices under them, its directory.
+#[derive(Clone, Copy)]
+struct Where<'a> {
+    files: &'a [PathBuf],
+    disks: &'a [counters::Disk],
+    cwd: &'a Path,
 }
 
 /// One run: the command held, the counters read, released, waited for.
 fn one(
     req: &ExecRequest,
     index: u32,
-    files: &[PathBuf],
-    disks: &[counters::Disk],
-    cwd: &Path,
+    Where { files, disks, cwd }: Where<'_>,
     stop: &StopFlag,
     notes: &mut Vec<String>,
+    progress: &mut dyn Progress,
 ) -> Result<(ExecRun, Option<Profile>)> {
     let name = || req.command[0].clone();
     let mut child =
@@ -159,10 +179,11 @@ fn one(
     let before = (!files.is_empty()).then(|| cache::resident(files, notes));
     let (timed, trace) = match req.trace {
         true => {
-            let (t, tr) = super::traced::around(child.pid, || timed(&mut child, req, stop))?;
+            let pid = child.pid;
+            let (t, tr) = super::traced::around(pid, || timed(&mut child, req, stop, progress))?;
             (t, Some(tr))
         }
-        false => (timed(&mut child, req, stop)?, None),
+        false => (timed(&mut child, req, stop, progress)?, None),
     };
     let Timed {
         wall_ns,
@@ -216,7 +237,12 @@ struct Timed {
 type DiskStats = std::collections::BTreeMap<String, diskstats::DiskStat>;
 
 /// Lets the held command go and times it to its exit; reaps it.
-fn timed(child: &mut Held, req: &ExecRequest, stop: &StopFlag) -> Result<Timed> {
+fn timed(
+    child: &mut Held,
+    req: &ExecRequest,
+    stop: &StopFlag,
+    progress: &mut dyn Progress,
+) -> Result<Timed> {
     let name = || req.command[0].clone();
     let stats0 = diskstats::read_all().ok();
     // The CPU of its start before exec (fork's copy, the wait on the gate)
@@ -224,7 +250,7 @@ fn timed(child: &mut Held, req: &ExecRequest, stop: &StopFlag) -> Result<Timed> 
     let held_us = child.cpu_ns().unwrap_or(0) / 1000;
     let t0 = Instant::now();
     child.release();
-    let interrupted = wait(child, stop).map_err(|source| ExecError::Wait {
+    let interrupted = wait(child, stop, progress, t0).map_err(|source| ExecError::Wait {
         command: name(),
         what: "waiting for it",
         source,
@@ -249,13 +275,33 @@ fn timed(child: &mut Held, req: &ExecRequest, stop: &StopFlag) -> Result<Timed> 
     })
 }
 
-/// Waits for the command to end; on `stop` sends it SIGTERM, then
-/// SIGKILL after 2 s. True when it was stopped.
-fn wait(child: &mut Held, stop: &StopFlag) -> std::io::Result<bool> {
+/// Waits for the command to end, showing `progress` its calls and bytes
+/// so far (its `/proc/PID/io`, every 100 ms, when it shows them); on
+/// `stop` sends it SIGTERM, then SIGKILL after 2 s. True when it was
+/// stopped.
+fn wait(
+    child: &mut Held,
+    stop: &StopFlag,
+    progress: &mut dyn Progress,
+    t0: Instant,
+) -> std::io::Result<bool> {
     let mut asked: Option<Instant> = None;
     loop {
         if child.wait_exit(Duration::from_millis(100))? {
             return Ok(asked.is_some());
+        }
+        if progress.live() {
+            let io = child.io_tree();
+            let n = |k: &str| io.get(k).copied().unwrap_or(0);
+            progress.tick(&Live {
+                ios: n("syscr") + n("syscw"),
+                bytes: n("rchar") + n("wchar"),
+                t_ns: crate::metrics::clock::now_ns(),
+                elapsed_ns: t0.elapsed().as_nanos() as u64,
+                done: None,
+                eta_ns: None,
+                running: 1,
+            });
         }
         if stop.is_set() {
             match asked {

@@ -21,7 +21,7 @@ pub fn check() -> Result<()> {
 /// Runs `body` (which releases and waits for the held process `pid`)
 /// once the tracer records `pid`; returns what `body` returned and the
 /// trace (without events).
-pub fn around<T: Send>(pid: u32, body: impl FnOnce() -> Result<T> + Send) -> Result<(T, Trace)> {
+pub fn around<T>(pid: u32, body: impl FnOnce() -> Result<T>) -> Result<(T, Trace)> {
     let tracer = trace::find("ebpf")?;
     let quit = StopFlag::new();
     let (tx, rx) = std::sync::mpsc::channel::<()>();

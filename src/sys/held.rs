@@ -239,13 +239,7 @@ impl Held {
         if self.status.is_some() {
             return;
         }
-        let mut tree = vec![self.pid];
-        let mut i = 0;
-        while i < tree.len() {
-            tree.extend(children(tree[i]));
-            i += 1;
-        }
-        for p in tree {
+        for p in self.tree() {
             let _ = kill(Pid::from_raw(p as i32), sig);
         }
     }
@@ -296,12 +290,40 @@ impl Held {
             .ok()
     }
 
+    /// Its `/proc/PID/io` now (empty when unreadable): its own I/O and
+    /// that of the children it waited for.
+    pub fn io(&self) -> BTreeMap<String, u64> {
+        io_of(self.pid)
+    }
+
+    /// The I/O of it and every process under it so far, added up: a
+    /// child's counts move into its parent's when it is reaped, so the sum
+    /// over the live tree grows smoothly while the command runs.
+    pub fn io_tree(&self) -> BTreeMap<String, u64> {
+        let mut sum = BTreeMap::new();
+        for p in self.tree() {
+            for (k, v) in io_of(p) {
+                *sum.entry(k).or_insert(0) += v;
+            }
+        }
+        sum
+    }
+
+    /// It and every process under it now.
+    fn tree(&self) -> Vec<u32> {
+        let mut tree = vec![self.pid];
+        let mut i = 0;
+        while i < tree.len() {
+            tree.extend(children(tree[i]));
+            i += 1;
+        }
+        tree
+    }
+
     /// Once [`Held::wait_exit`] said it ended: reads its I/O counters, then
     /// reaps it with its rusage.
     pub fn reap(&mut self) -> std::io::Result<Ended> {
-        let io = std::fs::read_to_string(format!("/proc/{}/io", self.pid))
-            .map(|t| parse_io(&t))
-            .unwrap_or_default();
+        let io = self.io();
         let (status, ru) = wait4(self.pid)?;
         self.status = Some(status);
         Ok(Ended {
@@ -326,6 +348,13 @@ fn children(pid: u32) -> Vec<u32> {
                 .collect::<Vec<u32>>()
         })
         .collect()
+}
+
+/// `/proc/PID/io` of `pid` (empty when unreadable).
+fn io_of(pid: u32) -> BTreeMap<String, u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .map(|t| parse_io(&t))
+        .unwrap_or_default()
 }
 
 /// `/proc/PID/io` as `key: value` lines.
