@@ -262,3 +262,34 @@ fn a_long_run_shows_its_progress_with_eta_always() {
         succeed_text(bin().args(["-q", "exec", "--no-store", "--repeat", "2", "--", "true"]));
     assert_eq!(err, "");
 }
+
+#[test]
+fn ctrl_c_at_a_terminal_stops_the_run_as_interrupted_not_failed() {
+    use std::os::unix::process::CommandExt;
+    let _t = turn();
+    let d = scratch();
+    let db = d.path().join("t.db");
+    // A terminal's Ctrl-C goes to the whole foreground group: iolab and
+    // the command both get SIGINT, and the command may end first.
+    let child = with_db(&db)
+        .args(["-q", "exec", "--repeat", "3", "--", "sleep", "37.75"])
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let group = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = stdout_json(with_db(&db).args(["show", "1", "-f", "json"]));
+    assert_eq!(v["iolab_run"]["status"], "interrupted", "{v}");
+    assert_eq!(v["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(v["runs"][0]["interrupted"], true);
+}

@@ -155,7 +155,7 @@ fn small_reads_sweeps_threads_and_names_the_knee() {
 }
 
 #[test]
-fn metadata_lab_warm_walk_beats_cold() {
+fn metadata_lab_cold_walk_reads_the_device_warm_does_not() {
     let d = scratch();
     let (out, r) = lab_table(d.path(), &["metadata"]);
     let steps: Vec<(&str, &str)> = r.iter().map(|x| (x[0].as_str(), x[1].as_str())).collect();
@@ -175,10 +175,9 @@ fn metadata_lab_warm_walk_beats_cold() {
         "copies make as many inodes"
     );
     if iolab::sys::machine::is_root() {
-        assert!(
-            num(&r[1][2]) > num(&r[3][2]),
-            "cold walk not slower than warm:\n{out}"
-        );
+        // Not its time: 61 device reads of a virtual disk the host caches
+        // can take no longer than none (0.009 s cold, 0.010 s warm in one
+        // full run). The device reads are the effect; bench/ times it.
         assert!(
             num(&r[1][4]) > num(&r[3][4]),
             "cold walk read no more than warm:\n{out}"

@@ -72,6 +72,24 @@ impl Fingerprint {
         ])
     }
 
+    /// An exec's workload: the command, where it ran, the cache state and
+    /// the files (not how many runs, nor iolab's own flags). Arguments are
+    /// shown quoted (`'a b'`), so `["a b"]` and `["a", "b"]` differ.
+    pub fn of_exec(command: &[String], cwd: &str, cache: &str, files: &[String]) -> Fingerprint {
+        let quote = |a: &String| match a.contains(char::is_whitespace) || a.is_empty() {
+            true => format!("'{a}'"),
+            false => a.clone(),
+        };
+        let join = |w: &[String]| w.iter().map(quote).collect::<Vec<_>>().join(" ");
+        Fingerprint(vec![
+            ("kind", "exec".into()),
+            ("command", join(command)),
+            ("cwd", cwd.to_string()),
+            ("cache", cache.to_string()),
+            ("files", join(files)),
+        ])
+    }
+
     /// A stored run, from its stored result.
     pub fn of_stored(r: &StoredRun) -> StoreResult<Fingerprint> {
         if r.kind == kind::TREE {
@@ -87,21 +105,23 @@ impl Fingerprint {
             // and files (not how many runs, nor iolab's own flags). Read from
             // the stored result as plain JSON (`exec` is a layer above).
             let v: serde_json::Value = serde_json::from_str(&r.result_json).unwrap_or_default();
-            let text = |k: &str| match &v[k] {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Array(a) => {
-                    let words: Vec<&str> = a.iter().filter_map(|x| x.as_str()).collect();
-                    words.join(" ")
+            let words = |k: &str| -> Vec<String> {
+                match &v[k] {
+                    serde_json::Value::Array(a) => a
+                        .iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect(),
+                    serde_json::Value::String(s) => vec![s.clone()],
+                    _ => Vec::new(),
                 }
-                _ => String::new(),
             };
-            Ok(Fingerprint(vec![
-                ("kind", "exec".into()),
-                ("command", text("command")),
-                ("cwd", text("cwd")),
-                ("cache", text("cache_policy")),
-                ("files", text("files")),
-            ]))
+            let one = |k: &str| words(k).concat();
+            Ok(Fingerprint::of_exec(
+                &words("command"),
+                &one("cwd"),
+                &one("cache_policy"),
+                &words("files"),
+            ))
         } else {
             Ok(Fingerprint::of_jobs(&r.result()?.jobs))
         }

@@ -102,8 +102,15 @@ impl HowArgs {
         }
         let mut files = self.files.clone();
         if let Some(d) = &self.disk {
+            use iolab::disk::client::Found;
             match iolab::disk::client::status(Some(d)) {
-                Ok(found) if !found.is_empty() => {}
+                Ok(found) if found.iter().any(|f| matches!(f, Found::Running(_))) => {}
+                Ok(found) if !found.is_empty() => {
+                    return Err(Error::usage(
+                        format!("--disk {}", d.display()),
+                        "this iolab disk's daemon is gone: `iolab disk down DIR`, then up again",
+                    ));
+                }
                 _ => {
                     return Err(Error::usage(
                         format!("--disk {}", d.display()),
@@ -168,7 +175,7 @@ pub fn execute(a: ExecArgs) -> Result<()> {
         }
     }
     let mut shown = render::exec(&e, &a.output_format)?;
-    if req.stdout == iolab::sys::held::Out::Inherit {
+    if req.stdout == Out::Inherit {
         // The command's output came first, perhaps without a last newline.
         shown.insert(0, '\n');
     }

@@ -67,6 +67,7 @@ pub fn run(
                 *r = ExecResult {
                     runs: Vec::new(),
                     profiles: Vec::new(),
+                    repeat: base.repeat,
                     ..one.clone()
                 };
             }
@@ -85,7 +86,12 @@ pub fn run(
     );
     let mut not_stored = None;
     if let Some(t) = target.as_mut() {
-        for (i, r) in results.iter_mut().enumerate() {
+        // A side stopped before its first run has nothing to keep.
+        for (i, r) in results
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, r)| !r.runs.is_empty())
+        {
             let label = format!("{prefix}:{}", ["A", "B"][i]);
             match store::save(t.store, r, t.command, Some(&label)) {
                 Ok(id) => r.run = Some(id),
@@ -94,6 +100,10 @@ pub fn run(
                 }
             }
         }
+    }
+    // Stopped before both sides succeeded once: the runs made are kept.
+    if stop.is_set() && results.iter().any(|r| r.ok_runs().next().is_none()) {
+        return Err(stop.interrupted());
     }
     // A side without one successful run has nothing to compare: its
     // failure is the answer (the runs are stored).
@@ -120,7 +130,7 @@ pub fn run(
 
 /// One side: its successful runs' figures as samples.
 fn side(r: &ExecResult, cmd: &str) -> Side {
-    let env = Environment::capture(&r.files);
+    let env = Environment::capture(&r.watched());
     Side {
         name: cmd.to_string(),
         samples: figures::summary(r).reps,

@@ -38,7 +38,7 @@ pub enum ExecError {
         failed: usize,
         /// Runs made.
         runs: usize,
-        /// Their statuses (`1`, `killed by signal 9`).
+        /// Their exit statuses (128 + the signal for one killed).
         statuses: Vec<String>,
         /// The first failed run's status, iolab's exit code.
         first_status: i32,

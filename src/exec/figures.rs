@@ -24,8 +24,8 @@ pub fn of_run(r: &ExecRun) -> Figures {
     if !r.io.is_empty() {
         // What it read is its work (a scan, a copy's source): `bytes` and
         // MiB/s; what it wrote (often to /dev/null or a pipe) is apart.
-        // Calls per second are no rate of work (a larger buffer makes
-        // fewer): no IOPS.
+        // `ops` are all its read and write calls. Calls per second are no
+        // rate of work (a larger buffer makes fewer): no IOPS.
         put("bytes", rchar);
         put("ops", syscr + syscw);
         put("read_bytes", rchar);
@@ -64,11 +64,14 @@ pub fn of_run(r: &ExecRun) -> Figures {
 /// interrupted runs are left out), and their mean as the whole.
 pub fn summary(e: &ExecResult) -> Summary {
     let reps: Vec<Figures> = e.ok_runs().map(of_run).collect();
-    let mut total = Figures::new();
+    // Each figure's mean over the runs that have it.
+    let mut sums: std::collections::BTreeMap<String, (f64, f64)> = Default::default();
     for f in &reps {
         for (k, v) in f {
-            *total.entry(k.clone()).or_insert(0.0) += v / reps.len() as f64;
+            let s = sums.entry(k.clone()).or_insert((0.0, 0.0));
+            *s = (s.0 + v, s.1 + 1.0);
         }
     }
+    let total = sums.into_iter().map(|(k, (sum, n))| (k, sum / n)).collect();
     Summary { total, reps }
 }

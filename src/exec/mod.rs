@@ -142,6 +142,15 @@ impl ExecResult {
         })
     }
 
+    /// What its environment and devices are read for: the named files, or
+    /// the directory it ran in when none are named.
+    pub fn watched(&self) -> Vec<PathBuf> {
+        match self.files.is_empty() {
+            true => vec![self.cwd.clone()],
+            false => self.files.clone(),
+        }
+    }
+
     /// The command as one line (arguments with spaces quoted).
     pub fn command_line(&self) -> String {
         command_line(&self.command)

@@ -11,7 +11,7 @@ use crate::job::CachePolicy;
 use crate::runner::StopFlag;
 use crate::runner::progress::{Live, Phase, Progress};
 use crate::sys::held::{self, Held, Out};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// What to run and how.
@@ -128,7 +128,6 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
         let at = Where {
             files: &files,
             disks: &disks,
-            cwd: &cwd,
         };
         let (run, profile) = one(req, i, at, stop, &mut notes, progress)?;
         for n in notes {
@@ -143,34 +142,33 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
         out.runs.push(run);
     }
     progress.phase(Phase::Done);
+    out.interrupted |= stop.is_set();
     out.profiles = profiles;
     Ok(out)
 }
 
-/// Where a run runs: its files, the devices under them, its directory.
+/// What a run is watched on: its files and the devices under them.
 #[derive(Clone, Copy)]
 struct Where<'a> {
     files: &'a [PathBuf],
     disks: &'a [counters::Disk],
-    cwd: &'a Path,
 }
 
 /// One run: the command held, the counters read, released, waited for.
 fn one(
     req: &ExecRequest,
     index: u32,
-    Where { files, disks, cwd }: Where<'_>,
+    Where { files, disks }: Where<'_>,
     stop: &StopFlag,
     notes: &mut Vec<String>,
     progress: &mut dyn Progress,
 ) -> Result<(ExecRun, Option<Profile>)> {
     let name = || req.command[0].clone();
-    let mut child =
-        held::held_in(&req.command, req.stdout, req.stderr, Some(cwd)).map_err(|source| {
-            ExecError::Spawn {
-                command: name(),
-                source,
-            }
+    // Only an asked directory is changed to (iolab's own may be gone).
+    let mut child = held::held_in(&req.command, req.stdout, req.stderr, req.cwd.as_deref())
+        .map_err(|source| ExecError::Spawn {
+            command: name(),
+            source,
         })?;
     let profiler = match req.profile {
         true => Some(flame::attach(child.pid)?),
@@ -181,7 +179,11 @@ fn one(
         true => {
             let pid = child.pid;
             let (t, tr) = super::traced::around(pid, || timed(&mut child, req, stop, progress))?;
-            (t, Some(tr))
+            // A trace that failed costs its figures, not the run.
+            let tr = tr
+                .map_err(|e| notes.push(format!("run {index}: no trace: {e}")))
+                .ok();
+            (t, tr)
         }
         false => (timed(&mut child, req, stop, progress)?, None),
     };
@@ -288,7 +290,9 @@ fn wait(
     let mut asked: Option<Instant> = None;
     loop {
         if child.wait_exit(Duration::from_millis(100))? {
-            return Ok(asked.is_some());
+            // A terminal's Ctrl-C reaches the command too, which may end
+            // before iolab asked it to: stopped all the same.
+            return Ok(asked.is_some() || stop.is_set());
         }
         if progress.live() {
             let io = child.io_tree();

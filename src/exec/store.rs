@@ -17,12 +17,7 @@ pub fn save(
     command: &str,
     label: Option<&str>,
 ) -> StoreResult<i64> {
-    let watched = if e.files.is_empty() {
-        vec![e.cwd.clone()]
-    } else {
-        e.files.clone()
-    };
-    let env = Environment::capture(&watched);
+    let env = Environment::capture(&e.watched());
     let json = serde_json::to_string(e).map_err(|err| StoreError::Encode {
         what: "exec result",
         problem: err.to_string(),

@@ -20,8 +20,12 @@ pub fn check() -> Result<()> {
 
 /// Runs `body` (which releases and waits for the held process `pid`)
 /// once the tracer records `pid`; returns what `body` returned and the
-/// trace (without events).
-pub fn around<T>(pid: u32, body: impl FnOnce() -> Result<T>) -> Result<(T, Trace)> {
+/// trace (without events), or the tracer's error once it had attached
+/// (the run itself stands). An error before it attached fails the run.
+pub fn around<T>(
+    pid: u32,
+    body: impl FnOnce() -> Result<T>,
+) -> Result<(T, std::result::Result<Trace, crate::Error>)> {
     let tracer = trace::find("ebpf")?;
     let quit = StopFlag::new();
     let (tx, rx) = std::sync::mpsc::channel::<()>();
@@ -55,10 +59,14 @@ pub fn around<T>(pid: u32, body: impl FnOnce() -> Result<T>) -> Result<(T, Trace
         if out.is_err() {
             quit.set();
         }
-        let t = recording.join().map_err(|_| TraceError::Bpf {
-            what: "record".into(),
-            problem: "the tracer's thread panicked".into(),
-        })??;
+        let t = match recording.join() {
+            Ok(t) => t.map_err(Into::into),
+            Err(_) => Err(TraceError::Bpf {
+                what: "record".into(),
+                problem: "the tracer's thread panicked".into(),
+            }
+            .into()),
+        };
         Ok((out?, t))
     })
 }

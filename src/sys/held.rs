@@ -7,7 +7,8 @@
 //! The child is forked by hand: `std::process::Command::spawn` waits for
 //! the `exec` itself, so a child that waits for the tracer cannot come
 //! from it. Between `fork` and `execve` the child only calls
-//! async-signal-safe functions (`read`, `dup2`, `execve`, `_exit`), and the
+//! async-signal-safe functions (`close`, `signal`, `chdir`, `read`,
+//! `dup2`, `execve`, `_exit`), and the
 //! one call of it the trace sees is its wait's `read`, whose entry came
 //! before the tracer attached (so it is not counted).
 
@@ -100,7 +101,7 @@ pub enum Out {
 }
 
 impl Out {
-    /// The descriptor the child `dup2`s over `target`, if any.
+    /// The descriptor the child `dup2`s over its stdout or stderr, if any.
     fn fd(self) -> std::io::Result<Option<OwnedFd>> {
         match self {
             Out::Inherit => Ok(None),
@@ -131,7 +132,8 @@ pub fn held_in(
     let program = argv
         .first()
         .ok_or_else(|| std::io::Error::other("no command given"))?;
-    let path = find(program).ok_or_else(|| not_runnable(program))?;
+    // Absolute: the child may change directory before it execs.
+    let path = std::path::absolute(find(program).ok_or_else(|| not_runnable(program))?)?;
     let nul = || std::io::Error::other("an argument holds a NUL byte");
     let exec = Exec {
         dir: match dir {
@@ -191,6 +193,13 @@ fn fork_exec(e: &Exec, gate: [i32; 2], out: [Option<i32>; 2]) -> std::io::Result
             // survive exec: the command gets the default back, as from a
             // shell (`yes | head -1` ends quietly).
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            // In its directory before it is released: a tracer reading
+            // /proc/PID/cwd then sees the one its relative paths start at.
+            if let Some(d) = &e.dir
+                && libc::chdir(d.as_ptr()) != 0
+            {
+                libc::_exit(127);
+            }
             let mut b = [0u8; 1];
             if libc::read(gate[0], b.as_mut_ptr().cast(), 1) != 1 {
                 libc::_exit(127);
@@ -200,11 +209,6 @@ fn fork_exec(e: &Exec, gate: [i32; 2], out: [Option<i32>; 2]) -> std::io::Result
             }
             if let Some(fd) = out[1] {
                 libc::dup2(fd, 2);
-            }
-            if let Some(d) = &e.dir
-                && libc::chdir(d.as_ptr()) != 0
-            {
-                libc::_exit(127);
             }
             libc::execve(e.path.as_ptr(), argv.as_ptr(), envp.as_ptr());
             libc::_exit(127);
@@ -407,10 +411,10 @@ fn wait4(pid: u32) -> std::io::Result<(i32, libc::rusage)> {
 }
 
 impl Drop for Held {
-    /// A command never released (iolab failed before the trace started)
-    /// is killed and reaped, never left waiting.
+    /// A command not reaped yet (iolab failed before releasing it, or
+    /// while waiting for it) is killed and reaped, never left behind.
     fn drop(&mut self) {
-        if self.gate.is_some() {
+        if self.status.is_none() {
             self.kill();
         }
     }
