@@ -31,7 +31,7 @@ Examples:
   iolab exec --cache cold --files logs/ --repeat 5 -- ./scan logs/
   iolab exec --repeat 3 --flamegraph scan.svg -- ./scan logs/
   iolab exec --trace -- ./scan logs/      # + per-call latency histograms
-  iolab exec --disk /mnt/slow --files /mnt/slow -- rsync -a src/ /mnt/slow/dst/
+  iolab exec --disk /mnt/slow -- rsync -a /data/src/ dst/   # runs in /mnt/slow
   iolab compare --exec 'dd if=f of=/dev/null bs=4k' 'dd if=f of=/dev/null bs=1M' \\
                 --repeat 5 --cache cold --files f";
 
