@@ -292,44 +292,22 @@ fn rsync_of_a_tree_is_stored_and_read_back_by_history_show_report_compare() {
 
 #[test]
 fn wrong_arguments_are_refused_before_anything_runs() {
-    fails_with(bin().args(["exec", "--no-store"]), 2, "no command");
-    fails_with(
-        bin().args(["exec", "--no-store", "--cache", "cold", "--", "true"]),
-        2,
-        "needs --files PATH",
-    );
-    fails_with(
-        bin().args([
-            "exec",
-            "--no-store",
-            "--files",
-            "/no/such/file",
-            "--",
-            "true",
-        ]),
-        2,
-        "--files /no/such/file",
-    );
-    fails_with(
-        bin().args(["exec", "--no-store", "--repeat", "0", "--", "true"]),
-        2,
-        "--repeat 0",
-    );
-    fails_with(
-        bin().args(["exec", "--no-store", "--flamegraph", "x.png", "--", "true"]),
-        2,
-        "SVG",
-    );
-    fails_with(
-        bin().args(["exec", "--no-store", "-f", "csv", "--", "true"]),
-        2,
-        "invalid value 'csv'",
-    );
-    fails_with(
-        bin().args(["exec", "--no-store", "--disk", "/tmp", "--", "true"]),
-        2,
-        "not a mounted iolab disk",
-    );
+    let exec = |args: &str| -> Vec<String> {
+        let mut v = vec!["exec".to_string(), "--no-store".into()];
+        v.extend(args.split_whitespace().map(String::from));
+        v
+    };
+    for (args, want) in [
+        ("", "no command"),
+        ("--cache cold -- true", "needs --files PATH"),
+        ("--files /no/such/file -- true", "--files /no/such/file"),
+        ("--repeat 0 -- true", "--repeat 0"),
+        ("--flamegraph x.png -- true", "SVG"),
+        ("-f csv -- true", "invalid value 'csv'"),
+        ("--disk /tmp -- true", "not a mounted iolab disk"),
+    ] {
+        fails_with(bin().args(exec(args)), 2, want);
+    }
     fails_with(
         bin().args(["compare", "1", "2", "--cache", "cold"]),
         2,

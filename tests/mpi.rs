@@ -14,13 +14,9 @@ use std::path::Path;
 #[cfg(feature = "mpi")]
 use std::process::Command;
 
-/// `mpirun -n N iolab run ARGS` storing into `db`, or `None` (with the
-/// reason printed) where mpirun or the feature is missing.
+/// `mpirun -n N iolab SUB` (as root, more ranks than CPUs allowed).
 #[cfg(feature = "mpi")]
-fn mpirun(test: &str, n: u32, db: &Path, args: &[String]) -> Option<Command> {
-    if !have("mpirun", test) {
-        return None;
-    }
+fn mpirun_iolab(n: u32, sub: &str) -> Command {
     let mut c = Command::new("mpirun");
     c.args([
         "--allow-run-as-root",
@@ -29,9 +25,19 @@ fn mpirun(test: &str, n: u32, db: &Path, args: &[String]) -> Option<Command> {
         &n.to_string(),
     ])
     .arg(assert_cmd::cargo::cargo_bin("iolab"))
-    .arg("run")
-    .args(args)
-    .env("IOLAB_DB", db);
+    .arg(sub);
+    c
+}
+
+/// `mpirun -n N iolab run ARGS` storing into `db`, or `None` (with the
+/// reason printed) where mpirun or the feature is missing.
+#[cfg(feature = "mpi")]
+fn mpirun(test: &str, n: u32, db: &Path, args: &[String]) -> Option<Command> {
+    if !have("mpirun", test) {
+        return None;
+    }
+    let mut c = mpirun_iolab(n, "run");
+    c.args(args).env("IOLAB_DB", db);
     Some(c)
 }
 
@@ -212,18 +218,8 @@ fn mpmd(db: &Path, groups: &[(u32, &Vec<String>)]) -> Command {
 /// `mpirun -n N iolab tree ARGS --output-format=json` into `db`: its JSON.
 #[cfg(feature = "mpi")]
 fn mpi_tree(n: u32, db: &Path, args: &[&str]) -> serde_json::Value {
-    let mut c = Command::new("mpirun");
-    c.args([
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "-n",
-        &n.to_string(),
-    ])
-    .arg(assert_cmd::cargo::cargo_bin("iolab"))
-    .arg("tree")
-    .args(args)
-    .arg("--output-format=json")
-    .env("IOLAB_DB", db);
+    let mut c = mpirun_iolab(n, "tree");
+    c.args(args).arg("--output-format=json").env("IOLAB_DB", db);
     stdout_json(&mut c)
 }
 
