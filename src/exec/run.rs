@@ -87,21 +87,17 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
         Some(d) => d.clone(),
         None => std::env::current_dir().unwrap_or_default(),
     };
-    let watched: Vec<PathBuf> = if files.is_empty() {
-        vec![cwd.clone()]
-    } else {
-        files.clone()
-    };
-    let disks = counters::disks_of(&watched);
     let mut out = ExecResult {
         command: req.command.clone(),
-        cwd: cwd.clone(),
+        cwd,
         env: super::kept_env(),
         cache_policy: req.cache.name().to_string(),
         files: req.files.clone(),
         repeat: req.repeat,
         ..ExecResult::default()
     };
+    // The devices under the named paths (or the directory): once.
+    let disks = counters::disks_of(&out.watched());
     let mut profiles = Vec::new();
     for i in 1..=req.repeat {
         if stop.is_set() {
