@@ -8,26 +8,6 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// Runs `fio ARGS` under `strace -f -qq -e trace=SYSCALLS`; returns the trace.
-fn strace_fio(syscalls: &str, args: &[String]) -> String {
-    let d = tempfile::tempdir().unwrap();
-    let log = d.path().join("strace.log");
-    succeed(
-        std::process::Command::new("strace")
-            .args([
-                "-f",
-                "-qq",
-                "-e",
-                &format!("trace={syscalls}"),
-                "-o",
-                s(&log),
-            ])
-            .arg("fio")
-            .args(args),
-    );
-    std::fs::read_to_string(&log).unwrap()
-}
-
 /// The iovec count of each `call(fd, [...], N) = ...` line of a trace.
 fn iovec_counts(trace: &str, call: &str) -> Vec<u64> {
     trace

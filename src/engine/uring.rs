@@ -1,8 +1,8 @@
 //! `io_uring` through the io-uring crate: reads and writes queued in the
-//! submission ring, sent with one `io_uring_enter` per commit (combined with
-//! the wait for completions when the runner reaps right after), optionally
-//! with registered buffers and files, a kernel polling thread and polled
-//! completions.
+//! submission ring and sent with one `io_uring_enter` per commit, which also
+//! posts the completions the kernel holds (as fio's commit does), and one
+//! more enter to wait when the ring has none; optionally with registered
+//! buffers and files, a kernel polling thread and polled completions.
 
 use super::{Attach, Completion, Engine, EngineConfig, EngineError, EngineFlags, Queued};
 use super::IoUnit;
@@ -211,7 +211,7 @@ impl Engine for UringEngine {
         let n = self.queued;
         if n > 0 {
             let sent = loop {
-                match self.ring.submit() {
+                match self.send(n) {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     other => break other?,
                 }
@@ -244,5 +244,26 @@ impl Engine for UringEngine {
                 Err(e) => return Err(e),
             }
         }
+    }
+}
+
+/// `IORING_ENTER_GETEVENTS` (include/uapi/linux/io_uring.h).
+const ENTER_GETEVENTS: u32 = 1;
+
+impl UringEngine {
+    /// Sends the `n` queued entries. Without a polling thread the enter
+    /// carries GETEVENTS with no completion to wait for, as fio's commit
+    /// does: the kernel then also posts the completions it has deferred
+    /// (DEFER_TASKRUN runs them only on such an enter), so the next reap
+    /// finds them in the ring instead of entering the kernel again.
+    fn send(&mut self, n: usize) -> io::Result<usize> {
+        if self.opts.sqthread_poll {
+            return self.ring.submit();
+        }
+        let sub = self.ring.submitter();
+        // SAFETY: the entries were pushed through `submission()`, whose drop
+        // published the tail, so the kernel reads `n` complete entries; no
+        // argument is passed.
+        unsafe { sub.enter::<libc::sigset_t>(n as u32, 0, ENTER_GETEVENTS, None) }
     }
 }

@@ -353,6 +353,28 @@ macro_rules! skip_unless_installed {
 /// Runs `iolab run --no-store ARGS` under `strace -f -qq -e trace=SYSCALLS`,
 /// asserts success, returns the trace.
 pub fn strace_run(syscalls: &str, args: &[impl AsRef<OsStr>]) -> String {
+    let iolab = assert_cmd::cargo::cargo_bin("iolab");
+    // Only the job's I/O: no results-database reads in the trace.
+    strace_of(
+        syscalls,
+        &iolab,
+        &[OsStr::new("run"), OsStr::new("--no-store")],
+        args,
+    )
+}
+
+/// Runs `fio ARGS` under `strace -f -qq -e trace=SYSCALLS`, asserts success,
+/// returns the trace.
+pub fn strace_fio(syscalls: &str, args: &[impl AsRef<OsStr>]) -> String {
+    strace_of(syscalls, Path::new("fio"), &[], args)
+}
+
+fn strace_of(
+    syscalls: &str,
+    program: &Path,
+    first: &[&OsStr],
+    args: &[impl AsRef<OsStr>],
+) -> String {
     let d = tempfile::tempdir().unwrap();
     let log = d.path().join("strace.log");
     succeed(
@@ -366,10 +388,8 @@ pub fn strace_run(syscalls: &str, args: &[impl AsRef<OsStr>]) -> String {
                 s(&log),
             ])
             .env("IOLAB_DB", test_db())
-            .arg(assert_cmd::cargo::cargo_bin("iolab"))
-            .arg("run")
-            // Only the job's I/O: no results-database reads in the trace.
-            .arg("--no-store")
+            .arg(program)
+            .args(first)
             .args(args),
     );
     std::fs::read_to_string(&log).unwrap()
