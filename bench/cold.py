@@ -13,11 +13,13 @@ Two things make such comparisons lie on a virtual machine:
      is visible.
 
 Rows (each tool in every round, the tools' order rotated from round to round,
-medians and ratios):
+medians and ratios, the paired ratio's 95% bootstrap interval):
   cold   random 8 KiB buffered reads of a 1 GiB file, cache evicted first,
          prefetch 0, 4, 20, 64 (fio has no prefetch: prefetch 0 only)
   uring  random 4 KiB O_DIRECT reads, io_uring, depth 1, 8, 32 (iolab vs fio;
-         the C loop is a pread loop)
+         the C loop is a pread loop), on the disk and, as root, on a
+         RAM-backed loop device where the tools' own time shows; and each
+         tool's own time per read at depth 1
   small  seed 002's 50-300 B random reads over 3.5 MB, page-cached
   cached 4 KiB random reads of a page-cached 64 MiB file
   traps  the two traps shown: the C loop with one fixed seed run again and
@@ -31,12 +33,15 @@ one CPU (taskset) as bench/run.py does.
 usage: bench/cold.py [--rounds N] [--dir DIR] [--ios N] [--only cold,uring,small,cached,traps]
 """
 import argparse
+import contextlib
 import json
 import os
 import random
+import stat
 import statistics
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIN = ["taskset", "-c", "1"]
@@ -48,26 +53,41 @@ def sh(cmd, env=None):
 
 def dev_reads(path):
     st = os.stat(path)
-    dev = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}/stat"
+    d = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
+    dev = f"/sys/dev/block/{os.major(d)}:{os.minor(d)}/stat"
     with open(dev) as f:
         return int(f.read().split()[0])
 
 
 def counted(path, fn):
-    """fn()'s IOPS and the device reads completed while it ran."""
+    """fn()'s IOPS (and whatever else it returns) and the device reads
+    completed while it ran."""
     before = dev_reads(path)
-    iops = fn()
-    return iops, dev_reads(path) - before
+    got = fn()
+    iops, *rest = got if isinstance(got, tuple) else (got,)
+    return (iops, dev_reads(path) - before, *rest)
 
 
-def iolab(bin_, args):
+def iolab(bin_, args, lat=False):
+    """IOPS of the run's reads, with their mean latency (ns) if `lat`."""
     out = sh([bin_, "run", "--no-store", *args, "--output-format=json"])
-    return json.loads(out)["jobs"][0]["read"]["iops"]
+    return reads_of(json.loads(out), lat)
 
 
-def fio(args):
+def fio(args, lat=False):
     out = sh(["fio", *args, "--output-format=json"])
-    return json.loads(out[out.index("{"):])["jobs"][0]["read"]["iops"]
+    return reads_of(json.loads(out[out.index("{"):]), lat)
+
+
+def reads_of(doc, lat):
+    """IOPS; with `lat` also the mean latency (ns) and the job's CPU time
+    per read (us: its usr + sys share of the job's run time)."""
+    j = doc["jobs"][0]
+    r = j["read"]
+    if not lat:
+        return r["iops"]
+    cpu_us = (j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] * 1000 / max(r["total_ios"], 1)
+    return r["iops"], r["lat_ns"]["mean"], cpu_us
 
 
 def cloop(ref, path, size, bmin, bmax, loops, n, prefetch, cold, seed, deal=0, buf_offset=0):
@@ -86,6 +106,15 @@ def in_turn(r, steps):
         steps[(r + i) % n]()
 
 
+def ci(ratios, n=2000):
+    """95% bootstrap interval of the median of the paired ratios: where the
+    median would fall on another day of the same host. A row whose interval
+    holds 1.0 is a tie the host's noise cannot split."""
+    rng = random.Random(0)
+    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(n))
+    return meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
+
+
 def table(title, rows, tools):
     """Medians per tool, and each ratio two ways: of the medians, and the
     median of the per-round ratios (paired: both runs of a round saw the
@@ -95,7 +124,7 @@ def table(title, rows, tools):
     if "fio" in tools:
         pairs.append(("iolab", "fio"))
     head = " | ".join(f"{t} IOPS (dev reads)" for t in tools)
-    print(f"| row | {head} | " + " | ".join(f"{a}/{b} (paired)" for a, b in pairs) + " |")
+    print(f"| row | {head} | " + " | ".join(f"{a}/{b} (paired, 95% CI)" for a, b in pairs) + " |")
     print("|---" * (1 + len(tools) + len(pairs)) + "|")
     for name, res in rows:
         cells = []
@@ -112,9 +141,90 @@ def table(title, rows, tools):
                 rat.append("-")
                 continue
             ma, mb = (statistics.median(x[0] for x in res[k]) for k in (a, b))
-            paired = statistics.median(x[0] / y[0] for x, y in zip(res[a], res[b]))
-            rat.append(f"{ma / mb:.3f} ({paired:.3f})")
+            ratios = [x[0] / y[0] for x, y in zip(res[a], res[b])]
+            lo, hi = ci(ratios)
+            rat.append(f"{ma / mb:.3f} ({statistics.median(ratios):.3f}, {lo:.3f}-{hi:.3f})")
         print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(rat) + " |")
+    return pairs
+
+
+@contextlib.contextmanager
+def ram_disk(where, size):
+    """A loop device over a file in a fresh tmpfs: a device that answers in
+    microseconds, so what differs between two tools is their own time (its
+    kernel worker kept on CPU 0, away from the tools). Yields None (and says why) when it cannot be made (needs root)."""
+    mnt = tempfile.mkdtemp(prefix="ram-", dir=where)
+    loop = None
+    # The loop device's reads run in an unbound kernel worker: kept on CPU 0
+    # while the tools run pinned to CPU 1, or it lands on theirs now and then.
+    wq = "/sys/devices/virtual/workqueue/cpumask"
+    wq_was = None
+    try:
+        with open(wq) as f:
+            wq_was = f.read().strip()
+        with open(wq, "w") as f:
+            f.write("1")
+    except OSError:
+        pass
+    try:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size + (64 << 20)}", "tmpfs", mnt],
+                       check=True, capture_output=True)
+        back = os.path.join(mnt, "disk")
+        subprocess.run(["dd", "if=/dev/zero", f"of={back}", "bs=1M", f"count={size >> 20}", "status=none"],
+                       check=True)
+        loop = subprocess.run(["losetup", "-f", "--show", back], check=True, capture_output=True,
+                              text=True).stdout.strip()
+        yield loop
+    except (subprocess.CalledProcessError, OSError) as e:
+        err = getattr(e, "stderr", b"") or b""
+        print(f"no RAM-backed loop device (needs root, tmpfs, losetup): {e} {err.decode().strip()}",
+              file=sys.stderr)
+        yield None
+    finally:
+        if loop:
+            subprocess.run(["losetup", "-d", loop], check=False)
+        subprocess.run(["umount", mnt], check=False, capture_output=True)
+        os.rmdir(mnt)
+        if wq_was:
+            with open(wq, "w") as f:
+                f.write(wq_was)
+
+
+def uring(a, devices, seed):
+    """io_uring O_DIRECT 4 KiB random reads at depth 1, 8, 32 on each device,
+    iolab and fio in turn; and at depth 1 each tool's own time per read:
+    1/IOPS less the mean latency, i.e. from one read's completion to the
+    next one's start, when the tool runs and the device waits."""
+    depths = (1, 8, 32)
+    res = {(n, d): {"iolab": [], "fio": []} for n, _ in devices for d in depths}
+    for r in range(a.rounds):
+        print(f"[uring] round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
+        for name, dev in devices:
+            for d in depths:
+                args = ["--name=u", f"--filename={dev}", f"--size={1 << 30}", "--rw=randread", "--bs=4k",
+                        "--direct=1", "--ioengine=io_uring", f"--iodepth={d}",
+                        f"--number_ios={a.ios * 5}", "--norandommap"]
+                cell = res[(name, d)]
+                in_turn(r, [
+                    lambda: cell["iolab"].append(counted(dev, lambda: iolab(
+                        a.iolab, args + [f"--randseed={seed()}"], lat=True))),
+                    lambda: cell["fio"].append(counted(dev, lambda: fio(
+                        args + [f"--randseed={seed()}"], lat=True))),
+                ])
+    for name, dev in devices:
+        what = "a 1 GiB file" if name == "disk" else f"a RAM-backed loop device ({dev} over tmpfs)"
+        table(f"io_uring O_DIRECT random 4 KiB reads of {what}",
+              [(f"{name} depth {d}", res[(name, d)]) for d in depths], ["iolab", "fio"])
+    print("\nEach tool's own cost (medians of the rounds): at depth 1 the time from one read's completion"
+          "\nto the next one's start (1/IOPS - mean latency, ns); at every depth the job's CPU time per read"
+          "\n(us, usr + sys as each tool reports it)\n")
+    print("| device | own time d1 iolab | fio | " + " | ".join(f"CPU/read d{d} iolab | fio" for d in depths) + " |")
+    print("|---" * (3 + 2 * len(depths)) + "|")
+    for name, _ in devices:
+        med = lambda d, t, f: statistics.median(f(x) for x in res[(name, d)][t])  # noqa: E731
+        own = [med(1, t, lambda x: 1e9 / x[0] - x[2]) for t in ("iolab", "fio")]
+        cpu = [f"{med(d, t, lambda x: x[3]):.2f}" for d in depths for t in ("iolab", "fio")]
+        print(f"| {name} | {own[0]:,.0f} | {own[1]:,.0f} | " + " | ".join(cpu) + " |")
 
 
 def main():
@@ -164,20 +274,11 @@ def main():
               f"(iolab / C {sp['iolab'] / sp['C']:.3f})")
 
     if "uring" in only:
-        res = {d: {"iolab": [], "fio": []} for d in (1, 8, 32)}
-        for r in range(a.rounds):
-            print(f"[uring] round {r + 1}/{a.rounds}", file=sys.stderr, flush=True)
-            for d in (1, 8, 32):
-                args = ["--name=u", f"--filename={big}", f"--size={size}", "--rw=randread", "--bs=4k",
-                        "--direct=1", "--ioengine=io_uring", f"--iodepth={d}", f"--number_ios={a.ios * 5}",
-                        "--norandommap"]
-                in_turn(r, [
-                    lambda: res[d]["iolab"].append(counted(big, lambda: iolab(
-                        a.iolab, args + [f"--randseed={seed()}"]))),
-                    lambda: res[d]["fio"].append(counted(big, lambda: fio(args + [f"--randseed={seed()}"]))),
-                ])
-        table("io_uring O_DIRECT random 4 KiB reads of a 1 GiB file", [(f"depth {d}", res[d]) for d in (1, 8, 32)],
-              ["iolab", "fio"])
+        devices = [("disk", big)]
+        with ram_disk(a.dir, size) as ram:
+            if ram:
+                devices.append(("ram", ram))
+            uring(a, devices, seed)
 
     for key in ("small", "cached"):
         if key not in only:
