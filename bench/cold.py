@@ -152,7 +152,8 @@ def table(title, rows, tools):
 def ram_disk(where, size):
     """A loop device over a file in a fresh tmpfs: a device that answers in
     microseconds, so what differs between two tools is their own time (its
-    kernel worker kept on CPU 0, away from the tools). Yields None (and says why) when it cannot be made (needs root)."""
+    kernel worker kept on CPU 0, away from the tools). Yields None (and says
+    why) when it cannot be made (needs root)."""
     mnt = tempfile.mkdtemp(prefix="ram-", dir=where)
     loop = None
     # The loop device's reads run in an unbound kernel worker: kept on CPU 0
@@ -161,25 +162,27 @@ def ram_disk(where, size):
     wq_was = None
     try:
         with open(wq) as f:
-            wq_was = f.read().strip()
+            was = f.read().strip()
         with open(wq, "w") as f:
             f.write("1")
+        wq_was = was
     except OSError:
         pass
     try:
-        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size + (64 << 20)}", "tmpfs", mnt],
-                       check=True, capture_output=True)
-        back = os.path.join(mnt, "disk")
-        subprocess.run(["dd", "if=/dev/zero", f"of={back}", "bs=1M", f"count={size >> 20}", "status=none"],
-                       check=True)
-        loop = subprocess.run(["losetup", "-f", "--show", back], check=True, capture_output=True,
-                              text=True).stdout.strip()
+        try:
+            subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size + (64 << 20)}", "tmpfs", mnt],
+                           check=True, capture_output=True)
+            back = os.path.join(mnt, "disk")
+            subprocess.run(["dd", "if=/dev/zero", f"of={back}", "bs=1M", f"count={size >> 20}",
+                            "status=none"], check=True)
+            loop = subprocess.run(["losetup", "-f", "--show", back], check=True, capture_output=True,
+                                  text=True).stdout.strip()
+        except (subprocess.CalledProcessError, OSError) as e:
+            err = getattr(e, "stderr", b"") or b""
+            print(f"no RAM-backed loop device (needs root, tmpfs, losetup): {e} {err.decode().strip()}",
+                  file=sys.stderr)
+        # Outside the try: a failure of the runs themselves is not this.
         yield loop
-    except (subprocess.CalledProcessError, OSError) as e:
-        err = getattr(e, "stderr", b"") or b""
-        print(f"no RAM-backed loop device (needs root, tmpfs, losetup): {e} {err.decode().strip()}",
-              file=sys.stderr)
-        yield None
     finally:
         if loop:
             subprocess.run(["losetup", "-d", loop], check=False)
