@@ -208,20 +208,35 @@ impl Engine for UringEngine {
     }
 
     fn commit(&mut self) -> io::Result<usize> {
-        let n = self.queued;
-        if n > 0 {
+        let n = std::mem::take(&mut self.queued);
+        if n == 0 {
+            return Ok(0);
+        }
+        if self.opts.sqthread_poll {
             let sent = loop {
-                match self.send(n) {
+                match self.ring.submit() {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     other => break other?,
                 }
             };
-            self.queued = 0;
-            // With SQPOLL, submit() reports what was pushed; the kernel thread
-            // picks it up.
+            // With SQPOLL, submit() reports what was pushed; the kernel
+            // thread picks it up.
             return Ok(sent.max(n));
         }
-        Ok(0)
+        // As fio's commit: enter until the kernel has taken every entry (it
+        // ends a batch after an entry that fails at once, whose error comes
+        // back as its completion). What it did not take is reported short.
+        let mut sent = 0;
+        while sent < n {
+            match self.enter((n - sent) as u32, 0) {
+                Ok(0) => break,
+                Ok(k) => sent += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if sent == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        Ok(sent)
     }
 
     fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<()> {
@@ -237,7 +252,12 @@ impl Engine for UringEngine {
             if got >= min {
                 return Ok(());
             }
-            match self.ring.submit_and_wait(min - got) {
+            let waited = match self.opts.sqthread_poll {
+                true => self.ring.submit_and_wait(min - got),
+                // Only waits: an entry the kernel refused to take stays out.
+                false => self.enter(0, (min - got) as u32),
+            };
+            match waited {
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
@@ -251,19 +271,16 @@ impl Engine for UringEngine {
 const ENTER_GETEVENTS: u32 = 1;
 
 impl UringEngine {
-    /// Sends the `n` queued entries. Without a polling thread the enter
-    /// carries GETEVENTS with no completion to wait for, as fio's commit
-    /// does: the kernel then also posts the completions it has deferred
-    /// (DEFER_TASKRUN runs them only on such an enter), so the next reap
-    /// finds them in the ring instead of entering the kernel again.
-    fn send(&mut self, n: usize) -> io::Result<usize> {
-        if self.opts.sqthread_poll {
-            return self.ring.submit();
-        }
+    /// `io_uring_enter` with GETEVENTS: sends `to_submit` of the entries
+    /// pushed and waits for `min_complete` completions. GETEVENTS also when
+    /// only submitting, as fio's commit does: under DEFER_TASKRUN the kernel
+    /// posts the completions it holds only on such an enter, so the next
+    /// reap finds them in the ring instead of entering the kernel again.
+    fn enter(&self, to_submit: u32, min_complete: u32) -> io::Result<usize> {
         let sub = self.ring.submitter();
         // SAFETY: the entries were pushed through `submission()`, whose drop
-        // published the tail, so the kernel reads `n` complete entries; no
+        // published the tail, and `to_submit` never exceeds them; no
         // argument is passed.
-        unsafe { sub.enter::<libc::sigset_t>(n as u32, 0, ENTER_GETEVENTS, None) }
+        unsafe { sub.enter::<libc::sigset_t>(to_submit, min_complete, ENTER_GETEVENTS, None) }
     }
 }
