@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import random
+import signal
 import stat
 import statistics
 import subprocess
@@ -107,9 +108,10 @@ def in_turn(r, steps):
 
 
 def ci(ratios, n=2000):
-    """95% bootstrap interval of the median of the paired ratios: where the
-    median would fall on another day of the same host. A row whose interval
-    holds 1.0 is a tie the host's noise cannot split."""
+    """95% bootstrap interval of the median of the paired ratios: how far the
+    median moves when these rounds are resampled (it says nothing of a host
+    that drifts from day to day). A row whose interval holds 1.0 is a tie
+    these rounds cannot split."""
     rng = random.Random(0)
     meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(n))
     return meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
@@ -158,6 +160,7 @@ def ram_disk(where, size):
     loop = None
     # The loop device's reads run in an unbound kernel worker: kept on CPU 0
     # while the tools run pinned to CPU 1, or it lands on theirs now and then.
+    # (The disk rows, interleaved with these, run under the same mask.)
     wq = "/sys/devices/virtual/workqueue/cpumask"
     wq_was = None
     try:
@@ -184,20 +187,25 @@ def ram_disk(where, size):
         # Outside the try: a failure of the runs themselves is not this.
         yield loop
     finally:
-        if loop:
-            subprocess.run(["losetup", "-d", loop], check=False)
-        subprocess.run(["umount", mnt], check=False, capture_output=True)
-        os.rmdir(mnt)
         if wq_was:
             with open(wq, "w") as f:
                 f.write(wq_was)
+        if loop:
+            subprocess.run(["losetup", "-d", loop], check=False)
+        # Lazily: a loop device just detached may hold the file a moment.
+        subprocess.run(["umount", "-l", mnt], check=False, capture_output=True)
+        try:
+            os.rmdir(mnt)
+        except OSError as e:
+            print(f"left {mnt}: {e}", file=sys.stderr)
 
 
 def uring(a, devices, seed):
     """io_uring O_DIRECT 4 KiB random reads at depth 1, 8, 32 on each device,
-    iolab and fio in turn; and at depth 1 each tool's own time per read:
-    1/IOPS less the mean latency, i.e. from one read's completion to the
-    next one's start, when the tool runs and the device waits."""
+    iolab and fio in turn; and at depth 1 the gap between reads: 1/IOPS
+    less the mean latency, from one read's completion to the next one's
+    start as each tool stamps them (the part of its own time that falls
+    outside the latency it reports)."""
     depths = (1, 8, 32)
     res = {(n, d): {"iolab": [], "fio": []} for n, _ in devices for d in depths}
     for r in range(a.rounds):
@@ -218,10 +226,10 @@ def uring(a, devices, seed):
         what = "a 1 GiB file" if name == "disk" else f"a RAM-backed loop device ({dev} over tmpfs)"
         table(f"io_uring O_DIRECT random 4 KiB reads of {what}",
               [(f"{name} depth {d}", res[(name, d)]) for d in depths], ["iolab", "fio"])
-    print("\nEach tool's own cost (medians of the rounds): at depth 1 the time from one read's completion"
-          "\nto the next one's start (1/IOPS - mean latency, ns); at every depth the job's CPU time per read"
-          "\n(us, usr + sys as each tool reports it)\n")
-    print("| device | own time d1 iolab | fio | " + " | ".join(f"CPU/read d{d} iolab | fio" for d in depths) + " |")
+    print("\nEach tool's own cost (medians of the rounds): at depth 1 the gap between reads, from one read's"
+          "\ncompletion to the next one's start as each tool stamps them (1/IOPS - mean latency, ns); at every"
+          "\ndepth the job's CPU time per read (us, usr + sys as each tool reports it)\n")
+    print("| device | gap d1 iolab | fio | " + " | ".join(f"CPU/read d{d} iolab | fio" for d in depths) + " |")
     print("|---" * (3 + 2 * len(depths)) + "|")
     for name, _ in devices:
         med = lambda d, t, f: statistics.median(f(x) for x in res[(name, d)][t])  # noqa: E731
@@ -231,6 +239,10 @@ def uring(a, devices, seed):
 
 
 def main():
+    # A SIGTERM or hang-up ends the run as Ctrl-C does, through the finally
+    # blocks that put the RAM device and the workqueue mask back.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda n, _f: sys.exit(128 + n))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--dir", default=os.path.join(ROOT, "bench/out"))
