@@ -266,6 +266,7 @@ impl JobSpec {
             "iodepth" => self.iodepth = num(def, v)?,
             "iodepth_batch_submit" => self.iodepth_batch_submit = num(def, v)?,
             "iodepth_batch_complete_min" => self.iodepth_batch_complete_min = num(def, v)?,
+            "iodepth_batch_complete_max" => self.iodepth_batch_complete_max = Some(num(def, v)?),
             k if EngineFlags::NAMES.contains(&k) => {
                 self.flags.set(k, b(v)?);
             }

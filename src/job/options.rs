@@ -226,6 +226,11 @@ pub const CORE: &[OptDef] = &[
         )
     },
     opt(
+        "iodepth_batch_complete_max",
+        Kind::Int(DEPTH),
+        "take at most this many completions at a time (default: iodepth_batch_complete_min)",
+    ),
+    opt(
         "fixedbufs",
         Kind::Bool,
         "engine option: register the I/O buffers",

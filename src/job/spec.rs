@@ -181,6 +181,11 @@ pub struct JobSpec {
     pub iodepth_batch_submit: u32,
     /// Wait for at least this many completions at a time.
     pub iodepth_batch_complete_min: u32,
+    /// Take at most this many completions at a time (fio's
+    /// `iodepth_batch_complete_max`; unset: `iodepth_batch_complete_min`,
+    /// fio's default).
+    #[serde(default)]
+    pub iodepth_batch_complete_max: Option<u32>,
     /// Engine options (`fixedbufs`, `hipri`, `nowait`, ...).
     #[serde(flatten)]
     pub flags: EngineFlags,
@@ -288,6 +293,7 @@ impl JobSpec {
             iodepth: 1,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: None,
             flags: EngineFlags::default(),
             logs: LogSpec::default(),
             log_format: Default::default(),

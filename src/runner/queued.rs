@@ -1,6 +1,7 @@
 //! The timed loop of engines with I/Os in flight (io_uring, libaio, ...): keep
 //! `iodepth` I/Os queued, submit every `iodepth_batch_submit`, reap at least
-//! `iodepth_batch_complete_min` at a time. Each I/O is stamped when queued,
+//! `iodepth_batch_complete_min` and at most `iodepth_batch_complete_max` at
+//! a time. Each I/O is stamped when queued,
 //! when its batch was submitted and when it was reaped, giving fio's slat,
 //! clat and lat; each submit and reap is counted by its batch size.
 
@@ -44,7 +45,7 @@ pub(super) fn run<E: Engine, const PACE: bool>(
     cx: &mut Ctx,
     engine: &mut E,
     bufs: &mut [IoBuf],
-    (batch_submit, complete_min): (usize, usize),
+    (batch_submit, complete_min, complete_max): (usize, usize, usize),
     stop: &StopFlag,
 ) -> bool {
     let depth = bufs.len();
@@ -186,13 +187,15 @@ pub(super) fn run<E: Engine, const PACE: bool>(
             }
             return interrupted;
         }
-        // Reap at least complete_min, or everything when draining.
-        let min = if filling {
-            complete_min.min(q.in_flight)
+        // Reap at least complete_min (at most complete_max), or everything
+        // when draining.
+        let (min, max) = if filling {
+            let min = complete_min.min(q.in_flight);
+            (min, complete_max.max(min.max(1)))
         } else {
-            q.in_flight
+            (q.in_flight, q.in_flight)
         };
-        match reap::<E, PACE>(cx, engine, bufs, &mut q, min) {
+        match reap::<E, PACE>(cx, engine, bufs, &mut q, (min, max)) {
             None => return interrupted,
             Some(ok) => filling &= ok,
         }
@@ -203,7 +206,7 @@ pub(super) fn run<E: Engine, const PACE: bool>(
     }
 }
 
-/// Reaps at least `min` completions and records them; `None` when the
+/// Reaps at least `min` completions (at most `max`) and records them; `None` when the
 /// engine failed to wait (the I/Os in flight cannot be accounted for:
 /// their buffers stay alive until the engine is dropped, which waits for
 /// them), else false when one failed or did not verify.
@@ -212,10 +215,11 @@ fn reap<E: Engine, const PACE: bool>(
     engine: &mut E,
     bufs: &mut [IoBuf],
     q: &mut Queue,
-    min: usize,
+    (min, max): (usize, usize),
 ) -> Option<bool> {
     q.done.clear();
-    if let Err(e) = engine.reap(min.max(1), q.slots.len(), &mut q.done) {
+    let min = min.max(1);
+    if let Err(e) = engine.reap(min, max.max(min), &mut q.done) {
         cx.errors.push(format!(
             "waiting for completions ({}) failed: {e}",
             cx.engine
@@ -245,7 +249,7 @@ fn quiesce<E: Engine>(cx: &mut Ctx, engine: &mut E, bufs: &mut [IoBuf], q: &mut 
     }
     while q.in_flight > 0 {
         let n = q.in_flight;
-        if reap::<E, true>(cx, engine, bufs, q, n) != Some(true) {
+        if reap::<E, true>(cx, engine, bufs, q, (n, n)) != Some(true) {
             return false;
         }
     }

@@ -53,6 +53,8 @@ pub struct Worker {
     pub batch_submit: usize,
     /// Wait for at least this many completions at a time.
     pub complete_min: usize,
+    /// Take at most this many completions at a time.
+    pub complete_max: usize,
     /// Time-series interval in ms.
     pub series_ms: Option<u64>,
     /// Histogram-log interval in ms, when it differs from the series'.
@@ -195,6 +197,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         mut bufs,
         batch_submit,
         complete_min,
+        complete_max,
         series_ms,
         hist_ms,
         io_log,
@@ -283,7 +286,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     let interrupted = if only {
         cx.verify_only(meet.stop)
     } else if E::QUEUED {
-        let batches = (batch_submit, complete_min);
+        let batches = (batch_submit, complete_min, complete_max);
         let (e, b, stop) = (&mut engine, &mut bufs, meet.stop);
         if cx.pace.is_some() {
             super::queued::run::<E, true>(&mut cx, e, b, batches, stop)

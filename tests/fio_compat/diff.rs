@@ -4,7 +4,7 @@
 //! Shared by tests/fio_compat.rs and tests/fio_examples.rs (`#[path]`).
 //!
 //! A job file may say what to compare in a header comment line
-//! `# compare: jobs ios bytes total files names syncs percentiles`
+//! `# compare: jobs ios bytes total files names syncs percentiles reaps`
 //! (`total~N`: the total within N bytes; `names`: files without sizes; default
 //! `jobs ios bytes files`); `time_based` jobs never compare counts. A line
 //! `# differs: TEXT` records a known difference (TEXT is part of it), so
@@ -46,6 +46,9 @@ pub enum Check {
     Syncs,
     /// p50 and p90 of completion latency, within [`within_tolerance`].
     Percentiles,
+    /// How many completions each reap took (`iodepth_complete`), each
+    /// bucket within 5 points of fio's.
+    Reaps,
 }
 
 impl Check {
@@ -60,6 +63,7 @@ impl Check {
             "names" => Check::Names,
             "syncs" => Check::Syncs,
             "percentiles" => Check::Percentiles,
+            "reaps" => Check::Reaps,
             _ => return None,
         })
     }
@@ -394,6 +398,7 @@ pub fn differences(fio: &Outcome, iolab: &Outcome, checks: &[Check]) -> Vec<Stri
                 }
             }
             Check::Percentiles => diffs.extend(percentile_differences(f, i)),
+            Check::Reaps => diffs.extend(reap_differences(f, i)),
         }
     }
     diffs
@@ -418,6 +423,27 @@ fn percentile_differences(f: &Value, i: &Value) -> Vec<String> {
                         &p[..2]
                     )),
                 }
+            }
+        }
+    }
+    diffs
+}
+
+/// Each job's `iodepth_complete` buckets (percent of reaps) more than 5
+/// points from fio's.
+fn reap_differences(f: &Value, i: &Value) -> Vec<String> {
+    let (fj, ij) = (f["jobs"].as_array().unwrap(), i["jobs"].as_array().unwrap());
+    let mut diffs = Vec::new();
+    for (a, b) in fj.iter().zip(ij) {
+        let (x, y) = (&a["iodepth_complete"], &b["iodepth_complete"]);
+        let buckets = x.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
+        for k in buckets.unwrap_or_default() {
+            let (p, q) = (x[&k].as_f64().unwrap_or(0.0), y[&k].as_f64().unwrap_or(0.0));
+            if (p - q).abs() > 5.0 {
+                diffs.push(format!(
+                    "{} reaps of {k} (iodepth_complete): fio {p:.1}%, iolab {q:.1}%",
+                    a["jobname"]
+                ));
             }
         }
     }
