@@ -101,13 +101,16 @@ fn worker(
         end_fsync: job.files.end_fsync || job.files.fsync_on_close,
         runtime: job.runtime_us.map(Duration::from_micros),
         bufs,
-        batch_submit: job.iodepth_batch_submit.min(job.iodepth) as usize,
-        complete_min: job.iodepth_batch_complete_min.min(job.iodepth) as usize,
-        // fio: a maximum under the minimum is the minimum; never over the depth.
-        complete_max: (job.iodepth_batch_complete_max)
-            .unwrap_or(job.iodepth_batch_complete_min)
-            .max(job.iodepth_batch_complete_min)
-            .min(job.iodepth) as usize,
+        batches: (
+            job.iodepth_batch_submit.min(job.iodepth) as usize,
+            job.iodepth_batch_complete_min.min(job.iodepth) as usize,
+            // fio: a maximum under the minimum is the minimum; never over
+            // the depth.
+            (job.iodepth_batch_complete_max)
+                .unwrap_or(job.iodepth_batch_complete_min)
+                .max(job.iodepth_batch_complete_min)
+                .min(job.iodepth) as usize,
+        ),
         series_ms,
         hist_ms: (job.logs.hist.is_some() && Some(job.logs.hist_msec) != series_ms)
             .then_some(job.logs.hist_msec),

@@ -49,12 +49,9 @@ pub struct Worker {
     pub runtime: Option<Duration>,
     /// I/O buffers, each at least the largest I/O: one per I/O in flight.
     pub bufs: Vec<IoBuf>,
-    /// Submit once this many I/Os are queued.
-    pub batch_submit: usize,
-    /// Wait for at least this many completions at a time.
-    pub complete_min: usize,
-    /// Take at most this many completions at a time.
-    pub complete_max: usize,
+    /// Submit once this many I/Os are queued; wait for at least, and take
+    /// at most, this many completions at a time.
+    pub batches: (usize, usize, usize),
     /// Time-series interval in ms.
     pub series_ms: Option<u64>,
     /// Histogram-log interval in ms, when it differs from the series'.
@@ -195,9 +192,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         end_fsync,
         runtime,
         mut bufs,
-        batch_submit,
-        complete_min,
-        complete_max,
+        batches,
         series_ms,
         hist_ms,
         io_log,
@@ -286,7 +281,6 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     let interrupted = if only {
         cx.verify_only(meet.stop)
     } else if E::QUEUED {
-        let batches = (batch_submit, complete_min, complete_max);
         let (e, b, stop) = (&mut engine, &mut bufs, meet.stop);
         if cx.pace.is_some() {
             super::queued::run::<E, true>(&mut cx, e, b, batches, stop)
