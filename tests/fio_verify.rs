@@ -136,6 +136,34 @@ fn corrupted_block_fails_in_both_at_the_same_offset() {
     }
 }
 
+
+/// Issue 33 (1): a read job with `verify_only` reads and checks every
+/// block, as fio (its dry run stands in for writes only). A file written
+/// with verify headers, then zeroed, fails under both: exit 1, error 84,
+/// "bad magic header"; unzeroed, both read all 16 blocks and pass.
+#[test]
+fn read_side_verify_only_fails_on_zeroed_data() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    let bs = ["--bs=64k", "--size=1m", "--verify=crc32c"];
+    for tool in ["fio", "iolab"] {
+        let f = d.path().join(format!("{tool}.dat"));
+        let mut write = vec!["--rw=write", "--do_verify=0"];
+        write.extend_from_slice(&bs);
+        let (code, _, err) = run(tool, &f, &write);
+        assert_eq!(code, 0, "{tool}: {err}");
+        let mut read = vec!["--rw=read", "--verify_only"];
+        read.extend_from_slice(&bs);
+        let (code, v, err) = run(tool, &f, &read);
+        assert_eq!(code, 0, "{tool} on intact data: {err}");
+        assert_eq!(job(&v)["read"]["total_ios"], 16, "{tool}");
+        std::fs::write(&f, vec![0u8; 1 << 20]).unwrap();
+        let (code, v, err) = run(tool, &f, &read);
+        assert_eq!(code, 1, "{tool} passed zeroed data: {err}");
+        assert_eq!(job(&v)["error"], 84, "{tool}");
+        assert!(err.contains("bad magic header"), "{tool}: {err}");
+    }
+}
 /// Every checksum: a file fio wrote verifies under iolab's `verify_only`
 /// and a file iolab wrote under fio's; a corrupted one gets fio's verdict.
 #[test]

@@ -109,7 +109,9 @@ impl Verifier {
             pass_drops: job.cache == crate::job::CachePolicy::Cold && !job.direct,
             pass_checks: !job.time_based || job.queued(),
             do_verify: v.do_verify,
-            only: v.only,
+            // fio's dry run (`verify_only`) stands in for writes only: a
+            // read job reads and checks every block as without it.
+            only: v.only && job.mix != crate::job::Mix::Read,
             backlog: v.backlog,
             batch: if v.backlog_batch > 0 {
                 v.backlog_batch as usize
