@@ -400,7 +400,14 @@ impl Planner {
             let rel = if random {
                 f.random_offset(a, d, self.p.bs_min, (r >> 32) as u32, &mut self.rng)
             } else {
-                f.seq_offset(d, a.seq_add)
+                // fio's get_next_block: a random job's sequential I/O
+                // (`percentage_random`, `rw=randread:N`) past the end takes
+                // a random block instead of ending the loop.
+                f.seq_offset(d, a.seq_add).or_else(|| {
+                    (self.p.pattern == Pattern::Random).then(|| {
+                        f.random_offset(a, d, self.p.bs_min, (r >> 32) as u32, &mut self.rng)
+                    })?
+                })
             };
             let Some(rel) = rel else {
                 f.finished = true;
