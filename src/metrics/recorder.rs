@@ -52,6 +52,17 @@ impl Recorder {
         }
     }
 
+    /// Forgets every sample (fio's reset at the end of `ramp_time`); an
+    /// [`Recorder::empty`] one stays empty.
+    pub fn reset(&mut self) {
+        self.counts.fill(0);
+        self.count = 0;
+        self.sum = 0;
+        self.sum_sq = 0;
+        self.min = u64::MAX;
+        self.max = 0;
+    }
+
     /// Records one latency in nanoseconds.
     #[inline(always)]
     pub fn record(&mut self, ns: u64) {

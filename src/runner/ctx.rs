@@ -166,8 +166,8 @@ impl Ctx<'_> {
     }
 
     /// Starts the figures over at `now`, as fio's `reset_all_stats` at the
-    /// end of `ramp_time`: recorders, intervals, the per-I/O log, depth
-    /// counts, the clock of the runtime and of the rates.
+    /// end of `ramp_time`: recorders (syncs and advice too), intervals, the
+    /// per-I/O log, depth counts, the clock of the runtime and of the rates.
     #[cold]
     pub fn restart(&mut self, now: u64) {
         let f = self.fresh;
@@ -177,6 +177,9 @@ impl Ctx<'_> {
             DirRecorders::new(f.no_writes, f.queued),
             DirRecorders::new(f.no_trims, f.queued),
         ];
+        // fio's reset_io_stats clears the sync direction too.
+        self.fsync.reset();
+        self.advise.reset();
         self.series = Ticker::new(f.series_ms, now);
         self.hist = f.hist_ms.map(|ms| Ticker::new(Some(ms), now));
         if let Some(l) = &mut self.io_log {
