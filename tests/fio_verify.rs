@@ -136,7 +136,6 @@ fn corrupted_block_fails_in_both_at_the_same_offset() {
     }
 }
 
-
 /// Issue 33 (1): a read job with `verify_only` reads and checks every
 /// block, as fio (its dry run stands in for writes only). A file written
 /// with verify headers, then zeroed, fails under both: exit 1, error 84,
@@ -164,6 +163,53 @@ fn read_side_verify_only_fails_on_zeroed_data() {
         assert!(err.contains("bad magic header"), "{tool}: {err}");
     }
 }
+/// Issue 33 (4): a write+verify job gives its write pass and its verify
+/// phase their own runtimes, as fio's update_runtime: each at least 1 ms,
+/// together no more than the job's (iolab once gave both the whole job's,
+/// so bandwidth read 0.08-0.3 x fio's), and IOPS are the I/Os over each.
+#[test]
+fn write_and_verify_phases_have_their_own_runtimes() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    for tool in ["fio", "iolab"] {
+        let f = d.path().join(format!("{tool}.dat"));
+        let args = [
+            "--rw=write",
+            "--verify=md5",
+            "--bs=64k",
+            "--size=8m",
+            "--direct=1",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ];
+        let (code, v, err) = run(tool, &f, &args);
+        assert_eq!(code, 0, "{tool}: {err}");
+        let j = job(&v);
+        let rt = |dir: &str| j[dir]["runtime"].as_u64().unwrap();
+        let (r, w, all) = (rt("read"), rt("write"), j["job_runtime"].as_u64().unwrap());
+        assert!(r >= 1 && w >= 1, "{tool}: read {r} ms, write {w} ms");
+        // Each phase's time is rounded up to a millisecond.
+        assert!(
+            r + w <= all + 2,
+            "{tool}: read {r} + write {w} ms > job {all} ms"
+        );
+        for (dir, ms) in [("read", r), ("write", w)] {
+            let ios = j[dir]["total_ios"].as_f64().unwrap();
+            let iops = j[dir]["iops"].as_f64().unwrap();
+            // fio divides by the rounded milliseconds, iolab by the
+            // nanoseconds they round: between the two bounds.
+            let (lo, hi) = (
+                ios * 1000.0 / ms as f64,
+                ios * 1000.0 / (ms - 1).max(1) as f64,
+            );
+            assert!(
+                iops >= lo * 0.999 && iops <= hi * 1.001,
+                "{tool} {dir}: iops {iops}, {ios} I/Os in {ms} ms"
+            );
+        }
+    }
+}
+
 /// Every checksum: a file fio wrote verifies under iolab's `verify_only`
 /// and a file iolab wrote under fio's; a corrupted one gets fio's verdict.
 #[test]

@@ -349,6 +349,12 @@ impl JobSpec {
         !matches!(self.mix, Mix::Read | Mix::Trim) && !self.verify.only
     }
 
+    /// True when the job's own I/O reads (fio's `td_read`): `rw` reads or
+    /// mixes; a write job's verify reads are not its own.
+    pub fn reads(&self) -> bool {
+        matches!(self.mix, Mix::Read | Mix::Mixed)
+    }
+
     /// True when the job trims (`rw=trim`, `randtrim`, `trimwrite`, ...).
     pub fn trims(&self) -> bool {
         matches!(self.mix, Mix::Trim | Mix::TrimWrite)

@@ -65,7 +65,7 @@ pub(super) fn dir_obj(
     };
     // fio rounds each elapsed time up to a millisecond (backend.c).
     let runtime_ms = if s.ios() > 0 {
-        (t.runtime_ns / 1000).div_ceil(1000)
+        (t.dir_ns(s) / 1000).div_ceil(1000)
     } else {
         0
     };

@@ -86,6 +86,9 @@ pub struct Ctx<'a> {
     pub ramp_end: u64,
     /// What the figures start over with after the ramp.
     pub fresh: Fresh,
+    /// Time spent in the verify phases (syncing, dropping and reading back
+    /// at the end of passes): fio counts it as the reads' runtime only.
+    pub verify_ns: u64,
 }
 
 /// I/O errors `continue_on_error` passed over (fio's `total_err` and
@@ -116,6 +119,10 @@ pub struct Fresh {
     pub hist_ms: Option<u64>,
     /// `runtime` in ns, counted from the reset as fio.
     pub runtime_ns: Option<u64>,
+    /// The directions the job's own I/O issues (fio's `td_read`,
+    /// `td_write`, `td_trim`; a `verify_only` dry run writes nothing):
+    /// each gets the runtime of the passes, reads also the verify phases'.
+    pub own: [bool; 3],
 }
 
 impl Ctx<'_> {
@@ -189,6 +196,7 @@ impl Ctx<'_> {
         self.submit_counts = [0; 7];
         self.complete_counts = [0; 7];
         self.t_start = now;
+        self.verify_ns = 0;
         self.deadline = f.runtime_ns.map_or(u64::MAX, |r| now.saturating_add(r));
         if let Some(p) = &mut self.pace {
             p.start(now);
@@ -321,11 +329,18 @@ impl Ctx<'_> {
     /// Moves what the loop measured into the totals.
     pub fn collect(mut self, t: &mut super::result::Totals, queued: bool) {
         let [r, wr, tr] = &self.recs;
-        for (stats, rec) in [(&mut t.read, r), (&mut t.write, wr), (&mut t.trim, tr)] {
+        // fio's update_runtime: the passes' time for each direction the job
+        // issued, the verify phases' for reads (backend.c).
+        let passes = t.runtime_ns.saturating_sub(self.verify_ns);
+        let verify = [self.verify_ns, 0, 0];
+        let dirs = [(&mut t.read, r), (&mut t.write, wr), (&mut t.trim, tr)];
+        for (d, (stats, rec)) in dirs.into_iter().enumerate() {
             stats.lat = rec.lat.finish();
             stats.clat = rec.clat.finish();
             stats.slat = rec.slat.finish();
             stats.bytes = rec.bytes;
+            let own = self.fresh.own[d] && rec.bytes > 0;
+            stats.busy_ns = Some(if own { passes } else { 0 } + verify[d]);
         }
         t.advise = self.advise.finish();
         t.fsync = self.fsync.finish();

@@ -89,6 +89,7 @@ fn worker(
         cfg: job.engine_config(),
         paths: files.iter().map(|f| f.path.clone()).collect(),
         writes: job.writes(),
+        reads: job.reads(),
         planner: Planner::new(PlanParams::of_clone(
             job,
             files.iter().map(|f| f.region).collect(),

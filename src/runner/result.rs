@@ -25,6 +25,11 @@ pub struct OpStats {
     pub slat: LatencyHistogram,
     /// Bytes transferred.
     pub bytes: u64,
+    /// fio's runtime of this direction in ns: the passes that issued it,
+    /// and for reads the verify phases; `None` (runs stored before it):
+    /// the whole runtime.
+    #[serde(default)]
+    pub busy_ns: Option<u64>,
 }
 
 impl OpStats {
@@ -117,7 +122,28 @@ impl Totals {
             series::merge_parallel(self.hist_series.get_or_insert_with(Vec::new), h);
         }
         self.io_logs.extend(c.io_logs.iter().cloned());
+        self.merge_busy(c, u64::max);
         self.runtime_ns = self.runtime_ns.max(c.runtime_ns);
+    }
+
+    /// Combines the directions' runtimes with `how` (parallel clones: the
+    /// longest; repetitions: the sum), each taken whole where unknown.
+    fn merge_busy(&mut self, c: &Totals, how: fn(u64, u64) -> u64) {
+        let (mine, theirs) = (self.runtime_ns, c.runtime_ns);
+        for (a, b) in [
+            (&mut self.read, &c.read),
+            (&mut self.write, &c.write),
+            (&mut self.trim, &c.trim),
+        ] {
+            if a.busy_ns.is_some() || b.busy_ns.is_some() {
+                a.busy_ns = Some(how(a.busy_ns.unwrap_or(mine), b.busy_ns.unwrap_or(theirs)));
+            }
+        }
+    }
+
+    /// fio's runtime of the direction `s` (one of this total's) in ns.
+    pub fn dir_ns(&self, s: &OpStats) -> u64 {
+        s.busy_ns.unwrap_or(self.runtime_ns)
     }
 
     /// Adds a later repetition.
@@ -131,6 +157,7 @@ impl Totals {
         let off = self.runtime_ns;
         self.io_logs
             .extend(c.io_logs.iter().map(|l| l.shifted(off)));
+        self.merge_busy(c, |a, b| a + b);
         self.runtime_ns += c.runtime_ns;
     }
 
@@ -165,21 +192,19 @@ impl Totals {
         self.read.bytes + self.write.bytes + self.trim.bytes
     }
 
-    /// Bytes per second of one direction over the runtime.
+    /// Bytes per second of one direction over its runtime ([`Self::dir_ns`]).
     pub fn bw_bytes(&self, s: &OpStats) -> f64 {
-        if self.runtime_ns == 0 {
-            0.0
-        } else {
-            s.bytes as f64 * 1e9 / self.runtime_ns as f64
+        match self.dir_ns(s) {
+            0 => 0.0,
+            ns => s.bytes as f64 * 1e9 / ns as f64,
         }
     }
 
-    /// I/Os per second of one direction over the runtime.
+    /// I/Os per second of one direction over its runtime ([`Self::dir_ns`]).
     pub fn iops(&self, s: &OpStats) -> f64 {
-        if self.runtime_ns == 0 {
-            0.0
-        } else {
-            s.ios() as f64 * 1e9 / self.runtime_ns as f64
+        match self.dir_ns(s) {
+            0 => 0.0,
+            ns => s.ios() as f64 * 1e9 / ns as f64,
         }
     }
 

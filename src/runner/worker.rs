@@ -34,6 +34,8 @@ pub struct Worker {
     pub paths: Vec<PathBuf>,
     /// The job writes.
     pub writes: bool,
+    /// The job's own I/O reads (verify reads aside).
+    pub reads: bool,
     /// The I/O sequence.
     pub planner: Planner,
     /// WILLNEED advice this many I/Os ahead (0: none).
@@ -197,6 +199,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         hist_ms,
         io_log,
         writes,
+        reads,
         sched: _,
         contents,
         verifier,
@@ -251,6 +254,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         watch: watch.map(|ctl| super::control::Watch { ctl, next_ns: 0 }),
         pace,
         ramp_end: 0,
+        verify_ns: 0,
         fresh: Fresh {
             no_writes: !writes && !dry_writes,
             no_trims: !cfg.trims,
@@ -258,6 +262,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
             series_ms,
             hist_ms,
             runtime_ns: runtime.map(|d| d.as_nanos() as u64),
+            own: [reads, writes, cfg.trims],
         },
     };
 

@@ -77,6 +77,8 @@ pub(super) struct Dir {
     /// I/Os done.
     #[serde(default)]
     pub total_ios: Num,
+    /// This direction's runtime in ms (fio's own per direction), when given.
+    pub runtime: Option<Num>,
     /// Completion latency.
     pub clat_ns: Option<Lat>,
     /// Total latency.

@@ -264,10 +264,12 @@ fn from_fio(doc: fio::Doc, origin: &str) -> StoreResult<Imported> {
 /// One direction; the flag tells whether a histogram was rebuilt from percentiles.
 fn op_stats(d: fio::Dir) -> std::result::Result<(OpStats, bool), BadField> {
     let bytes = d.io_bytes.u64();
+    let busy_ns = d.runtime.as_ref().map(|r| r.u64() * 1_000_000);
     if d.total_ios.u64() == 0 {
         return Ok((
             OpStats {
                 bytes,
+                busy_ns,
                 ..OpStats::default()
             },
             false,
@@ -290,6 +292,7 @@ fn op_stats(d: fio::Dir) -> std::result::Result<(OpStats, bool), BadField> {
             clat: hist,
             slat,
             bytes,
+            busy_ns,
         },
         rebuilt,
     ))
