@@ -35,14 +35,10 @@ pub struct Ctx<'a> {
     pub advise: Recorder,
     /// `fsync` latencies.
     pub fsync: Recorder,
-    /// fsync every this many writes (0: never).
-    pub fsync_every: u64,
     /// Those are fdatasync.
     pub fsync_data_only: bool,
-    /// Writes since the last fsync.
-    pub writes_since_fsync: u64,
-    /// The file whose fsync is due before the next I/O.
-    pub sync_pending: Option<u16>,
+    /// When the syncs of `fsync=N` are due.
+    pub syncs: super::syncs::Syncs,
     /// The time series (`log_avg_msec`).
     pub series: Ticker,
     /// The histogram log's intervals, when they differ from the series'.
@@ -267,6 +263,9 @@ impl Ctx<'_> {
         if !self.verify_written() || !self.look.next_pass(&self.fds, &mut self.advise) {
             return false;
         }
+        if self.look.counts_loops() {
+            self.syncs.new_loop();
+        }
         if self.verifier.as_ref().is_none_or(|v| v.pass_drops) {
             for &fd in &self.fds {
                 crate::sys::pagecache::drop_cached(fd);
@@ -275,40 +274,44 @@ impl Ctx<'_> {
         true
     }
 
-    /// Counts a completed write; every `fsync_every` writes an fsync is
-    /// due, issued before the next I/O ([`Self::sync_due`]), as fio does:
-    /// none after the job's last write (64 writes with `fsync=4` are 15
-    /// fsyncs in fio's JSON). Always true (kept for the loops' shape).
+    /// Counts a completed write; a sync may become due, issued before the
+    /// next I/O ([`Self::sync_due`]) as fio does ([`super::syncs`]). Always
+    /// true (kept for the loops' shape).
     #[inline]
     pub fn after_write(&mut self, file: u16) -> bool {
-        if self.fsync_every == 0 {
-            return true;
-        }
-        self.writes_since_fsync += 1;
-        if self.writes_since_fsync >= self.fsync_every {
-            self.writes_since_fsync = 0;
-            self.sync_pending = Some(file);
-        }
+        let look = &mut self.look;
+        self.syncs
+            .after_io(Some(file), |done| look.loop_starts_at(done));
         true
     }
 
-    /// Issues the fsync that [`Self::after_write`] made due, now that
-    /// another I/O follows; false on failure.
+    /// Counts a completed read or trim: with `fsync=N`, fio syncs again
+    /// before the next I/O while the writes are a multiple of N.
+    #[inline]
+    pub fn after_other(&mut self) {
+        let look = &mut self.look;
+        self.syncs.after_io(None, |done| look.loop_starts_at(done));
+    }
+
+    /// Issues the syncs [`Self::after_write`] made due, now that another
+    /// I/O follows (or fio would ask for one); false on failure.
     #[cold]
     pub fn sync_due(&mut self) -> bool {
-        let Some(file) = self.sync_pending.take() else {
+        let Some((file, n)) = self.syncs.take() else {
             return true;
         };
-        let f0 = now_ns();
-        let rc = sync_fd(self.fds[file as usize], self.fsync_data_only);
-        self.fsync.record(now_ns() - f0);
-        if rc != 0 {
-            self.errors.push(format!(
-                "fsync of {} failed: {}",
-                self.paths[file as usize].display(),
-                std::io::Error::last_os_error()
-            ));
-            return false;
+        for _ in 0..n {
+            let f0 = now_ns();
+            let rc = sync_fd(self.fds[file as usize], self.fsync_data_only);
+            self.fsync.record(now_ns() - f0);
+            if rc != 0 {
+                self.errors.push(format!(
+                    "fsync of {} failed: {}",
+                    self.paths[file as usize].display(),
+                    std::io::Error::last_os_error()
+                ));
+                return false;
+            }
         }
         true
     }

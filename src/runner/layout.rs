@@ -5,6 +5,7 @@
 use super::prepare::{self, Need, Prepared};
 use super::stop::StopFlag;
 use crate::error::{Error, Result};
+use crate::job::groups::files::Allocate;
 use crate::job::{JobError, JobSpec};
 use crate::plan::{Region, access};
 use crate::sys::fs::FileId;
@@ -107,6 +108,7 @@ pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
                     job: job.name.clone(),
                     may_create: true,
                     make_parents: !job.filenames.is_empty() && job.directory.is_none(),
+                    space_only: space_only(job),
                 });
                 let len = file_len(job, c, i, per_file);
                 if let Some(len) = len {
@@ -118,6 +120,15 @@ pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
         }
     }
     needs.into_values().collect()
+}
+
+/// How the files `job` is the first to use are made when missing: only
+/// space (fio's `fallocate` mode) when it writes or trims without reading
+/// them, as fio's `extend_file`; data when it reads, sets `overwrite`, or
+/// its engine cannot extend a file (mmap).
+fn space_only(job: &JobSpec) -> Option<Allocate> {
+    let data = job.reads() || job.files.overwrite || job.engine == "mmap";
+    (!data && (job.writes() || job.trims())).then(|| job.files.allocate())
 }
 
 /// The length file `i` of clone `c` must have: its `filesize`, or the

@@ -30,6 +30,22 @@ fn advise(fd: RawFd, io: IoUnit, rec: &mut Recorder) {
 }
 
 impl Lookahead {
+    /// True once, when `done` I/Os end a loop and another begins (only for
+    /// a planner told to [`Planner::mark_loops`]).
+    pub fn loop_starts_at(&mut self, done: u64) -> bool {
+        self.planner.loop_starts_at(done)
+    }
+
+    /// True when the sequence is `loops` passes (not `time_based`).
+    pub fn counts_loops(&self) -> bool {
+        self.planner.counts_loops()
+    }
+
+    /// See [`Planner::ended_short`].
+    pub fn ended_short(&self) -> bool {
+        self.planner.ended_short()
+    }
+
     /// A window of `prefetch` I/Os over `planner`.
     pub fn new(planner: Planner, prefetch: usize) -> Lookahead {
         Lookahead {

@@ -9,6 +9,7 @@
 //!    together and joined;
 //! 5. [`result`]: what they measured, per clone and repetition.
 
+mod allocate;
 pub mod buffer;
 pub mod cache;
 pub mod control;
@@ -33,6 +34,7 @@ pub mod series;
 pub mod steady;
 pub mod stop;
 pub mod summary;
+mod syncs;
 pub mod verifier;
 pub mod verify;
 pub mod verify_state;

@@ -5,9 +5,11 @@
 //! every file is checked and the free space is known to suffice; a layout
 //! that fails removes what it made.
 
+use super::allocate::allocate;
 use super::stop::StopFlag;
 use crate::error::{Error, Result};
 use crate::job::JobError;
+use crate::job::groups::files::Allocate;
 use crate::sys::fs::{FileId, free_space, kind_of, open_file};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -38,6 +40,10 @@ pub struct Need {
     /// Its missing parent directories are made, as fio does for a
     /// `filename` (not for `directory`, which must exist).
     pub make_parents: bool,
+    /// When made or extended: only space, as this `fallocate` mode gives
+    /// it (the first job using it only writes, as fio's layout);
+    /// `None`: data written.
+    pub space_only: Option<Allocate>,
 }
 
 /// A file ready for the run.
@@ -60,10 +66,16 @@ pub struct Prepared {
 enum Step {
     /// Use it as it is.
     Use,
-    /// Create it with `len` bytes.
-    Create { len: u64 },
-    /// Extend it (through `file`) from `from` to `to` bytes.
-    Extend { file: File, from: u64, to: u64 },
+    /// Create it with `len` bytes (only space, as `space` says, or data).
+    Create { len: u64, space: Option<Allocate> },
+    /// Extend it (through `file`) from `from` to `to` bytes (only space,
+    /// as `space` says, or data).
+    Extend {
+        file: File,
+        from: u64,
+        to: u64,
+        space: Option<Allocate>,
+    },
 }
 
 /// A file checked on its descriptor, nothing written yet.
@@ -189,6 +201,7 @@ fn check(need: &Need, allow_overwrite: bool) -> Result<Checked> {
                 file: w,
                 from: size,
                 to: len,
+                space: need.space_only,
             }
         }
         _ => Step::Use,
@@ -263,7 +276,10 @@ fn to_create(need: &Need) -> Result<Checked> {
         path: path.clone(),
         id: FileId::default(),
         size: len,
-        step: Step::Create { len },
+        step: Step::Create {
+            len,
+            space: need.space_only,
+        },
         claim: None,
         space_on: Some(d),
     })
@@ -355,7 +371,7 @@ fn check_space(checked: &[Checked]) -> Result<()> {
     let mut per_fs: BTreeMap<u64, (u64, &Checked)> = BTreeMap::new();
     for c in checked {
         let (bytes, on) = match (&c.step, &c.space_on) {
-            (Step::Create { len }, Some(on)) => (*len, on),
+            (Step::Create { len, .. }, Some(on)) => (*len, on),
             (Step::Extend { from, to, .. }, Some(on)) => (to - from, on),
             _ => continue,
         };
@@ -382,9 +398,17 @@ fn check_space(checked: &[Checked]) -> Result<()> {
 fn lay_out_one(c: Checked, stop: &StopFlag, extended: &mut Vec<(File, u64)>) -> Result<Prepared> {
     let (id, created) = match c.step {
         Step::Use => (c.id, false),
-        Step::Create { len } => (create(&c.path, len, stop)?, true),
-        Step::Extend { file, from, to } => {
-            let filled = fill(&file, &c.path, from, to, stop);
+        Step::Create { len, space } => (create(&c.path, (len, space), stop)?, true),
+        Step::Extend {
+            file,
+            from,
+            to,
+            space,
+        } => {
+            let filled = match space {
+                Some(mode) => allocate(&file, &c.path, mode, (from, to)),
+                None => fill(&file, &c.path, from, to, stop),
+            };
             extended.push((file, from));
             filled?;
             (c.id, false)
@@ -400,8 +424,9 @@ fn lay_out_one(c: Checked, stop: &StopFlag, extended: &mut Vec<(File, u64)>) -> 
 }
 
 /// Makes a new file (never following a link at `path`), marks it as
-/// iolab's and fills it; returns its identity.
-fn create(path: &Path, len: u64, stop: &StopFlag) -> Result<FileId> {
+/// iolab's and fills it with `len` bytes of data, or gives it only the
+/// space of `space`; returns its identity.
+fn create(path: &Path, (len, space): (u64, Option<Allocate>), stop: &StopFlag) -> Result<FileId> {
     let file = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -431,7 +456,11 @@ fn create(path: &Path, len: u64, stop: &StopFlag) -> Result<FileId> {
             e,
         )
     });
-    if let Err(e) = marked.and_then(|_| fill(&file, path, 0, len, stop)) {
+    let made = marked.and_then(|_| match space {
+        Some(mode) => allocate(&file, path, mode, (0, len)),
+        None => fill(&file, path, 0, len, stop),
+    });
+    if let Err(e) = made {
         drop(file);
         remove_created([(path, id)]);
         return Err(e);

@@ -100,7 +100,7 @@ pub(super) fn run<E: Engine, const PACE: bool>(
                 filling = false;
                 break;
             }
-            if cx.sync_pending.is_some() && !cx.sync_due() || cx.past_state(&io) {
+            if cx.syncs.pending.is_some() && !cx.sync_due() || cx.past_state(&io) {
                 filling = false;
                 break;
             }
@@ -341,6 +341,7 @@ fn complete<const PACE: bool>(
     if io.write {
         cx.after_write(io.file) && cx.write_done(tag, io)
     } else {
+        cx.after_other();
         io.trim || cx.read_done(io, buf)
     }
 }

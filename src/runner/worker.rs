@@ -223,7 +223,16 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         hint: &hint,
         fds,
         paths: &paths,
-        look: Lookahead::new(planner, prefetch),
+        look: Lookahead::new(
+            {
+                let mut p = planner;
+                if fsync_every > 0 {
+                    p.mark_loops();
+                }
+                p
+            },
+            prefetch,
+        ),
         recs: [
             DirRecorders::new(false, E::QUEUED),
             DirRecorders::new(!writes && !dry_writes, E::QUEUED),
@@ -231,10 +240,8 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         ],
         advise: recorder(prefetch > 0),
         fsync: recorder(fsync_every > 0),
-        fsync_every,
         fsync_data_only,
-        writes_since_fsync: 0,
-        sync_pending: None,
+        syncs: super::syncs::Syncs::new(fsync_every),
         series: Ticker::new(None, 0),
         hist: None,
         io_log,
@@ -301,6 +308,12 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
             timed,
         )
     };
+    // fio asks for one more I/O when the bytes are not all issued: a sync
+    // due after the last write goes out then.
+    let more = !interrupted && cx.errors.is_empty() && !cx.ended();
+    if more && cx.syncs.pending.is_some() && cx.look.ended_short() {
+        cx.sync_due();
+    }
     if end_fsync && writes && !interrupted {
         cx.sync_all();
     }
@@ -398,7 +411,7 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: boo
         if cx.past_state(&io) {
             return false;
         }
-        if cx.sync_pending.is_some() && !cx.sync_due() {
+        if cx.syncs.pending.is_some() && !cx.sync_due() {
             return false;
         }
         if PACE {
@@ -443,6 +456,7 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: boo
         let checked = if io.write {
             cx.after_write(io.file) && cx.write_done(0, io)
         } else {
+            cx.after_other();
             io.trim || cx.read_done(io, buf)
         };
         if !checked {

@@ -55,9 +55,11 @@ pub struct FileSet {
     pub create_on_open: bool,
     /// fio's `allow_file_create`: false refuses a job whose file is missing.
     pub allow_file_create: bool,
-    /// fio's `fallocate` as written (iolab always writes the data out).
+    /// fio's `fallocate` as written: how a new file that the job only
+    /// writes is made ([`FileSet::allocate`]).
     pub fallocate: String,
-    /// fio's `overwrite`: accepted (iolab always lays files out first).
+    /// fio's `overwrite`: a new file a write job uses gets data written
+    /// first, not only space.
     pub overwrite: bool,
     /// Read the files into the page cache before the job (`cache=warm`).
     pub pre_read: bool,
@@ -83,7 +85,34 @@ impl Default for FileSet {
     }
 }
 
+/// How a file that a job only writes is made (fio's `fallocate`): space,
+/// not data (fio writes data only for a job that reads, or with `overwrite`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocate {
+    /// Nothing: the file is made empty and grows as it is written.
+    None,
+    /// `fallocate(fd, 0, ...)` (fio's default on Linux).
+    Native,
+    /// `posix_fallocate`.
+    Posix,
+    /// `fallocate(FALLOC_FL_KEEP_SIZE)`: blocks reserved, the size still 0.
+    Keep,
+    /// `ftruncate` to the size: sparse.
+    Truncate,
+}
+
 impl FileSet {
+    /// fio's `fallocate` mode.
+    pub fn allocate(&self) -> Allocate {
+        match self.fallocate.as_str() {
+            "none" | "0" => Allocate::None,
+            "posix" | "1" => Allocate::Posix,
+            "keep" => Allocate::Keep,
+            "truncate" => Allocate::Truncate,
+            _ => Allocate::Native,
+        }
+    }
+
     /// The name of generated file `file` of clone `clone` of job `job`
     /// (fio's `filename_format`, default `$jobname.$jobnum.$filenum`).
     pub fn generated_name(&self, job: &str, clone: u32, file: u32) -> String {
@@ -159,12 +188,12 @@ pub const OPTIONS: &[OptDef] = &[
     opt(
         "fallocate",
         Kind::Choice(&["none", "native", "posix", "keep", "truncate", "0", "1"]),
-        "accepted: iolab writes the data of a laid-out file in full",
+        "how a new file that the job only writes is made (default native: fallocate); a job that reads gets data written",
     ),
     opt(
         "overwrite",
         Kind::Bool,
-        "accepted: iolab lays a file out before writing it in any case",
+        "1: a new file a write job uses is laid out with data first, not only allocated",
     ),
     opt(
         "pre_read",
