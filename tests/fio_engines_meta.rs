@@ -160,3 +160,30 @@ fn filecreate_opens_each_file_once_with_o_creat() {
     let m = std::fs::metadata(dir.join("t3.0.7")).unwrap();
     assert_eq!((m.len(), m.permissions().mode() & 0o777), (0, 0o600));
 }
+
+/// Issue 33 (6): fio's filecreate example keeps `openfiles=1`; iolab's
+/// clones of a file-less engine hold one descriptor each, whatever
+/// `nrfiles`, so 16 jobs of 2,000 files run under a limit of 256 open
+/// files (soft and hard) and make every file, as fio (which once failed
+/// with EMFILE: a /dev/null descriptor per file).
+#[test]
+fn filecreate_needs_no_descriptor_per_file() {
+    skip_unless_installed!("prlimit");
+    let d = scratch();
+    let jobs: String = (0..16).map(|i| format!("[t{i}]\n")).collect();
+    let text = format!(
+        "[global]\ncreate_on_open=1\nnrfiles=2000\nioengine=filecreate\nfallocate=none\n\
+         filesize=4k\nopenfiles=1\ndirectory={}\n\n{jobs}",
+        s(d.path())
+    );
+    let job = write_file(d.path(), "job.fio", &text);
+    let mut cmd = std::process::Command::new("prlimit");
+    cmd.args(["--nofile=256:256", "--"])
+        .arg(env!("CARGO_BIN_EXE_iolab"))
+        .args(["run", "--no-store", "--output-format=json"])
+        .arg(&job);
+    let v = stdout_json(&mut cmd);
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 16);
+    let made = std::fs::read_dir(d.path()).unwrap().count() - 1;
+    assert_eq!(made, 16 * 2000);
+}

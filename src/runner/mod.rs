@@ -108,6 +108,7 @@ pub fn run_with(
     if live {
         progress.phase(Phase::Layout);
     }
+    crate::sys::limits::raise_open_files();
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -67,9 +67,15 @@ impl OpenSpec {
 pub fn open_clone(job: &JobSpec, files: &[CloneFile]) -> Result<Vec<File>> {
     let spec = OpenSpec::of(job);
     if job.diskless() {
-        // The engine makes the files by name; its descriptors stand in.
-        let null = |_| File::open("/dev/null").map_err(|e| Error::io("cannot open /dev/null", e));
-        return files.iter().map(null).collect();
+        // The engine makes the files by name: one descriptor stands in for
+        // all of them (the clone repeats it per file), so a job of many
+        // files needs no descriptor per file.
+        let null = File::open("/dev/null").map_err(|e| Error::io("cannot open /dev/null", e))?;
+        return Ok(if files.is_empty() {
+            Vec::new()
+        } else {
+            vec![null]
+        });
     }
     files
         .iter()
@@ -80,8 +86,22 @@ pub fn open_clone(job: &JobSpec, files: &[CloneFile]) -> Result<Vec<File>> {
             }
             let opened = reopen_same(&f.path, spec.writable, spec.flags(), f.id);
             opened.inspect(|file| spec.advise(file)).map_err(|e| {
-                let einval = matches!(&e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::EINVAL));
-                if job.direct && einval {
+                let errno = match &e {
+                    Error::Io { source, .. } => source.raw_os_error(),
+                    _ => None,
+                };
+                if errno == Some(libc::EMFILE) {
+                    return JobError::invalid(
+                        &job.name,
+                        format!(
+                            "cannot open {}: too many open files; iolab keeps every file of a clone open for the run ({} here; fio's openfiles, which would reopen them, is not honoured), so the limit on open files (ulimit -Hn) must cover every running clone's files",
+                            f.path.display(),
+                            files.len()
+                        ),
+                    )
+                    .into();
+                }
+                if job.direct && errno == Some(libc::EINVAL) {
                     JobError::invalid(
                         &job.name,
                         format!(

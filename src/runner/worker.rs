@@ -170,7 +170,12 @@ impl Driver for Clone<'_> {
 fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
     let Clone { w, files, meet } = c;
     let mut t = Totals::default();
-    let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+    // An engine that uses no file gets one harmless descriptor for all of
+    // them (fio's filecreate example has 31,250 files a clone).
+    let fds: Vec<RawFd> = match (files.len(), w.paths.len()) {
+        (1, n) if n > 1 => vec![files[0].as_raw_fd(); n],
+        _ => files.iter().map(|f| f.as_raw_fd()).collect(),
+    };
     let attached = attach(&mut engine, (&fds, &files, &w.paths), &w.bufs, w.writes).map_err(|e| {
         NotReady::Engine(EngineError::new(
             format!("ioengine={}", w.engine),

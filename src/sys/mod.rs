@@ -9,6 +9,7 @@ pub mod cachestat;
 pub mod environment;
 pub mod fs;
 pub mod held;
+pub mod limits;
 pub mod loopdev;
 pub mod machine;
 pub mod mount;
