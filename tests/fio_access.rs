@@ -362,7 +362,6 @@ fn bad_access_values_are_named() {
     };
     for (opt, want) in [
         ("--zonemode=zbd", "zoned block device"),
-        ("--random_distribution=zipf", "needs its theta"),
         ("--random_distribution=zipf:1", "theta 1.0"),
         (
             "--random_distribution=zoned:50/10:40/20",
@@ -370,7 +369,6 @@ fn bad_access_values_are_named() {
         ),
         ("--random_distribution=gamma:2", "not a distribution"),
         ("--bssplit=4k/60:8k/60", "add to 120"),
-        ("--rw=randread:0", "out of range"),
         ("--size=150%", "1% to 100%"),
         ("--bs=4k,8k,4k,4k", "read,write,trim"),
         ("--percentage_random=101", "0-100"),

@@ -204,10 +204,6 @@ fn errors_name_what_is_wrong() {
         &["'sideways' is not one of"],
     );
     rejected(
-        &["--name=a", "--time_based"],
-        &["time_based needs a runtime"],
-    );
-    rejected(
         &["--name=a", "--direct=1", "--bs=1000"],
         &["direct=1 needs bs"],
     );

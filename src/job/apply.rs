@@ -57,6 +57,11 @@ impl JobSpec {
         }
         job.name_bare_logs();
         super::groups::access::finish(&mut job);
+        // fio: "time_based requires a runtime/timeout setting", and runs
+        // without it (the runner warns).
+        if job.runtime_us.is_none() {
+            job.time_based = false;
+        }
         job.validate()?;
         Ok(job)
     }

@@ -36,9 +36,14 @@ pub fn parse(args: &[String]) -> Result<CommandLine, JobError> {
         let arg = &args[i];
         let origin = Origin::CommandLine(i + 1);
         // fio parses with getopt_long_only: `-rw=randread` is `--rw=randread`.
-        let single = arg
-            .strip_prefix('-')
-            .filter(|o| !o.starts_with('-') && options::lookup(&key_of(o)).is_some());
+        let single = arg.strip_prefix('-').filter(|o| {
+            let k = key_of(o);
+            !o.starts_with('-')
+                && (options::lookup(&k)
+                    .or_else(|| options::by_prefix(&k))
+                    .is_some()
+                    || options::is_fio_option(&k))
+        });
         let Some(opt) = arg.strip_prefix("--").or(single) else {
             if arg.starts_with('-') && arg.len() > 1 {
                 return Err(JobError::syntax(
@@ -52,10 +57,19 @@ pub fn parse(args: &[String]) -> Result<CommandLine, JobError> {
             i += 1;
             continue;
         };
-        let key = key_of(opt);
+        let mut key = key_of(opt);
         let mut value = opt.split_once('=').map(|(_, v)| v.to_string());
-        let def = options::lookup(&key)
-            .ok_or_else(|| JobError::at(&origin, &key, JobProblem::UnknownOption))?;
+        let def = match options::lookup(&key) {
+            Some(d) => d,
+            // getopt_long: an unambiguous prefix stands for the option.
+            None => match options::by_prefix(&key) {
+                Some(d) if !options::is_fio_option(&key) => {
+                    key = d.name.to_string();
+                    d
+                }
+                _ => return Err(JobError::at(&origin, &key, JobProblem::UnknownOption)),
+            },
+        };
         // A log prefix takes its value only with '=' (fio's optional
         // argument): `--write_bw_log job.fio` is a flag and a job file.
         if value.is_none() && !matches!(def.kind, Kind::Bool | Kind::StrOrFlag) {

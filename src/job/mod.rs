@@ -8,6 +8,7 @@ pub mod apply;
 pub mod cmdline;
 pub mod error;
 pub mod expr;
+pub mod fio_names;
 pub mod groups;
 pub mod ini;
 pub mod options;

@@ -386,12 +386,46 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "numa_cpu_nodes",
     "size_percent",
     "serialize_overlap",
+    "verify_policy",
 ];
+
+/// True when `key` names a fio option or alias (iolab's or not).
+pub fn is_fio_option(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    super::fio_names::FIO_OPTIONS
+        .binary_search(&k.as_str())
+        .is_ok()
+        || FIO_UNSUPPORTED.contains(&k.as_str())
+}
+
+/// The option a command-line `key` abbreviates, as fio's getopt_long
+/// matches a prefix: the one option (of fio's and iolab's names) whose
+/// name or alias starts with it; `None` when none or several do, or when
+/// that one is a fio option iolab does not have.
+pub fn by_prefix(key: &str) -> Option<&'static OptDef> {
+    let k = key.to_ascii_lowercase();
+    if k.is_empty() {
+        return None;
+    }
+    let ours = all().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
+    let mut found: Vec<&str> = (super::fio_names::FIO_OPTIONS.iter().copied())
+        .chain(ours)
+        .filter(|n| n.starts_with(k.as_str()))
+        // An alias and its option are one option.
+        .map(|n| lookup(n).map_or(n, |d| d.name))
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    match found[..] {
+        [one] => lookup(one),
+        _ => None,
+    }
+}
 
 /// Error text for an option iolab does not know.
 pub fn unknown_message(key: &str) -> String {
     let k = key.to_ascii_lowercase();
-    if FIO_UNSUPPORTED.contains(&k.as_str()) {
+    if is_fio_option(&k) {
         return format!(
             "fio option '{key}' is not supported by iolab yet (the supported ones are in docs/fio-compat.md)"
         );

@@ -55,9 +55,6 @@ impl JobSpec {
         if self.logs.hist.is_some() && self.logs.hist_msec == 0 {
             return bad("write_hist_log needs log_hist_msec (e.g. log_hist_msec=1000)".into());
         }
-        if self.time_based && self.runtime_us.is_none() {
-            return bad("time_based needs a runtime (e.g. runtime=10s)".into());
-        }
         if self.direct
             && (!self.bs_min.is_multiple_of(512)
                 || !self.bs_max.is_multiple_of(512)

@@ -182,6 +182,12 @@ fn engine_warnings(job: &JobSpec) -> Vec<String> {
         return Vec::new();
     };
     let mut w = Vec::new();
+    let asked = |key: &str| {
+        (job.options.iter()).any(|(k, v)| k == key && crate::job::units::parse_bool(v) != Ok(false))
+    };
+    if asked("time_based") && !job.time_based {
+        w.push("time_based needs a runtime (e.g. runtime=10s): ignored, as fio does".into());
+    }
     if job.iodepth > 1 && !def.queued {
         w.push(format!(
             "iodepth={} has no effect with ioengine={} (each I/O completes before the next is issued)",

@@ -77,6 +77,11 @@ pub fn rw_step(pattern: Pattern, step: &str) -> Result<(i64, u64), JobProblem> {
     if step.is_empty() {
         return Ok((0, 1));
     }
+    if pattern == Pattern::Random {
+        // fio: `atoi` into an unsigned count: `randwrite:-8k` is
+        // 2^32 - 8 (a random offset that rarely comes back), 0 never.
+        return Ok((0, random_every(step)));
+    }
     let (neg, magnitude) = match step.trim().strip_prefix('-') {
         Some(m) => (true, m),
         None => (false, step.trim()),
@@ -84,17 +89,26 @@ pub fn rw_step(pattern: Pattern, step: &str) -> Result<(i64, u64), JobProblem> {
     let n = parse_size(magnitude)?;
     let out_of_range = || {
         JobProblem::Invalid(format!(
-            "rw: the suffix ':{step}' is out of range (fio: a random job's count is 1-4294967295)"
+            "rw: the suffix ':{step}' is out of range (a step of at most 2^63-1 bytes)"
         ))
     };
-    match pattern {
-        Pattern::Random if neg || n == 0 || n > u32::MAX as u64 => Err(out_of_range()),
-        Pattern::Random => Ok((0, n)),
-        Pattern::Sequential => {
-            let n = i64::try_from(n).map_err(|_| out_of_range())?;
-            Ok((if neg { -n } else { n }, 1))
-        }
-    }
+    let n = i64::try_from(n).map_err(|_| out_of_range())?;
+    Ok((if neg { -n } else { n }, 1))
+}
+
+/// fio's count of a random `rw` suffix: `atoi` (an optional sign, then the
+/// leading digits) stored in an unsigned int; 0 (or no digits) is "never".
+fn random_every(step: &str) -> u64 {
+    let t = step.trim();
+    let (neg, rest) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let n = digits.parse::<i64>().unwrap_or(i64::MAX) as i32 as i64;
+    let n = (if neg { -n } else { n }) as u32;
+    if n == 0 { u64::MAX } else { u64::from(n) }
 }
 
 fn invalid(msg: String) -> JobProblem {
@@ -225,12 +239,12 @@ pub fn distribution(v: &str) -> Result<Distribution, JobProblem> {
         let mut it = rest.split(':');
         let value = match it.next() {
             Some(t) if !t.trim().is_empty() => number(t, lo, hi, what)?,
-            _ => {
-                return Err(invalid(format!(
-                    "random_distribution={model} needs its {what} (e.g. {model}:{})",
-                    if model == "normal" { "10" } else { "1.2" }
-                )));
-            }
+            // fio's defaults (FIO_DEF_ZIPF, FIO_DEF_PARETO; 0 for normal).
+            _ => match model {
+                "zipf" => 1.1,
+                "pareto" => 0.2,
+                _ => 0.0,
+            },
         };
         let center = it
             .next()

@@ -173,7 +173,21 @@ fn cpu_list(v: &str) -> Result<Vec<usize>, JobProblem> {
     if cpus.is_empty() {
         return Err(bad());
     }
-    Ok(cpus)
+    on_this_machine("cpus_allowed", v, cpus)
+}
+
+/// `cpus` when this machine has each of them; else fio's refusal ("CPU 7
+/// too large").
+fn on_this_machine(what: &str, v: &str, cpus: Vec<usize>) -> Result<Vec<usize>, JobProblem> {
+    // SAFETY: sysconf reads a value; no memory is passed.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;
+    match cpus.iter().find(|&&c| c >= n) {
+        Some(c) => Err(JobProblem::Invalid(format!(
+            "{what}={v}: CPU {c} is not on this machine (it has CPUs 0-{}), as fio refuses it",
+            n - 1
+        ))),
+        None => Ok(cpus),
+    }
 }
 
 /// fio's CPU mask: a number whose bit N allows CPU N.
@@ -186,7 +200,11 @@ fn cpu_mask(v: &str) -> Result<Vec<usize>, JobProblem> {
     .ok()
     .filter(|m| *m != 0)
     .ok_or_else(|| JobProblem::Invalid(format!("cpumask: '{v}' is not a CPU mask (like 0x3)")))?;
-    Ok((0..64).filter(|b| mask >> b & 1 == 1).collect())
+    on_this_machine(
+        "cpumask",
+        v,
+        (0..64).filter(|b| mask >> b & 1 == 1).collect(),
+    )
 }
 
 /// The group.

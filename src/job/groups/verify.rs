@@ -202,7 +202,7 @@ pub const OPTIONS: &[OptDef] = &[
     ),
     opt(
         "verify_backlog",
-        Kind::Int(Range {
+        Kind::Size(Range {
             min: 0,
             max: u64::MAX,
         }),
