@@ -4,7 +4,9 @@
 mod cli;
 
 fn main() {
-    let argv: Vec<String> = std::env::args().collect();
+    // Started as fio (a link named fio, `iolab fio ...`, `iolab --name=x`):
+    // fio's command line is `iolab run`'s.
+    let argv = cli::fio_front::as_run(std::env::args().collect());
     // `iolab run` and `iolab sweep` take fio's options, which clap does not
     // know: split them off before clap sees the command line.
     let (clap_argv, job_args) = cli::split_job_args(&argv);

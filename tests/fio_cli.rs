@@ -457,3 +457,37 @@ fn readme_global_flag_commands_run() {
         ""
     );
 }
+
+/// Issue 33: iolab started as fio — a link named `fio`, `iolab fio ARGS`,
+/// and `iolab --name=x ...` without `run` — reads fio's command line and
+/// does the same I/Os as `iolab run`; `fio --version` answers.
+#[test]
+fn iolab_started_as_fio_runs_fios_command_line() {
+    let d = scratch();
+    let link = d.path().join("fio");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_iolab"), &link).unwrap();
+    let job = [
+        "--name=x",
+        "--filename=f",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=randread",
+        "--output-format=json",
+    ];
+    let ios = |cmd: &mut std::process::Command| -> u64 {
+        let v = stdout_json(
+            cmd.current_dir(d.path())
+                .env("IOLAB_DB", d.path().join("db")),
+        );
+        v["jobs"][0]["read"]["total_ios"].as_u64().unwrap()
+    };
+    assert_eq!(ios(std::process::Command::new(&link).args(job)), 16);
+    assert_eq!(ios(bin().arg("fio").args(job)), 16);
+    assert_eq!(ios(bin().args(job)), 16);
+    let out = std::process::Command::new(&link)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("iolab "));
+}

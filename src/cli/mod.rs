@@ -9,6 +9,7 @@ pub mod db;
 pub mod disk;
 pub mod exec;
 pub mod fio_flags;
+pub mod fio_front;
 pub mod history;
 pub mod import;
 pub mod lab;
