@@ -1,0 +1,752 @@
+#!/usr/bin/env python3
+"""Differential fuzzer: random fio command lines under fio and `iolab run`.
+
+Draws random but valid fio command lines from a seeded RNG (one job each,
+small: 64 KiB to 2 MiB, a case well under a second per tool, never
+`time_based`, no rate options) over ioengine (psync, sync, pvsync2, libaio,
+io_uring, mmap, posixaio; iodepth 1-16 for the queued ones; libaio and
+io_uring sometimes with direct=1 and 4k-aligned sizes and offsets), rw with
+its suffixes (`read:8k`, `randread:N`), rwmixread, bs / bs per direction /
+bsrange / bssplit, size, offset, nrfiles, loops, number_ios, io_size,
+verify (crc32c, md5, meta; do_verify, verify_backlog) on write jobs,
+fsync / fdatasync, random_distribution, norandommap, percentage_random,
+zonemode=strided, fallocate, overwrite, and always a randseed.
+
+Each command line runs under `fio` and under `iolab run --no-store`, each in
+a fresh temporary directory (so the files are new for both), with
+`--output-format=json` and a 60 s timeout. Compared, summed over the jobs:
+
+  * per direction (read, write, trim): total_ios and io_bytes;
+  * syncs: `jobs[].sync.lat_ns.N` (fio 3.33's `sync.total_ios` is 0);
+  * the files left in the directory (names and sizes);
+  * the exit status and each job's `error` (a failed verify is 84, EILSEQ).
+
+A random read/write mix (rw, readwrite, randrw with rwmixread strictly
+between 0 and 100) splits the I/Os with each tool's own RNG: only the total
+I/Os and bytes of reads and writes together are compared, and no sync count.
+Some other figures depend on random draws that the tools make with different
+generators (iolab's stream is its own, see docs/fio-compat.md, "Differences
+from fio"); a difference that one of the rules in EXPLAINED accounts for is
+counted as "differs-explained", not as a failure.
+
+Each case is one of: same, differs, differs-explained, fio-fails-only,
+iolab-fails-only, both-fail (a tool "fails" when it prints no JSON, times out
+or dies of a signal). Progress goes to stderr; at the end a markdown table
+goes to stdout: the count per class and the main kinds of differences
+(grouped by the fields that differ or the error, then by the options present),
+each with a minimal reproducing command line (options dropped one at a time
+while the same difference remains; `--no-minimize` skips that). Exit status
+1 if any case differs unexplained or fails under one tool only.
+
+Not part of CI: like every script in bench/, it is run by hand.
+
+usage: bench/fio_diff.py [--seed S] [--cases N] [--jobs J] [--keep-going]
+                         [--only-diffs] [--out FILE.jsonl] [--max-time SEC]
+                         [--iolab PATH] [--fio PATH] [--no-minimize]
+       bench/fio_diff.py --cmd '--name=j --filename=f --size=1m --rw=randread'
+
+  --seed S        seed of the case generator (default 1); case K of seed S is
+                  always the same command line
+  --cases N       number of cases (default 100)
+  --jobs J        cases run in parallel (default 1)
+  --keep-going    run every case (default: stop drawing new cases after the
+                  first unexplained difference or one-sided failure)
+  --only-diffs    report on stderr and in --out only the cases that are not
+                  "same"
+  --out FILE      a JSON line per case: command line, class, differences, and
+                  both tools' exit status, stderr's first line and files
+  --max-time SEC  stop drawing new cases after SEC seconds (the minimizing
+                  at the end comes on top)
+  --cmd ARGS      run one command line (fio's options, without the output
+                  format) under both tools and print the comparison
+"""
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TIMEOUT = 60
+DIRS = ("read", "write", "trim")
+ENGINES = ["psync", "sync", "pvsync2", "libaio", "io_uring", "mmap", "posixaio"]
+QUEUED = {"libaio", "io_uring", "posixaio"}
+RWS = ["read", "write", "randread", "randwrite", "rw", "randrw", "readwrite"]
+K = 1024
+M = 1024 * 1024
+
+
+def progress(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- generator
+
+def fmt_size(n):
+    if n % M == 0:
+        return f"{n // M}m"
+    if n % K == 0:
+        return f"{n // K}k"
+    return str(n)
+
+
+def partition(rng, total, k):
+    cuts = sorted(rng.sample(range(1, total), k - 1))
+    return [b - a for a, b in zip([0] + cuts, cuts + [total])]
+
+
+def draw_once(rng):
+    """One command line as a list of (key, value) pairs (value None: a bare
+    flag), and an estimate of its cost in seconds of I/O."""
+    o = []
+    engine = rng.choice(ENGINES)
+    o.append(("ioengine", engine))
+    if engine in QUEUED and rng.random() < 0.85:
+        o.append(("iodepth", rng.randint(1, 16)))
+    direct = engine in ("libaio", "io_uring") and rng.random() < 0.4
+    if direct:
+        o.append(("direct", 1))
+    unit = 4096 if direct else rng.choice([512, 512, 1024, 4096])
+
+    rw = rng.choice(RWS)
+    is_rand = rw.startswith("rand")
+    mix = rw in ("rw", "randrw", "readwrite")
+    writes = rw in ("write", "randwrite") or mix
+    suffix = ""
+    if not is_rand and rng.random() < 0.15:
+        suffix = ":" + rng.choice(["4k", "8k", "16k", "8k", "-4k", "-8k"])
+    elif is_rand and rng.random() < 0.15:
+        suffix = f":{rng.randint(1, 16)}"
+    o.append(("rw", rw + suffix))
+    if mix and rng.random() < 0.8:
+        o.append(("rwmixread", rng.choice([0, 100, rng.randint(1, 99), rng.randint(1, 99)])))
+
+    sizes = [s for s in (512, 1 * K, 2 * K, 4 * K, 8 * K, 16 * K, 32 * K, 64 * K) if s % unit == 0]
+    mode = rng.choices(["bs", "bs2", "bsrange", "bssplit"], weights=[55, 10, 18, 17])[0]
+    if mode == "bs":
+        b = rng.choice(sizes)
+        if not direct and rng.random() < 0.1:
+            b = rng.choice([s for s in (1536, 3 * K, 6 * K, 12 * K) if s % unit == 0] or [b])
+        o.append(("bs", fmt_size(b)))
+        minbs = maxbs = b
+    elif mode == "bs2":
+        r, w = rng.choice(sizes), rng.choice(sizes)
+        o.append(("bs", f"{fmt_size(r)},{fmt_size(w)}"))
+        minbs, maxbs = min(r, w), max(r, w)
+    elif mode == "bsrange":
+        lo = rng.choice(sizes[:4])
+        if not direct and rng.random() < 0.1:
+            lo = rng.choice([s for s in (1536, 3 * K, 6 * K) if s % unit == 0] or [lo])
+        hi = min(64 * K, lo * rng.choice([2, 4, 8, 16]))
+        o.append(("bsrange", f"{fmt_size(lo)}-{fmt_size(hi)}"))
+        minbs, maxbs = lo, hi
+    else:
+        k = rng.randint(2, 3)
+        chosen = rng.sample(sizes, k)
+        pcts = partition(rng, 100, k)
+        parts = [f"{fmt_size(s)}/{p}" for s, p in zip(chosen, pcts)]
+        if rng.random() < 0.15:
+            parts[-1] = fmt_size(chosen[-1])
+        o.append(("bssplit", ":".join(parts)))
+        minbs, maxbs = min(chosen), max(chosen)
+
+    r = rng.random()
+    if r < 0.5:
+        o.append(("filename", "f"))
+        nfiles = 1
+        if rng.random() < 0.1:
+            o.append(("nrfiles", rng.randint(2, 4)))
+    else:
+        nfiles = rng.randint(1, 4)
+        if nfiles > 1 or rng.random() < 0.5:
+            o.append(("nrfiles", nfiles))
+
+    raw = int(math.exp(rng.uniform(math.log(64 * K), math.log(2 * M))))
+    if direct:
+        q = 4 * K * nfiles
+    else:
+        q = rng.choice([512, unit * nfiles, maxbs * nfiles, maxbs * nfiles])
+    size = max(q, raw // q * q, maxbs)
+    o.append(("size", fmt_size(size)))
+
+    if rng.random() < 0.25:
+        off = rng.choice([unit, 4 * K, 8 * K, 64 * K, 100 * K, 1 * M])
+        off = max(unit, off // unit * unit)
+        o.append(("offset", fmt_size(off)))
+    loops = 1
+    if rng.random() < 0.35:
+        loops = rng.randint(1, 3)
+        o.append(("loops", loops))
+    number_ios = None
+    if rng.random() < 0.12:
+        number_ios = rng.randint(1, 300)
+        o.append(("number_ios", number_ios))
+    io_size = None
+    if rng.random() < 0.12:
+        io_size = max(unit, int(size * rng.choice([0.25, 0.5, 1.5, 2, 3])) // unit * unit)
+        o.append(("io_size", fmt_size(io_size)))
+
+    verify = False
+    if rw in ("write", "randwrite") and rng.random() < 0.35:
+        verify = True
+        o.append(("verify", rng.choice(["crc32c", "md5", "meta"])))
+        do_verify = 1
+        if rng.random() < 0.3:
+            do_verify = rng.choice([0, 1])
+            o.append(("do_verify", do_verify))
+        if do_verify and rng.random() < 0.3:
+            o.append(("verify_backlog", rng.randint(1, 64)))
+    sync_every = None
+    if writes and rng.random() < 0.25:
+        sync_every = rng.randint(1, 64)
+        o.append((rng.choice(["fsync", "fdatasync"]), sync_every))
+
+    if is_rand:
+        if rng.random() < 0.35:
+            k = rng.randint(2, 4)
+            zoned = "zoned:" + ":".join(
+                f"{a}/{s}" for a, s in zip(partition(rng, 100, k), partition(rng, 100, k)))
+            o.append(("random_distribution", rng.choice(
+                ["random", "zipf:1.2", "pareto:0.5", "normal:10", "zipf:0.8:0.25",
+                 "normal:5:0.5", zoned])))
+        if rng.random() < 0.2:
+            o.append(("norandommap", None))
+        if rng.random() < 0.15:
+            pr = str(rng.randint(0, 100))
+            if rng.random() < 0.3:
+                pr += f",{rng.randint(0, 100)}"
+            o.append(("percentage_random", pr))
+
+    if rng.random() < 0.12:
+        region = size // nfiles
+        zr = region // rng.choice([2, 4, 8]) // maxbs * maxbs
+        if zr >= maxbs:
+            zs = max(maxbs, zr // rng.choice([1, 2, 4]) // maxbs * maxbs)
+            o.append(("zonemode", "strided"))
+            o.append(("zonesize", fmt_size(zs)))
+            if rng.random() < 0.8:
+                o.append(("zonerange", fmt_size(zr)))
+            if rng.random() < 0.2:
+                o.append(("zoneskip", fmt_size(max(maxbs, zr // 2 // maxbs * maxbs))))
+
+    if rng.random() < 0.3:
+        o.append(("fallocate", rng.choice(["native", "posix", "keep", "truncate", "none", "0", "1"])))
+    if rng.random() < 0.15:
+        o.append(("overwrite", rng.choice([0, 1])))
+    o.append(("randseed", rng.randint(0, 2 ** 31)))
+
+    total = (io_size or size) * loops
+    ios = total / minbs
+    if number_ios:
+        ios = min(ios, number_ios * loops)
+    if verify:
+        ios *= 2
+    per_io = 60e-6 if direct else 8e-6
+    if engine == "posixaio":
+        per_io *= 3
+    syncs = (ios / sync_every) if sync_every else 0
+    return o, ios * per_io + syncs * 1.5e-3, ios
+
+
+def draw_case(rng):
+    for _ in range(200):
+        opts, cost, ios = draw_once(rng)
+        if cost <= 0.3 and ios <= 20000:
+            return opts
+    return opts
+
+
+def to_args(opts):
+    args = ["--name=j"]
+    for k, v in opts:
+        args.append(f"--{k}" if v is None else f"--{k}={v}")
+    return args
+
+
+def parse_args_line(args):
+    """Command-line words back into (key, value) pairs (--name dropped)."""
+    opts = []
+    for a in args:
+        a = a.lstrip("-")
+        k, eq, v = a.partition("=")
+        if k in ("name", "output-format"):
+            continue
+        opts.append((k, v if eq else None))
+    return opts
+
+
+def features(opts):
+    """What a case is made of, for grouping: key=value for the categorical
+    options, the key alone for the numeric ones."""
+    out = set()
+    for k, v in opts:
+        if k == "randseed":
+            continue
+        if k == "rw":
+            base, _, suf = v.partition(":")
+            out.add(f"rw={base}")
+            if suf:
+                out.add("rw:-N" if suf.startswith("-") else "rw:N")
+        elif k == "random_distribution":
+            out.add(f"random_distribution={v.split(':')[0]}")
+        elif k in ("ioengine", "verify", "fallocate", "overwrite", "direct", "zonemode", "do_verify"):
+            out.add(f"{k}={v}")
+        elif k == "rwmixread":
+            out.add("rwmixread=" + (str(v) if str(v) in ("0", "100") else "mixed"))
+        else:
+            out.add(k)
+    return out
+
+
+# ---------------------------------------------------------------- running
+
+def run_tool(argv, timeout=TIMEOUT):
+    d = tempfile.mkdtemp(prefix="fio_diff.")
+    t0 = time.monotonic()
+    try:
+        p = subprocess.Popen(argv, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        timed_out = False
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+        secs = time.monotonic() - t0
+        files = {}
+        for base, _, names in os.walk(d):
+            for n in names:
+                path = os.path.join(base, n)
+                try:
+                    files[os.path.relpath(path, d)] = os.lstat(path).st_size
+                except OSError:
+                    pass
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    out = out.decode(errors="replace")
+    err = err.decode(errors="replace")
+    doc = None
+    i = out.find("{")
+    if i >= 0:
+        try:
+            doc, _ = json.JSONDecoder().raw_decode(out[i:])
+            if not isinstance(doc, dict) or "jobs" not in doc:
+                doc = None
+        except ValueError:
+            doc = None
+    err_lines = [line for line in err.splitlines() if line.strip()]
+    out_lines = [line for line in out[:i if i >= 0 else len(out)].splitlines() if line.strip()]
+    return {
+        "rc": p.returncode,
+        "timed_out": timed_out,
+        "secs": round(secs, 3),
+        "json": doc,
+        "stderr1": (err_lines or out_lines or [""])[0][:300],
+        "files": files,
+    }
+
+
+def figures(res, mixed):
+    """The compared figures of one tool's result."""
+    doc = res["json"]
+    f = {"rc": res["rc"], "jobs": len(doc["jobs"]),
+         "error": [j.get("error", 0) for j in doc["jobs"]],
+         "files": dict(sorted(res["files"].items()))}
+    for d in DIRS:
+        f[f"{d}.total_ios"] = sum(j.get(d, {}).get("total_ios", 0) for j in doc["jobs"])
+        f[f"{d}.io_bytes"] = sum(j.get(d, {}).get("io_bytes", 0) for j in doc["jobs"])
+    f["sync.N"] = sum(j.get("sync", {}).get("lat_ns", {}).get("N", 0) for j in doc["jobs"])
+    if mixed:
+        f["rw.total_ios"] = f.pop("read.total_ios") + f.pop("write.total_ios")
+        f["rw.io_bytes"] = f.pop("read.io_bytes") + f.pop("write.io_bytes")
+        del f["sync.N"]
+    return f
+
+
+def is_mixed(opts):
+    d = dict(opts)
+    base = str(d.get("rw", "read")).split(":")[0]
+    if base not in ("rw", "readwrite", "randrw"):
+        return False
+    mix = int(d.get("rwmixread", 50))
+    return 0 < mix < 100
+
+
+# ------------------------------------------------------- explained differences
+
+def _opt(opts, key):
+    for k, v in opts:
+        if k == key:
+            return v
+    return None
+
+
+def _variable_bs(opts):
+    bs = _opt(opts, "bs")
+    return (_opt(opts, "bsrange") is not None or _opt(opts, "bssplit") is not None
+            or (bs is not None and "," in str(bs) and is_mixed(opts)))
+
+
+def _random_repeats(opts):
+    """Random offsets that may repeat a block (no random map), or that leave
+    the map for a sequential run: which blocks are hit is RNG-dependent."""
+    rw = str(_opt(opts, "rw")).split(":")[0]
+    if not rw.startswith("rand"):
+        return False
+    dist = _opt(opts, "random_distribution")
+    return (_opt(opts, "norandommap") is not None or (dist is not None and dist != "random")
+            or _opt(opts, "percentage_random") is not None or ":" in str(_opt(opts, "rw")))
+
+
+def _grows_as_written(opts):
+    rw = str(_opt(opts, "rw")).split(":")[0]
+    return (rw in ("write", "randwrite") and str(_opt(opts, "overwrite")) != "1"
+            and str(_opt(opts, "fallocate")) in ("none", "0", "keep"))
+
+
+# (name, documentation, predicate(opts, field, fio_value, iolab_value))
+EXPLAINED = [
+    ("variable-bs-counts",
+     "bsrange/bssplit (and per-direction bs in a mix): each tool draws the sizes "
+     "with its own RNG, so I/O counts (and syncs every N writes) differ "
+     "(docs/fio-compat.md, Differences: 'I/O counts differ slightly ... io_bytes is the same')",
+     lambda o, f, a, b: _variable_bs(o) and (f.endswith("total_ios") or f == "sync.N")),
+    ("variable-bs-number_ios",
+     "number_ios with drawn sizes: a fixed count of randomly sized I/Os",
+     lambda o, f, a, b: _variable_bs(o) and _opt(o, "number_ios") is not None
+     and f.endswith("io_bytes")),
+    ("random-repeats-files",
+     "random offsets with repetition (norandommap, a distribution, percentage_random, "
+     "randX:N): the highest block written, so the size of a file that grows as written, "
+     "is RNG-dependent",
+     lambda o, f, a, b: f == "files" and _random_repeats(o) and _grows_as_written(o)
+     and sorted(a) == sorted(b)),
+    ("random-repeats-verify",
+     "verify with random offsets that repeat: a rewritten block is read back once, "
+     "so the read-back count is the number of distinct blocks, RNG-dependent",
+     lambda o, f, a, b: f.startswith("read.") and _random_repeats(o)
+     and _opt(o, "verify") is not None),
+    ("queued-sync-loops",
+     "fsync/fdatasync with libaio/io_uring and loops>1: fio counts writes as issued "
+     "and may sync once less at a loop's start (docs/fio-compat.md, fsync)",
+     lambda o, f, a, b: f == "sync.N" and _opt(o, "ioengine") in ("libaio", "io_uring")
+     and int(_opt(o, "loops") or 1) > 1 and abs(a - b) <= int(_opt(o, "loops")) - 1),
+]
+
+
+def compare(opts, fio, iolab):
+    """(class, differences): each difference {field, fio, iolab, explained}."""
+    fio_ok = fio["json"] is not None and not fio["timed_out"] and fio["rc"] >= 0
+    iol_ok = iolab["json"] is not None and not iolab["timed_out"] and iolab["rc"] >= 0
+    if not fio_ok and not iol_ok:
+        return "both-fail", []
+    if not fio_ok:
+        return "fio-fails-only", []
+    if not iol_ok:
+        return "iolab-fails-only", []
+    mixed = is_mixed(opts)
+    a, b = figures(fio, mixed), figures(iolab, mixed)
+    diffs = []
+    for field in a:
+        if a[field] != b.get(field):
+            why = next((name for name, _, pred in EXPLAINED
+                        if _safe(pred, opts, field, a[field], b.get(field))), None)
+            diffs.append({"field": field, "fio": a[field], "iolab": b.get(field),
+                          "explained": why})
+    if not diffs:
+        return "same", []
+    if all(d["explained"] for d in diffs):
+        return "differs-explained", diffs
+    return "differs", diffs
+
+
+def _safe(pred, *args):
+    try:
+        return bool(pred(*args))
+    except (TypeError, ValueError):
+        return False
+
+
+def norm_msg(msg):
+    msg = re.sub(r"0x[0-9a-fA-F]+", "0xN", msg)
+    msg = re.sub(r"\d+", "N", msg)
+    return msg.strip()[:160]
+
+
+def signature(cls, diffs, fio, iolab):
+    """What makes two cases the same kind of difference."""
+    if cls == "differs":
+        by = {d["field"]: d for d in diffs}
+        if "error" in by:
+            return f"error: fio {by['error']['fio']}, iolab {by['error']['iolab']}"
+        if "rc" in by:
+            return f"exit status: fio {by['rc']['fio']}, iolab {by['rc']['iolab']}"
+        return "fields: " + ", ".join(d["field"] for d in diffs if not d["explained"])
+    if cls == "iolab-fails-only":
+        return "iolab: " + norm_msg(iolab["stderr1"] or f"rc={iolab['rc']}")
+    if cls == "fio-fails-only":
+        return "fio: " + norm_msg(fio["stderr1"] or f"rc={fio['rc']}")
+    return cls
+
+
+class Runner:
+    def __init__(self, fio, iolab):
+        self.fio, self.iolab = fio, iolab
+
+    def run(self, opts):
+        args = to_args(opts) + ["--output-format=json"]
+        fio = run_tool([self.fio] + args)
+        iolab = run_tool([self.iolab, "run", "--no-store"] + args)
+        cls, diffs = compare(opts, fio, iolab)
+        return {"args": to_args(opts), "class": cls, "diffs": diffs,
+                "signature": signature(cls, diffs, fio, iolab),
+                "fio": {k: v for k, v in fio.items() if k != "json"},
+                "iolab": {k: v for k, v in iolab.items() if k != "json"}}
+
+
+UNEXPLAINED = ("differs", "fio-fails-only", "iolab-fails-only")
+
+
+def minimize(runner, opts, sig, budget_s=120):
+    """Drop options (and rw suffixes) one at a time while the case keeps the
+    same signature; randseed stays. Returns (opts, record of the last run)."""
+    t0 = time.monotonic()
+    best = list(opts)
+    best_rec = None
+    changed = True
+    while changed and time.monotonic() - t0 < budget_s:
+        changed = False
+        for i in range(len(best)):
+            if i >= len(best):
+                break
+            k, v = best[i]
+            if k == "randseed":
+                continue
+            tries = [best[:i] + best[i + 1:]]
+            if k == "rw" and ":" in str(v):
+                tries.insert(0, best[:i] + [(k, v.split(":")[0])] + best[i + 1:])
+            for cand in tries:
+                if time.monotonic() - t0 > budget_s:
+                    break
+                rec = runner.run(cand)
+                if rec["signature"] == sig:
+                    best, best_rec, changed = cand, rec, True
+                    break
+    if best_rec is None:
+        best_rec = runner.run(best)
+    return best, best_rec
+
+
+def describe(rec):
+    if rec["class"] in ("differs", "differs-explained"):
+        parts = []
+        for d in rec["diffs"]:
+            if rec["class"] == "differs" and d["explained"]:
+                continue
+            a, b = d["fio"], d["iolab"]
+            if d["field"] == "files":
+                ka, kb = set(a), set(b)
+                only_a = sorted(ka - kb)
+                only_b = sorted(kb - ka)
+                sz = [f"{n}: {a[n]} vs {b[n]}" for n in sorted(ka & kb) if a[n] != b[n]]
+                txt = "; ".join(filter(None, [
+                    "fio only " + ",".join(only_a) if only_a else "",
+                    "iolab only " + ",".join(only_b) if only_b else "", ", ".join(sz)]))
+                parts.append(f"files ({txt})")
+            else:
+                parts.append(f"{d['field']} {a} vs {b}")
+        return "; ".join(parts)
+    if rec["class"] == "iolab-fails-only":
+        return f"iolab rc={rec['iolab']['rc']}: {rec['iolab']['stderr1']}"
+    if rec["class"] == "fio-fails-only":
+        return f"fio rc={rec['fio']['rc']}: {rec['fio']['stderr1']}"
+    return ""
+
+
+def cmdline(args):
+    return " ".join(shlex.quote(a) for a in args)
+
+
+def md(s):
+    return str(s).replace("|", "\\|")
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cases", type=int, default=100)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--keep-going", action="store_true")
+    ap.add_argument("--only-diffs", action="store_true")
+    ap.add_argument("--out")
+    ap.add_argument("--max-time", type=float)
+    ap.add_argument("--iolab", default=os.path.join(ROOT, "target/release/iolab"))
+    ap.add_argument("--fio", default="fio")
+    ap.add_argument("--no-minimize", action="store_true")
+    ap.add_argument("--kinds", type=int, default=20, help="kinds to minimize and show")
+    ap.add_argument("--cmd", help="one command line to compare")
+    ap.add_argument("--report", metavar="FILE.jsonl",
+                    help="no new cases: the table (and minimizing) for the records of an --out file")
+    opt = ap.parse_args()
+
+    if not os.path.exists(opt.iolab):
+        if opt.iolab != os.path.join(ROOT, "target/release/iolab"):
+            sys.exit(f"no iolab at {opt.iolab}")
+        progress("building target/release/iolab")
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    runner = Runner(opt.fio, opt.iolab)
+
+    if opt.cmd:
+        opts = parse_args_line(shlex.split(opt.cmd))
+        rec = runner.run(opts)
+        print(json.dumps(rec, indent=1))
+        return 1 if rec["class"] in UNEXPLAINED else 0
+
+    t_start = time.monotonic()
+    if opt.report:
+        with open(opt.report) as f:
+            records = [json.loads(line) for line in f if line.strip()]
+        for r in records:  # the signature as this version of the script makes it
+            r["signature"] = signature(r["class"], r["diffs"], r["fio"], r["iolab"])
+        return report(opt, runner, records, t_start)
+    out = open(opt.out, "w") if opt.out else None
+    records = []
+    stop = False
+
+    def one(i):
+        rng = random.Random(f"{opt.seed}:{i}")
+        opts = draw_case(rng)
+        rec = runner.run(opts)
+        rec["case"] = i
+        rec["seed"] = opt.seed
+        rec["features"] = sorted(features(opts))
+        return rec
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opt.jobs)) as ex:
+        pending = set()
+        nxt = 0
+        while pending or (nxt < opt.cases and not stop):
+            while (not stop and nxt < opt.cases and len(pending) < max(1, opt.jobs)
+                   and not (opt.max_time and time.monotonic() - t_start > opt.max_time)):
+                pending.add(ex.submit(one, nxt))
+                nxt += 1
+            if not pending:
+                break
+            done, pending = concurrent.futures.wait(
+                pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in done:
+                rec = fut.result()
+                records.append(rec)
+                if rec["class"] in UNEXPLAINED and not opt.keep_going:
+                    stop = True
+                if opt.only_diffs and rec["class"] == "same":
+                    continue
+                if out:
+                    out.write(json.dumps(rec, sort_keys=True) + "\n")
+                    out.flush()
+                el = time.monotonic() - t_start
+                line = f"[{len(records)}/{opt.cases} {el:.0f}s] case {rec['case']}: {rec['class']}"
+                if rec["class"] != "same":
+                    line += f" ({describe(rec)[:200]})"
+                progress(line)
+    if out:
+        out.close()
+    return report(opt, runner, records, t_start)
+
+
+def report(opt, runner, records, t_start):
+    records.sort(key=lambda r: r["case"])
+    elapsed = time.monotonic() - t_start
+
+    classes = ["same", "differs-explained", "differs", "fio-fails-only",
+               "iolab-fails-only", "both-fail"]
+    counts = {c: sum(1 for r in records if r["class"] == c) for c in classes}
+    seeds = sorted({r.get("seed") for r in records}, key=str)
+    print(f"## fio_diff: seed {', '.join(map(str, seeds))}, {len(records)} cases, "
+          f"{elapsed:.0f} s\n")
+    print("| class | cases |\n|---|---|")
+    for c in classes:
+        print(f"| {c} | {counts[c]} |")
+
+    expl = {}
+    for r in records:
+        for d in r["diffs"]:
+            if d["explained"]:
+                expl[d["explained"]] = expl.get(d["explained"], 0) + 1
+    if expl:
+        print("\nExplained differences (fields), by rule:\n")
+        print("| rule | fields | why |\n|---|---|---|")
+        for name, doc, _ in EXPLAINED:
+            if name in expl:
+                print(f"| {name} | {expl[name]} | {md(doc)} |")
+
+    # kinds: by signature, then by the options of a minimized representative
+    groups = {}
+    for r in records:
+        if r["class"] in UNEXPLAINED or r["class"] == "both-fail":
+            groups.setdefault((r["class"], r["signature"]), []).append(r)
+    kinds = []
+    for (cls, sig), rs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        rep = min(rs, key=lambda r: (len(r["args"]), r["case"]))
+        kinds.append({"class": cls, "signature": sig, "rep": rep, "cases": rs,
+                      "covered": rs, "min": None,
+                      "pending": not (opt.no_minimize or cls == "both-fail")})
+    shown = []
+    queue = list(kinds)
+    while queue and len(shown) < opt.kinds:
+        kind = queue.pop(0)
+        if kind.get("pending"):
+            rep = kind["rep"]
+            opts = parse_args_line(rep["args"])
+            progress(f"minimizing {kind['class']} [{kind['signature'][:80]}] case {rep['case']}")
+            mopts, mrec = minimize(runner, opts, kind["signature"])
+            if mrec["signature"] != kind["signature"]:
+                mopts, mrec = opts, rep  # did not reproduce: keep the original
+                kind["flaky"] = True
+            kind["min"] = mrec
+            need = features(mopts)
+            covered = [r for r in kind["cases"] if need <= set(r["features"])] or [rep]
+            rest = [r for r in kind["cases"] if r not in covered]
+            kind["covered"] = covered
+            kind["features"] = sorted(need)
+            if rest and sum(1 for k in kinds if k["signature"] == kind["signature"]) < 4:
+                nk = {"class": kind["class"], "signature": kind["signature"],
+                      "rep": min(rest, key=lambda r: (len(r["args"]), r["case"])),
+                      "cases": rest, "pending": True}
+                kinds.append(nk)
+                queue.append(nk)
+        shown.append(kind)
+    shown.sort(key=lambda k: -len(k["covered"] or []))
+
+    if shown:
+        print("\n### Kinds of differences\n")
+        print("| # | class | what differs | cases | options present |\n|---|---|---|---|---|")
+        for n, k in enumerate(shown, 1):
+            feats = ", ".join(k.get("features") or sorted(
+                set.intersection(*[set(r["features"]) for r in k["covered"]]))) or "-"
+            print(f"| {n} | {k['class']} | {md(k['signature'])} | {len(k['covered'])} "
+                  f"| {md(feats)} |")
+        print("\nReproducing command lines (`fio ARGS --output-format=json` vs "
+              "`iolab run --no-store ARGS --output-format=json`, each in an empty directory):\n")
+        for n, k in enumerate(shown, 1):
+            rec = k["min"] or k["rep"]
+            flaky = " (did not reproduce when minimizing)" if k.get("flaky") else ""
+            print(f"{n}. `{cmdline(rec['args'])}`{flaky}  \n   {md(describe(rec))}")
+    bad = sum(counts[c] for c in UNEXPLAINED)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
