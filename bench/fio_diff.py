@@ -414,53 +414,69 @@ def _grows_as_written(opts):
             and str(_opt(opts, "fallocate")) in ("none", "0", "keep"))
 
 
-# (name, documentation, predicate(opts, field, fio_value, iolab_value))
+def _same_nonzero(A, B, field):
+    return field in A and A[field] == B.get(field) and A[field] > 0
+
+
+# (name, why, predicate(opts, field, fio's figures, iolab's figures)); each
+# rule needs the figures that do not depend on the RNG to agree
 EXPLAINED = [
     ("variable-bs-counts",
-     "bsrange/bssplit (and per-direction bs in a mix): each tool draws the sizes "
-     "with its own RNG, so I/O counts (and syncs every N writes) differ "
-     "(docs/fio-compat.md, Differences: 'I/O counts differ slightly ... io_bytes is the same')",
-     lambda o, f, a, b: _variable_bs(o) and (f.endswith("total_ios") or f == "sync.N")),
+     "bsrange/bssplit (and per-direction bs in a mix): each tool draws the sizes with "
+     "its own RNG, so with the same bytes the I/O counts (and the syncs every N "
+     "writes) differ (docs/fio-compat.md, Differences: 'I/O counts differ slightly')",
+     lambda o, f, A, B: _variable_bs(o) and (
+         (f.endswith("total_ios") and _same_nonzero(A, B, f.replace("total_ios", "io_bytes")))
+         or (f == "sync.N" and _same_nonzero(A, B, "write.io_bytes")))),
     ("variable-bs-number_ios",
-     "number_ios with drawn sizes: a fixed count of randomly sized I/Os",
-     lambda o, f, a, b: _variable_bs(o) and _opt(o, "number_ios") is not None
-     and f.endswith("io_bytes")),
+     "number_ios with drawn sizes: the same count of randomly sized I/Os",
+     lambda o, f, A, B: _variable_bs(o) and _opt(o, "number_ios") is not None
+     and f.endswith("io_bytes") and _same_nonzero(A, B, f.replace("io_bytes", "total_ios"))),
     ("random-repeats-files",
      "random offsets with repetition (norandommap, a distribution, percentage_random, "
      "randX:N): the highest block written, so the size of a file that grows as written, "
      "is RNG-dependent",
-     lambda o, f, a, b: f == "files" and _random_repeats(o) and _grows_as_written(o)
-     and sorted(a) == sorted(b)),
+     lambda o, f, A, B: f == "files" and _random_repeats(o) and _grows_as_written(o)
+     and sorted(A[f]) == sorted(B[f])),
     ("random-repeats-verify",
      "verify with random offsets that repeat: a rewritten block is read back once, "
-     "so the read-back count is the number of distinct blocks, RNG-dependent",
-     lambda o, f, a, b: f.startswith("read.") and _random_repeats(o)
-     and _opt(o, "verify") is not None),
+     "so the read-back is the distinct blocks written, RNG-dependent",
+     lambda o, f, A, B: f.startswith("read.") and _random_repeats(o)
+     and _opt(o, "verify") is not None and _same_nonzero(A, B, "write.io_bytes")
+     and 0 < A[f] <= A[f.replace("read.", "write.")]
+     and 0 < B[f] <= B[f.replace("read.", "write.")]),
     ("queued-sync-loops",
      "fsync/fdatasync with libaio/io_uring and loops>1: fio counts writes as issued "
      "and may sync once less at a loop's start (docs/fio-compat.md, fsync)",
-     lambda o, f, a, b: f == "sync.N" and _opt(o, "ioengine") in ("libaio", "io_uring")
-     and int(_opt(o, "loops") or 1) > 1 and abs(a - b) <= int(_opt(o, "loops")) - 1),
+     lambda o, f, A, B: f == "sync.N" and _opt(o, "ioengine") in ("libaio", "io_uring")
+     and int(_opt(o, "loops") or 1) > 1 and abs(A[f] - B[f]) <= int(_opt(o, "loops")) - 1),
 ]
 
 
 def compare(opts, fio, iolab):
-    """(class, differences): each difference {field, fio, iolab, explained}."""
+    """(class, differences, figures): each difference {field, fio, iolab,
+    explained}; figures {fio, iolab} when both tools printed JSON."""
     fio_ok = fio["json"] is not None and not fio["timed_out"] and fio["rc"] >= 0
     iol_ok = iolab["json"] is not None and not iolab["timed_out"] and iolab["rc"] >= 0
     if not fio_ok and not iol_ok:
-        return "both-fail", []
+        return "both-fail", [], None
     if not fio_ok:
-        return "fio-fails-only", []
+        return "fio-fails-only", [], None
     if not iol_ok:
-        return "iolab-fails-only", []
+        return "iolab-fails-only", [], None
     mixed = is_mixed(opts)
-    a, b = figures(fio, mixed), figures(iolab, mixed)
+    figs = {"fio": figures(fio, mixed), "iolab": figures(iolab, mixed)}
+    cls, diffs = compare_figures(opts, figs)
+    return cls, diffs, figs
+
+
+def compare_figures(opts, figs):
+    a, b = figs["fio"], figs["iolab"]
     diffs = []
     for field in a:
         if a[field] != b.get(field):
             why = next((name for name, _, pred in EXPLAINED
-                        if _safe(pred, opts, field, a[field], b.get(field))), None)
+                        if _safe(pred, opts, field, a, b)), None)
             diffs.append({"field": field, "fio": a[field], "iolab": b.get(field),
                           "explained": why})
     if not diffs:
@@ -473,7 +489,7 @@ def compare(opts, fio, iolab):
 def _safe(pred, *args):
     try:
         return bool(pred(*args))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, KeyError):
         return False
 
 
@@ -507,8 +523,8 @@ class Runner:
         args = to_args(opts) + ["--output-format=json"]
         fio = run_tool([self.fio] + args)
         iolab = run_tool([self.iolab, "run", "--no-store"] + args)
-        cls, diffs = compare(opts, fio, iolab)
-        return {"args": to_args(opts), "class": cls, "diffs": diffs,
+        cls, diffs, figs = compare(opts, fio, iolab)
+        return {"args": to_args(opts), "class": cls, "diffs": diffs, "figures": figs,
                 "signature": signature(cls, diffs, fio, iolab),
                 "fio": {k: v for k, v in fio.items() if k != "json"},
                 "iolab": {k: v for k, v in iolab.items() if k != "json"}}
@@ -517,7 +533,7 @@ class Runner:
 UNEXPLAINED = ("differs", "fio-fails-only", "iolab-fails-only")
 
 
-def minimize(runner, opts, sig, budget_s=120):
+def minimize(runner, opts, sig, budget_s=60):
     """Drop options (and rw suffixes) one at a time while the case keeps the
     same signature; randseed stays. Returns (opts, record of the last run)."""
     t0 = time.monotonic()
@@ -618,7 +634,10 @@ def main():
     if opt.report:
         with open(opt.report) as f:
             records = [json.loads(line) for line in f if line.strip()]
-        for r in records:  # the signature as this version of the script makes it
+        for r in records:  # classified as this version of the script does
+            if r.get("figures"):
+                r["class"], r["diffs"] = compare_figures(parse_args_line(r["args"]),
+                                                         r["figures"])
             r["signature"] = signature(r["class"], r["diffs"], r["fio"], r["iolab"])
         return report(opt, runner, records, t_start)
     out = open(opt.out, "w") if opt.out else None

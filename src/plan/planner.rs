@@ -203,26 +203,6 @@ impl Planner {
         std::mem::take(&mut self.pass_pending) && self.roll_over()
     }
 
-    /// True when the sequence ended before the job's bytes were all issued
-    /// (`size` per loop, or `io_size`): the last block did not fit, or the
-    /// random map ran out. fio's loop then asks for one more I/O, and a
-    /// sync due after the last write is still issued (the etcd test's
-    /// 10029th fdatasync). False for a runtime-bound job or at `number_ios`.
-    pub fn ended_short(&self) -> bool {
-        if self.p.number_ios.is_some_and(|n| self.issued >= n) {
-            return false;
-        }
-        let limit = match (self.p.access.bytes_limit, self.p.loops) {
-            (Some(l), _) => l,
-            (None, Some(loops)) => {
-                let size: u64 = self.p.regions.iter().map(|r| r.len).sum();
-                size.saturating_mul(loops)
-            }
-            (None, None) => return false,
-        };
-        self.bytes < limit
-    }
-
     /// Starts the next loop over the regions; false when there is none.
     fn roll_over(&mut self) -> bool {
         self.loop_index += 1;
@@ -234,32 +214,6 @@ impl Planner {
             self.loop_starts.push_back(self.issued);
         }
         !self.files.iter().all(|f| f.finished)
-    }
-
-    /// True when the sequence is `loops` passes (not `time_based`).
-    pub fn counts_loops(&self) -> bool {
-        self.p.loops.is_some()
-    }
-
-    /// Remembers where each new loop begins (fio forgets its last sync
-    /// there): see [`Planner::loop_starts_at`].
-    pub fn mark_loops(&mut self) {
-        self.mark_loops = true;
-    }
-
-    /// True once, when `done` I/Os are exactly those before a loop that
-    /// began (of a `loops` job; not a `time_based` one). Marks already
-    /// passed are dropped (a pass that pauses begins its loop only once
-    /// its last I/O is done: the runner tells the syncs itself).
-    pub fn loop_starts_at(&mut self, done: u64) -> bool {
-        while self.loop_starts.front().is_some_and(|&s| s < done) {
-            self.loop_starts.pop_front();
-        }
-        if self.loop_starts.front() == Some(&done) {
-            self.loop_starts.pop_front();
-            return true;
-        }
-        false
     }
 
     fn refill(&mut self) {
@@ -510,6 +464,9 @@ impl Planner {
         }
     }
 }
+
+#[path = "planner_loops.rs"]
+mod loops;
 
 #[cfg(test)]
 #[path = "planner_tests.rs"]

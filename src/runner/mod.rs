@@ -9,11 +9,11 @@
 //!    together and joined;
 //! 5. [`result`]: what they measured, per clone and repetition.
 
-mod allocate;
 pub mod buffer;
 pub mod cache;
 pub mod control;
 mod ctx;
+mod filling;
 pub mod flow;
 pub mod iolog;
 pub mod iomem;
@@ -34,6 +34,7 @@ pub mod series;
 pub mod steady;
 pub mod stop;
 pub mod summary;
+mod sync_loop;
 mod syncs;
 pub mod verifier;
 pub mod verify;

@@ -5,18 +5,16 @@
 //! every file is checked and the free space is known to suffice; a layout
 //! that fails removes what it made.
 
-use super::allocate::allocate;
+use super::filling::{allocate, fill};
 use super::stop::StopFlag;
 use crate::error::{Error, Result};
 use crate::job::JobError;
 use crate::job::groups::files::Allocate;
 use crate::sys::fs::{FileId, free_space, kind_of, open_file};
-use rand_core::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::os::fd::{AsFd, AsRawFd};
-use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Extended attribute iolab puts on files it lays out.
@@ -466,31 +464,6 @@ fn create(path: &Path, (len, space): (u64, Option<Allocate>), stop: &StopFlag) -
         return Err(e);
     }
     Ok(id)
-}
-
-/// Writes random non-zero bytes into `[from, to)` and syncs them.
-fn fill(file: &File, path: &Path, from: u64, to: u64, stop: &StopFlag) -> Result<()> {
-    const CHUNK: usize = 1 << 20;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(from ^ 0x10_1ab);
-    let mut buf = vec![0u8; CHUNK];
-    let mut off = from;
-    while off < to {
-        if stop.is_set() {
-            return Err(stop.interrupted());
-        }
-        for w in buf.chunks_exact_mut(8) {
-            // Set the low bit of every byte so no byte is zero.
-            let v = rng.next_u64() | 0x0101_0101_0101_0101;
-            w.copy_from_slice(&v.to_le_bytes());
-        }
-        let n = ((to - off) as usize).min(CHUNK);
-        file.write_all_at(&buf[..n], off)
-            .map_err(|e| Error::io(format!("cannot lay out {}", path.display()), e))?;
-        off += n as u64;
-    }
-    file.sync_data()
-        .map_err(|e| Error::io(format!("cannot sync {}", path.display()), e))?;
-    Ok(())
 }
 
 /// Size of the open block device `f` in bytes.

@@ -1,6 +1,6 @@
 //! One clone's thread: take over its files into a descriptor table of its
 //! own, build and attach its engine, say it is ready, wait for the start,
-//! run the timed loop (the one-at-a-time loop here for synchronous engines,
+//! run the timed loop ([`super::sync_loop`] for synchronous engines,
 //! [`super::queued`] for engines with I/Os in flight) and return what it
 //! measured. Nothing here prints or allocates per I/O.
 
@@ -8,14 +8,14 @@ use super::ctx::{Ctx, Fresh};
 use super::iolog::IoLogWriter;
 use super::iomem::IoBuf;
 use super::lookahead::Lookahead;
-use super::pace::Step;
 use super::result::Totals;
 use super::series::{DirRecorders, Ticker};
 use super::stop::StopFlag;
-use crate::engine::{Attach, Driver, Engine, EngineConfig, EngineError, Queued};
+use super::sync_loop::sync_loop;
+use crate::engine::{Attach, Driver, Engine, EngineConfig, EngineError};
 use crate::metrics::clock::now_ns;
 use crate::metrics::{CpuUsage, Recorder};
-use crate::plan::{IoUnit, Planner};
+use crate::plan::Planner;
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::path::PathBuf;
@@ -76,7 +76,7 @@ pub struct Worker {
     pub continue_on: u8,
     /// Every I/O timed; false under fio's `gtod_reduce` (no latency
     /// figures asked for): a synchronous loop then reads the clock only
-    /// every [`UNTIMED_CLOCK_EVERY`] I/Os, for its deadlines.
+    /// every [`super::sync_loop::UNTIMED_CLOCK_EVERY`] I/Os, for its deadlines.
     pub timed: bool,
 }
 
@@ -367,153 +367,4 @@ fn attach<E: Engine>(
         bufs: &iov,
         writes,
     })
-}
-
-/// How often the synchronous loop looks at the stop flag.
-const STOP_POLL_NS: u64 = 5_000_000;
-
-/// One I/O at a time: time it, record it. Returns true if stopped.
-fn sync_loop<E: Engine>(
-    cx: &mut Ctx,
-    engine: &mut E,
-    buf: &mut [u8],
-    stop: &StopFlag,
-    timed: bool,
-) -> bool {
-    match (cx.io_log.is_some(), cx.pace.is_some(), timed) {
-        (false, false, true) => sync_loop_with::<E, false, false, true>(cx, engine, buf, stop),
-        (false, false, false) => sync_loop_with::<E, false, false, false>(cx, engine, buf, stop),
-        (true, false, _) => sync_loop_with::<E, true, false, true>(cx, engine, buf, stop),
-        (false, true, _) => sync_loop_with::<E, false, true, true>(cx, engine, buf, stop),
-        (true, true, _) => sync_loop_with::<E, true, true, true>(cx, engine, buf, stop),
-    }
-}
-
-/// How many I/Os an untimed loop (`gtod_reduce`) does between clock reads.
-const UNTIMED_CLOCK_EVERY: u32 = 64;
-
-/// The loop, compiled with and without the per-I/O log and the pacing
-/// step so the common case pays nothing for them. The stop flag is polled
-/// with the interval events (at least every [`STOP_POLL_NS`]), not per I/O.
-fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: bool>(
-    cx: &mut Ctx,
-    engine: &mut E,
-    buf: &mut [u8],
-    stop: &StopFlag,
-) -> bool {
-    let mut poll = now_ns() + STOP_POLL_NS;
-    let mut next = cx.next_event.min(poll);
-    let mut io = IoUnit::default();
-    // Untimed: the clock as last read, and I/Os until the next reading.
-    let (mut clock, mut until_read) = (now_ns(), UNTIMED_CLOCK_EVERY);
-    loop {
-        if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
-            if cx.next_pass() {
-                continue;
-            }
-            return false;
-        }
-        if cx.past_state(&io) {
-            return false;
-        }
-        if cx.syncs.pending.is_some() && !cx.sync_due() {
-            return false;
-        }
-        if PACE {
-            match cx.pace_wait(&mut io.write, stop) {
-                Step::On | Step::Reset => {}
-                Step::Stopped => return true,
-                Step::End => return false,
-            }
-        }
-        let fd = cx.fds[io.file as usize];
-        if io.write {
-            cx.before_write(0, io, buf);
-        }
-        let t0 = if TIMED { now_ns() } else { clock };
-        let res = engine.issue(0, fd, io, buf);
-        let t1 = if TIMED {
-            now_ns()
-        } else {
-            until_read -= 1;
-            if until_read == 0 {
-                (clock, until_read) = (now_ns(), UNTIMED_CLOCK_EVERY);
-            }
-            clock
-        };
-        match res {
-            Ok(Queued::Done(n)) if n == io.len as usize => {}
-            Ok(Queued::Done(n)) => {
-                cx.io_error(io, Ok(n));
-                return false;
-            }
-            Ok(Queued::Pending | Queued::Busy) => {
-                unreachable!("a synchronous engine queued an I/O")
-            }
-            Err(e) => match cx.io_error(io, Err(e)) {
-                true => continue,
-                false => return false,
-            },
-        }
-        let d = &mut cx.recs[io.ddir() as usize];
-        d.lat.record(if TIMED { t1 - t0 } else { 0 });
-        d.bytes += io.len as u64;
-        let checked = if io.write {
-            cx.after_write(io.file) && cx.write_done(0, io)
-        } else {
-            cx.after_other();
-            io.trim || cx.read_done(io, buf)
-        };
-        if !checked {
-            return false;
-        }
-        if LOG {
-            cx.log_io(io, t1, t1 - t0, t1 - t0, 0);
-        }
-        if PACE {
-            match pace_after(cx, io, t1 - t0, t1, stop) {
-                Step::On | Step::Reset => {}
-                Step::Stopped => return true,
-                Step::End => return false,
-            }
-            // A think time may have passed the deadline or an interval.
-            let now = now_ns();
-            if now >= cx.next_event && cx.event(now) {
-                return false;
-            }
-            next = cx.next_event.min(poll);
-        }
-        if t1 >= next {
-            if stop.is_set() {
-                return true;
-            }
-            if t1 >= cx.next_event && cx.event(t1) {
-                return false;
-            }
-            poll = t1 + STOP_POLL_NS;
-            next = cx.next_event.min(poll);
-        }
-    }
-}
-
-/// The pacing after one synchronous I/O: rate bookkeeping, checks, and a
-/// think time when one is due.
-fn pace_after(cx: &mut Ctx, io: IoUnit, lat: u64, now: u64, stop: &StopFlag) -> Step {
-    if let Some(p) = &mut cx.pace {
-        p.issued(io.write, io.len);
-    }
-    let step = cx.pace_done(io, lat, now);
-    if step != Step::On {
-        return step;
-    }
-    match &mut cx.pace {
-        Some(p) => {
-            if p.think_due() {
-                p.think(io.write, stop)
-            } else {
-                Step::On
-            }
-        }
-        None => Step::On,
-    }
 }

@@ -1,0 +1,54 @@
+//! The planner's account of its loops, for what fio does at their ends:
+//! where each loop begins (a sync due there goes out twice) and whether the
+//! sequence ended before its bytes were all issued (a sync due after the
+//! last write still goes out).
+
+use super::Planner;
+
+impl Planner {
+    /// True when the sequence ended before the job's bytes were all issued
+    /// (`size` per loop, or `io_size`): the last block did not fit, or the
+    /// random map ran out. fio's loop then asks for one more I/O, and a
+    /// sync due after the last write is still issued (the etcd test's
+    /// 10029th fdatasync). False for a runtime-bound job or at `number_ios`.
+    pub fn ended_short(&self) -> bool {
+        if self.p.number_ios.is_some_and(|n| self.issued >= n) {
+            return false;
+        }
+        let limit = match (self.p.access.bytes_limit, self.p.loops) {
+            (Some(l), _) => l,
+            (None, Some(loops)) => {
+                let size: u64 = self.p.regions.iter().map(|r| r.len).sum();
+                size.saturating_mul(loops)
+            }
+            (None, None) => return false,
+        };
+        self.bytes < limit
+    }
+
+    /// True when the sequence is `loops` passes (not `time_based`).
+    pub fn counts_loops(&self) -> bool {
+        self.p.loops.is_some()
+    }
+
+    /// Remembers where each new loop begins (fio forgets its last sync
+    /// there): see [`Planner::loop_starts_at`].
+    pub fn mark_loops(&mut self) {
+        self.mark_loops = true;
+    }
+
+    /// True once, when `done` I/Os are exactly those before a loop that
+    /// began (of a `loops` job; not a `time_based` one). Marks already
+    /// passed are dropped (a pass that pauses begins its loop only once
+    /// its last I/O is done: the runner tells the syncs itself).
+    pub fn loop_starts_at(&mut self, done: u64) -> bool {
+        while self.loop_starts.front().is_some_and(|&s| s < done) {
+            self.loop_starts.pop_front();
+        }
+        if self.loop_starts.front() == Some(&done) {
+            self.loop_starts.pop_front();
+            return true;
+        }
+        false
+    }
+}
