@@ -27,13 +27,7 @@ fn files_in(dir: &Path) -> Vec<(String, u64)> {
 /// Runs `args` under `tool` in a fresh directory; its JSON and its files.
 fn in_fresh_dir(tool: &str, args: &[&str]) -> (Value, Vec<(String, u64)>) {
     let d = scratch();
-    let mut cmd = if tool == "fio" {
-        Command::new("fio")
-    } else {
-        let mut c = bin();
-        c.args(["run", "--no-store"]);
-        c
-    };
+    let mut cmd = fio_or_iolab(tool);
     cmd.current_dir(d.path())
         .args(args)
         .arg("--output-format=json");

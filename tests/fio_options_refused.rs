@@ -6,19 +6,12 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::process::Command;
 
 /// `tool` run in a fresh directory on file `f` (1 MiB, 4k blocks) with
 /// `args`: (exit code, JSON, stderr).
 fn run(tool: &str, args: &[&str]) -> (i32, Value, String) {
     let d = scratch();
-    let mut cmd = if tool == "fio" {
-        Command::new("fio")
-    } else {
-        let mut c = bin();
-        c.args(["run", "--no-store"]);
-        c
-    };
+    let mut cmd = fio_or_iolab(tool);
     cmd.current_dir(d.path())
         .args(["--name=j", "--filename=f", "--size=1m", "--bs=4k"])
         .args(args)

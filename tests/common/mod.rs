@@ -41,6 +41,18 @@ pub fn bin() -> std::process::Command {
     c
 }
 
+/// `fio`, or `iolab run --no-store` (any other `tool`): the same fio
+/// command line follows under either.
+pub fn fio_or_iolab(tool: &str) -> std::process::Command {
+    if tool == "fio" {
+        std::process::Command::new("fio")
+    } else {
+        let mut c = bin();
+        c.args(["run", "--no-store"]);
+        c
+    }
+}
+
 /// The iolab binary storing into its own database `db`.
 pub fn with_db(db: &Path) -> std::process::Command {
     let mut c = bin();
