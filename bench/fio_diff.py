@@ -309,19 +309,54 @@ def features(opts):
 
 # ---------------------------------------------------------------- running
 
+def tagged_pids(tag):
+    """Processes whose environment holds FIO_DIFF_TAG=tag: the tool started
+    for one run and every process it forked (fio's job processes call
+    setsid(), so they leave the process group, and outlive a killed parent)."""
+    want = f"FIO_DIFF_TAG={tag}".encode()
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if want in f.read().split(b"\0"):
+                    pids.append(int(name))
+        except OSError:
+            pass
+    return pids
+
+
+def kill_tagged(tag):
+    for pid in tagged_pids(tag):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def run_tool(argv, timeout=TIMEOUT):
     d = tempfile.mkdtemp(prefix="fio_diff.")
+    tag = os.path.basename(d)
+    env = dict(os.environ, FIO_DIFF_TAG=tag)
     t0 = time.monotonic()
     try:
         p = subprocess.Popen(argv, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
+                             stdin=subprocess.DEVNULL, start_new_session=True, env=env)
         timed_out = False
         try:
             out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(p.pid, signal.SIGKILL)
-            out, err = p.communicate()
+            kill_tagged(tag)
+            try:
+                out, err = p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:  # a pipe still held open
+                kill_tagged(tag)
+                p.kill()
+                out, err = b"", b""
+                p.wait()
+        kill_tagged(tag)  # a forked process left behind by a tool that exited
         secs = time.monotonic() - t0
         files = {}
         for base, _, names in os.walk(d):
@@ -385,9 +420,10 @@ def is_mixed(opts):
 # ------------------------------------------------------- explained differences
 
 def _opt(opts, key):
+    """The option's value ("" for a bare flag), None when it is not given."""
     for k, v in opts:
         if k == key:
-            return v
+            return "" if v is None else v
     return None
 
 
@@ -509,20 +545,30 @@ def signature(cls, diffs, fio, iolab):
             return f"exit status: fio {by['rc']['fio']}, iolab {by['rc']['iolab']}"
         return "fields: " + ", ".join(d["field"] for d in diffs if not d["explained"])
     if cls == "iolab-fails-only":
-        return "iolab: " + norm_msg(iolab["stderr1"] or f"rc={iolab['rc']}")
+        return "iolab: " + failure(iolab)
     if cls == "fio-fails-only":
-        return "fio: " + norm_msg(fio["stderr1"] or f"rc={fio['rc']}")
+        return "fio: " + failure(fio)
+    if cls == "both-fail":
+        return f"both: fio {failure(fio)}; iolab {failure(iolab)}"
     return cls
 
 
+def failure(res):
+    if res["timed_out"]:
+        return "timed out"
+    if res["rc"] < 0:
+        return f"killed by signal {-res['rc']}"
+    return norm_msg(res["stderr1"] or f"rc={res['rc']}")
+
+
 class Runner:
-    def __init__(self, fio, iolab):
-        self.fio, self.iolab = fio, iolab
+    def __init__(self, fio, iolab, timeout=TIMEOUT):
+        self.fio, self.iolab, self.timeout = fio, iolab, timeout
 
     def run(self, opts):
         args = to_args(opts) + ["--output-format=json"]
-        fio = run_tool([self.fio] + args)
-        iolab = run_tool([self.iolab, "run", "--no-store"] + args)
+        fio = run_tool([self.fio] + args, self.timeout)
+        iolab = run_tool([self.iolab, "run", "--no-store"] + args, self.timeout)
         cls, diffs, figs = compare(opts, fio, iolab)
         return {"args": to_args(opts), "class": cls, "diffs": diffs, "figures": figs,
                 "signature": signature(cls, diffs, fio, iolab),
@@ -535,7 +581,9 @@ UNEXPLAINED = ("differs", "fio-fails-only", "iolab-fails-only")
 
 def minimize(runner, opts, sig, budget_s=60):
     """Drop options (and rw suffixes) one at a time while the case keeps the
-    same signature; randseed stays. Returns (opts, record of the last run)."""
+    same signature; randseed stays. Returns (opts, record of the last run).
+    A case runs well under a second: 10 s is a hang here."""
+    runner = Runner(runner.fio, runner.iolab, timeout=10)
     t0 = time.monotonic()
     best = list(opts)
     best_rec = None
@@ -582,10 +630,17 @@ def describe(rec):
             else:
                 parts.append(f"{d['field']} {a} vs {b}")
         return "; ".join(parts)
+    def fail(name):
+        res = rec[name]
+        if res["timed_out"]:
+            return f"{name} timed out ({res['secs']:.0f} s)"
+        return f"{name} rc={res['rc']}: {res['stderr1']}"
     if rec["class"] == "iolab-fails-only":
-        return f"iolab rc={rec['iolab']['rc']}: {rec['iolab']['stderr1']}"
+        return fail("iolab")
     if rec["class"] == "fio-fails-only":
-        return f"fio rc={rec['fio']['rc']}: {rec['fio']['stderr1']}"
+        return fail("fio")
+    if rec["class"] == "both-fail":
+        return fail("fio") + "; " + fail("iolab")
     return ""
 
 

@@ -125,6 +125,13 @@ impl Layout {
         self.method.header_size()
     }
 
+    /// The length every header of a block of `len` bytes records: the
+    /// interval, or the block when it is shorter (fio's `get_hdr_inc`),
+    /// the block's short tail included.
+    fn hdr_inc(&self, len: u32) -> usize {
+        self.interval.min(len as usize)
+    }
+
     /// Fills `buf[..io.len]` for the write `io`: data, then a header and
     /// checksum every interval.
     pub fn fill(&self, buf: &mut [u8], io: &IoUnit, s: Stamp) {
@@ -137,11 +144,17 @@ impl Layout {
             return;
         }
         let hs = self.header_size();
+        let len = self.hdr_inc(io.len);
         for (k, chunk) in buf.chunks_mut(self.interval).enumerate() {
+            if chunk.len() < hs {
+                // A tail shorter than a header (`bsrange` sizes that are no
+                // multiple of the interval) carries none.
+                continue;
+            }
             let h = &mut chunk[..HEADER_LEN];
             h[0..2].copy_from_slice(&MAGIC.to_le_bytes());
             h[2..4].copy_from_slice(&self.method.fio_type().to_le_bytes());
-            h[4..8].copy_from_slice(&(self.interval as u32).to_le_bytes());
+            h[4..8].copy_from_slice(&(len as u32).to_le_bytes());
             h[8..16].copy_from_slice(&s.seed.to_le_bytes());
             let off = io.offset + (k * self.interval) as u64;
             h[16..24].copy_from_slice(&off.to_le_bytes());
@@ -170,7 +183,12 @@ impl Layout {
     ) -> Result<(), Box<Mismatch>> {
         let buf = &mut buf[..io.len as usize];
         let mut first = Ok(());
+        let hs = self.header_size();
+        let want_len = self.hdr_inc(io.len);
         for (k, chunk) in buf.chunks_mut(self.interval).enumerate() {
+            if chunk.len() < hs && self.method != Method::Pattern {
+                continue;
+            }
             let at = io.offset + (k * self.interval) as u64;
             let fail = |check: &str, problem: &str, expected: String, found: String| {
                 Box::new(Mismatch {
@@ -186,7 +204,7 @@ impl Layout {
                 })
             };
             let place = (io.offset, k * self.interval);
-            let r = self.check_interval(chunk, place, numberio, fail);
+            let r = self.check_interval(chunk, (place, want_len), numberio, fail);
             if let Err(e) = r {
                 // fio: a bad header ends the block; a bad sum too with
                 // verify_fatal.
@@ -206,7 +224,7 @@ impl Layout {
     fn check_interval(
         &self,
         chunk: &mut [u8],
-        place: (u64, usize),
+        (place, want_len): ((u64, usize), usize),
         numberio: Option<u64>,
         fail: impl Fn(&str, &str, String, String) -> Box<Mismatch>,
     ) -> Result<(), Box<Mismatch>> {
@@ -231,8 +249,8 @@ impl Layout {
                 hex(u16_at(0).into()),
             ));
         }
-        if u32_at(4) as usize != chunk.len() {
-            let (want, got) = (chunk.len().to_string(), u32_at(4).to_string());
+        if u32_at(4) as usize != want_len {
+            let (want, got) = (want_len.to_string(), u32_at(4).to_string());
             return Err(fail("header", "bad header length", want, got));
         }
         if u64_at(16) != at {
