@@ -25,9 +25,8 @@ pub struct OpStats {
     pub slat: LatencyHistogram,
     /// Bytes transferred.
     pub bytes: u64,
-    /// fio's runtime of this direction in ns: the passes that issued it,
-    /// and for reads the verify phases; `None` (runs stored before it):
-    /// the whole runtime.
+    /// fio's runtime of this direction in ns (the passes that issued it; for
+    /// reads also the verify phases); `None` in older runs: the whole one.
     #[serde(default)]
     pub busy_ns: Option<u64>,
 }
@@ -194,18 +193,12 @@ impl Totals {
 
     /// Bytes per second of one direction over its runtime ([`Self::dir_ns`]).
     pub fn bw_bytes(&self, s: &OpStats) -> f64 {
-        match self.dir_ns(s) {
-            0 => 0.0,
-            ns => s.bytes as f64 * 1e9 / ns as f64,
-        }
+        per_sec(s.bytes, self.dir_ns(s))
     }
 
     /// I/Os per second of one direction over its runtime ([`Self::dir_ns`]).
     pub fn iops(&self, s: &OpStats) -> f64 {
-        match self.dir_ns(s) {
-            0 => 0.0,
-            ns => s.ios() as f64 * 1e9 / ns as f64,
-        }
+        per_sec(s.ios(), self.dir_ns(s))
     }
 
     /// User CPU in percent of the threads' time.
@@ -216,6 +209,15 @@ impl Totals {
     /// System CPU in percent of the threads' time.
     pub fn sys_cpu(&self) -> f64 {
         pct(self.cpu.sys_us * 1000, self.thread_ns)
+    }
+}
+
+/// `n` per second over `ns` nanoseconds (0 over none).
+fn per_sec(n: u64, ns: u64) -> f64 {
+    if ns == 0 {
+        0.0
+    } else {
+        n as f64 * 1e9 / ns as f64
     }
 }
 
@@ -326,14 +328,9 @@ impl FirstRunEffect {
         if reps.len() < 3 {
             return None;
         }
-        let bw = |t: &Totals| {
-            if t.runtime_ns == 0 {
-                0.0
-            } else {
-                t.io_bytes() as f64 * 1e9 / t.runtime_ns as f64
-            }
-        };
-        let v: Vec<f64> = reps.iter().map(bw).collect();
+        let v: Vec<f64> = (reps.iter())
+            .map(|t| per_sec(t.io_bytes(), t.runtime_ns))
+            .collect();
         Self::of("bw_bytes", &v)
     }
 
