@@ -543,7 +543,7 @@ def signature(cls, diffs, fio, iolab):
             return f"error: fio {by['error']['fio']}, iolab {by['error']['iolab']}"
         if "rc" in by:
             return f"exit status: fio {by['rc']['fio']}, iolab {by['rc']['iolab']}"
-        return "fields: " + ", ".join(d["field"] for d in diffs if not d["explained"])
+        return "fields: " + ", ".join(sorted(d["field"] for d in diffs if not d["explained"]))
     if cls == "iolab-fails-only":
         return "iolab: " + failure(iolab)
     if cls == "fio-fails-only":
@@ -677,6 +677,7 @@ def main():
             sys.exit(f"no iolab at {opt.iolab}")
         progress("building target/release/iolab")
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    opt.iolab = os.path.abspath(opt.iolab)  # the tools run in temporary directories
     runner = Runner(opt.fio, opt.iolab)
 
     if opt.cmd:
@@ -780,6 +781,7 @@ def report(opt, runner, records, t_start):
     shown = []
     queue = list(kinds)
     while queue and len(shown) < opt.kinds:
+        queue.sort(key=lambda k: -len(k["cases"]))  # the most cases first
         kind = queue.pop(0)
         if kind.get("pending"):
             rep = kind["rep"]
@@ -795,7 +797,7 @@ def report(opt, runner, records, t_start):
             rest = [r for r in kind["cases"] if r not in covered]
             kind["covered"] = covered
             kind["features"] = sorted(need)
-            if rest and sum(1 for k in kinds if k["signature"] == kind["signature"]) < 4:
+            if rest and sum(1 for k in kinds if k["signature"] == kind["signature"]) < 5:
                 nk = {"class": kind["class"], "signature": kind["signature"],
                       "rep": min(rest, key=lambda r: (len(r["args"]), r["case"])),
                       "cases": rest, "pending": True}
@@ -812,6 +814,13 @@ def report(opt, runner, records, t_start):
                 set.intersection(*[set(r["features"]) for r in k["covered"]]))) or "-"
             print(f"| {n} | {k['class']} | {md(k['signature'])} | {len(k['covered'])} "
                   f"| {md(feats)} |")
+        seen = {(r.get("seed"), r["case"])
+                for k in shown for r in k["covered"]}
+        left = [r for r in records if r["class"] in UNEXPLAINED + ("both-fail",)
+                and (r.get("seed"), r["case"]) not in seen]
+        if left:
+            print(f"\n{len(left)} more cases differ or fail in kinds not shown "
+                  f"(--kinds N shows more); see the --out records.")
         print("\nReproducing command lines (`fio ARGS --output-format=json` vs "
               "`iolab run --no-store ARGS --output-format=json`, each in an empty directory):\n")
         for n, k in enumerate(shown, 1):
