@@ -101,7 +101,10 @@ const SCRIPTS: &[Script] = &[
             "23", "24", "25", "26", "27", "28", "29", "30", "31", "33", "34", "35", "36", "37",
         ]),
         fio_passes: 23,
-        iolab_passes: 21,
+        // t0023 (randtrimwrite with bsrange and bssplit) passes since the
+        // random map covers only free blocks, as fio's; t0031 (read_iolog)
+        // fails.
+        iolab_passes: 22,
     },
     Script {
         file: "steadystate_tests.py",

@@ -104,9 +104,14 @@ impl AccessPlan {
         let aligned = align == [sizes[0].0, sizes[1].0];
         let map = dist == DistPlan::Uniform
             && ((aligned && !a.norandommap) || a.random_generator == "lfsr");
+        // fio sorts a split by share (a stable sort: ties keep their order).
+        let mut split = a.bssplit.clone();
+        for s in &mut split {
+            s.sort_by_key(|&(_, perc)| perc);
+        }
         AccessPlan {
             sizes,
-            split: a.bssplit.clone(),
+            split,
             align,
             unaligned: a.bs_unaligned,
             bs_is_seq_rand: a.bs_is_seq_rand,
@@ -119,6 +124,14 @@ impl AccessPlan {
             bytes_limit: (a.io_size > 0 && !job.time_based)
                 .then(|| a.io_size.saturating_mul(job.loops)),
         }
+    }
+
+    /// True when an I/O can cover more than one slot of a map over
+    /// `bs_min`-byte slots (sizes that vary, or differ by direction).
+    pub fn spans_slots(&self, bs_min: u64) -> bool {
+        self.sizes
+            .iter()
+            .any(|&(lo, hi)| lo != bs_min || hi != bs_min)
     }
 
     /// True when every I/O of a random read job is a uniform draw over the

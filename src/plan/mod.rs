@@ -3,10 +3,12 @@
 pub mod access;
 pub mod dist;
 pub mod draws;
+mod freemap;
 mod offsets;
 pub mod permutation;
 pub mod planner;
 pub mod shuffle;
+mod sizes;
 pub mod unit;
 
 pub use planner::Planner;

@@ -6,6 +6,7 @@
 use super::access::{AccessPlan, DistPlan};
 use super::dist::Skew;
 use super::draws::Draws;
+use super::freemap::FreeMap;
 use super::shuffle::{Order, below32};
 use super::unit::Region;
 use crate::job::groups::access::Zones;
@@ -31,6 +32,9 @@ pub(super) struct FileState {
     pub zone: u64,
     /// Bytes done in the current zone.
     pub zone_bytes: u64,
+    /// The slots already covered this loop, when I/Os of the map can span
+    /// several slots (sizes that vary): fio's axmap, in place of `order`.
+    pub used: Option<FreeMap>,
 }
 
 impl FileState {
@@ -46,6 +50,7 @@ impl FileState {
             skew: None,
             zone: 0,
             zone_bytes: 0,
+            used: None,
         }
     }
 
@@ -96,6 +101,13 @@ impl FileState {
     /// A fresh random order over the span's slots (reusing a table).
     pub fn new_order(&mut self, a: &AccessPlan, bs_min: u64, key: u64, tables: bool) {
         let slots = (self.span(a.zones) / bs_min).max(1);
+        if a.spans_slots(bs_min) {
+            match &mut self.used {
+                Some(u) if u.len() == slots => u.clear(),
+                u => *u = Some(FreeMap::new(slots)),
+            }
+            return;
+        }
         match &mut self.order {
             Some(o) if o.len() == slots => o.restart(key),
             _ => self.order = Some(Order::new(slots, key, tables)),
@@ -168,6 +180,17 @@ impl FileState {
         rng: &mut Draws,
     ) -> Option<u64> {
         let ba = a.align[d];
+        if let Some(used) = &self.used {
+            // fio's draw: a uniform slot, or the next free one after it.
+            let n = used.len();
+            let b = if n <= 1 << 32 {
+                below32(r, n)
+            } else {
+                rng.below(n)
+            };
+            let at = used.next_free(b)? * bs_min;
+            return Some(at - at % ba);
+        }
         if let Some(order) = self.order.as_mut() {
             let at = order.next(r)? * bs_min;
             return Some(at - at % ba);
@@ -197,46 +220,19 @@ impl FileState {
         };
         Some((b * ba).min(span.saturating_sub(min)))
     }
-}
 
-/// The size of an I/O of a direction whose sizes are `(lo, hi)` with
-/// `split` (fio's `bssplit`, by share) or else uniform in the range, made a
-/// multiple of `lo` as fio does unless `unaligned`; `r` is a fresh draw.
-/// A split size takes only sizes that fit the `room` left, as fio's walk.
-#[inline]
-pub(super) fn pick_len(
-    (lo, hi): (u64, u64),
-    split: &[(u64, u32)],
-    unaligned: bool,
-    r: u32,
-    room: u64,
-) -> u64 {
-    if lo == hi {
-        return lo;
-    }
-    let mut len = if split.is_empty() {
-        lo + below32(r, hi - lo + 1)
-    } else {
-        // fio's walk: the first size whose running share covers the draw.
-        let mut perc = 0u32;
-        let mut len = lo;
-        for &(bs, p) in split.iter().filter(|s| s.1 > 0) {
-            len = bs;
-            perc += p;
-            if r / perc <= u32::MAX / 100 && bs <= room {
-                break;
-            }
+    /// fio's `mark_random_map`: marks the slots an I/O of `len` bytes at
+    /// `rel` (from [`Self::base`]) covers, up to the first one already
+    /// covered, and returns the length cut to them (an I/O never overlaps
+    /// another of the loop). An I/O whose first slot is taken (an offset
+    /// aligned below its slot) is left whole.
+    pub fn mark_used(&mut self, rel: u64, len: u64, bs_min: u64) -> u64 {
+        let Some(used) = self.used.as_mut() else {
+            return len;
+        };
+        match used.take_run(rel / bs_min, len.div_ceil(bs_min)) {
+            0 => len,
+            n => len.min(n * bs_min),
         }
-        if len > room {
-            // fio draws again until a size fits: the largest that does.
-            let fits = split.iter().map(|s| s.0).filter(|&bs| bs <= room).max();
-            len = fits.unwrap_or(lo);
-        }
-        len
-    };
-    if lo.is_power_of_two() && !unaligned {
-        // fio aligns range sizes down to the minimum when it is a power of two.
-        len &= !(lo - 1);
     }
-    len.min(hi)
 }

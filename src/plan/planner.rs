@@ -2,8 +2,9 @@
 //! direction, reproducible from the seed. Pure computation, no I/O.
 
 use super::draws::Draws;
-use super::offsets::{FileState, pick_len};
+use super::offsets::FileState;
 use super::shuffle::{Order, below32};
+use super::sizes::pick_len;
 use super::unit::{IoUnit, PlanParams};
 use crate::job::{Mix, Pattern};
 
@@ -33,22 +34,18 @@ pub struct Planner {
     /// reached ([`Planner::mark_loops`]).
     loop_starts: std::collections::VecDeque<u64>,
     mark_loops: bool,
+    /// Passes added after `loops` ([`Planner::another_pass`]).
+    extra_loops: u64,
 }
 
 impl Planner {
     /// A planner positioned before the first I/O.
     pub fn new(p: PlanParams) -> Planner {
         let rng = Draws::new(p.seed);
-        let fixed = p.bs_min == p.bs_max;
+        // fio ends a file's loop once its bytes are issued (the last I/O
+        // whole), or where the next block does not fit.
         let files = (p.regions.iter())
-            .map(|&region| {
-                let target = if fixed {
-                    region.len / p.bs_min * p.bs_min
-                } else {
-                    region.len
-                };
-                FileState::new(region, target)
-            })
+            .map(|&region| FileState::new(region, region.len))
             .collect();
         let mut pl = Planner {
             p,
@@ -73,13 +70,16 @@ impl Planner {
             bytes: 0,
             loop_starts: Default::default(),
             mark_loops: false,
+            extra_loops: 0,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
             && pl.p.mix == Mix::Read
             && pl.p.number_ios.is_none()
             && pl.p.access.uniform_reads(pl.p.bs_min, pl.p.bs_max);
-        pl.fast = one_random_read && pl.p.access.map;
+        // Sizes that vary take the general path: fio's size draws and
+        // its map's free runs.
+        pl.fast = one_random_read && pl.p.access.map && pl.p.bs_min == pl.p.bs_max;
         pl.fast_nomap = one_random_read
             && !pl.p.access.map
             && pl.p.bs_min == pl.p.bs_max
@@ -206,7 +206,7 @@ impl Planner {
     /// Starts the next loop over the regions; false when there is none.
     fn roll_over(&mut self) -> bool {
         self.loop_index += 1;
-        if self.p.loops.is_some_and(|l| self.loop_index >= l) {
+        if (self.p.loops).is_some_and(|l| self.loop_index >= l + self.extra_loops) {
             return false;
         }
         self.start_loop();
@@ -336,7 +336,8 @@ impl Planner {
         let mut finished = false;
         while n < BATCH {
             let r = self.rng.next_u64();
-            let len = bs.min(target - done);
+            // The last I/O whole, past `size`, as fio's.
+            let len = bs;
             self.batch[n % BATCH] = IoUnit {
                 file: 0,
                 offset: start + below32((r >> 32) as u32, blocks) * bs,
@@ -381,7 +382,8 @@ impl Planner {
             }
             let Some(i) = found else {
                 if self.p.pass_breaks {
-                    let last = (self.p.loops).is_some_and(|l| self.loop_index + 1 >= l);
+                    let last =
+                        (self.p.loops).is_some_and(|l| self.loop_index + 1 >= l + self.extra_loops);
                     self.pass_pending = !last;
                     return None;
                 }
@@ -429,22 +431,28 @@ impl Planner {
                 continue;
             };
             let sizes = if a.bs_is_seq_rand { random } else { write } as usize;
-            let want = pick_len(a.sizes[sizes], &a.split[sizes], a.unaligned, r as u32, room);
-            if want > room && a.sizes[sizes].0 == a.sizes[sizes].1 {
-                // fio: a fixed-size block past the file's end (after a
-                // `rw=read:N` hole) ends the loop; it is not shortened.
+            let picked = pick_len(
+                a.sizes[sizes],
+                &a.split[sizes],
+                a.unaligned,
+                r as u32,
+                room,
+                &mut self.rng,
+            );
+            // fio: a size past the file's end (a fixed one after a
+            // `rw=read:N` hole; no size of a range) ends the file's loop;
+            // it is not shortened.
+            let Some(want) = picked.filter(|&n| n <= room) else {
                 f.finished = true;
                 continue;
-            }
-            // fio ends a loop once its bytes are issued: without the map
-            // the last I/O goes whole past `size` (with the map, or going
-            // in order, the region's end cuts it first).
-            let left = if random && !a.map {
-                u64::MAX
-            } else {
-                f.target - f.done
             };
-            let len = want.min(room).min(left);
+            // fio issues the last I/O whole (the loop ends once its bytes
+            // are issued); with the map it covers only free slots.
+            let len = if random && a.map {
+                f.mark_used(rel, want, self.p.bs_min)
+            } else {
+                want
+            };
             let offset = f.base() + rel;
             f.last[d] = offset + len;
             f.zone_bytes += len;

@@ -51,4 +51,29 @@ impl Planner {
         }
         false
     }
+
+    /// fio's `keep_running` after the last loop of a job that reads back
+    /// what it wrote: the files start over (its `clear_io_state`), so
+    /// another pass follows while `done` (the bytes written and read back
+    /// so far) is short of `io_size`, else of `size`, by a largest block
+    /// or more. Only at the end of the last pass, for a `loops` job
+    /// without `number_ios`; true when a pass was added.
+    pub fn another_pass(&mut self, done: u64) -> bool {
+        let Some(loops) = self.p.loops else {
+            return false;
+        };
+        if self.pass_pending || !self.p.pass_breaks || self.p.number_ios.is_some() {
+            return false;
+        }
+        let limit = match self.p.access.bytes_limit {
+            Some(l) => l / loops.max(1),
+            None => self.p.regions.iter().map(|r| r.len).sum(),
+        };
+        if done >= limit || limit - done < self.p.bs_max {
+            return false;
+        }
+        self.extra_loops += 1;
+        self.pass_pending = true;
+        true
+    }
 }

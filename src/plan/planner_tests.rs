@@ -43,12 +43,11 @@ fn pass_breaks_pause_between_loops_and_keep_the_sequence() {
 
 #[test]
 fn fast_path_makes_the_same_sequence() {
-    // The last case runs out of slots before reaching the target.
+    // Sizes that vary take the general path (fio's map of free runs).
     for (size, bs) in [
-        (3_500_000, (50, 300)),
+        (3_500_000, (512, 512)),
         (64 * 4096 + 100, (4096, 4096)),
-        (1 << 20, (512, 8192)),
-        (1000, (300, 700)),
+        (1000, (300, 300)),
     ] {
         let p = params(Pattern::Random, size, bs, 3);
         let fast = Planner::new(p.clone());
@@ -58,6 +57,25 @@ fn fast_path_makes_the_same_sequence() {
         let (a, b): (Vec<_>, Vec<_>) = (fast.collect(), slow.collect());
         assert!(!a.is_empty());
         assert_eq!(a, b, "size {size} bs {bs:?}");
+    }
+}
+
+#[test]
+fn random_sizes_that_vary_never_overlap_and_cover_the_region() {
+    // fio's map: an I/O covers only slots no earlier I/O of the loop did.
+    for (size, bs) in [(1 << 20, (512, 8192)), (400 << 10, (4096, 65536))] {
+        let p = params(Pattern::Random, size, bs, 1);
+        let mut ios: Vec<_> = Planner::new(p)
+            .map(|io| (io.offset, io.len as u64))
+            .collect();
+        ios.sort();
+        let mut end = 0;
+        for &(off, len) in &ios {
+            assert_eq!(off, end, "bs {bs:?}: a gap or an overlap at {off}");
+            assert!(len >= bs.0 && len <= bs.1 && len % bs.0 == 0, "{len}");
+            end = off + len;
+        }
+        assert_eq!(end, size, "bs {bs:?}");
     }
 }
 
@@ -129,7 +147,8 @@ fn norandommap_fast_path_makes_the_same_sequence() {
         let mut slow = Planner::new(p);
         slow.fast_nomap = false;
         let (a, b): (Vec<_>, Vec<_>) = (fast.collect(), slow.collect());
-        assert_eq!(a.len() as u64, 3 * (size / bs));
+        // fio: a loop ends once its bytes are issued, the last I/O whole.
+        assert_eq!(a.len() as u64, 3 * size.div_ceil(bs));
         assert_eq!(a, b, "size {size} bs {bs}");
         let distinct: std::collections::BTreeSet<u64> = a.iter().map(|io| io.offset).collect();
         assert!(distinct.len() < a.len(), "offsets repeat without the map");

@@ -260,7 +260,14 @@ impl Ctx<'_> {
     /// file, and starts the next pass; false at the end of the plan.
     #[cold]
     pub fn next_pass(&mut self) -> bool {
-        if !self.verify_written() || !self.look.next_pass(&self.fds, &mut self.advise) {
+        if !self.verify_written() {
+            return false;
+        }
+        if self.reads_back() {
+            let done = self.recs[0].bytes + self.recs[1].bytes;
+            self.look.another_pass(done);
+        }
+        if !self.look.next_pass(&self.fds, &mut self.advise) {
             return false;
         }
         if self.look.counts_loops() {

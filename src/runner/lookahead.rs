@@ -41,6 +41,11 @@ impl Lookahead {
         self.planner.counts_loops()
     }
 
+    /// See [`Planner::another_pass`].
+    pub fn another_pass(&mut self, done: u64) -> bool {
+        self.planner.another_pass(done)
+    }
+
     /// See [`Planner::ended_short`].
     pub fn ended_short(&self) -> bool {
         self.planner.ended_short()

@@ -40,6 +40,7 @@ pub mod verifier;
 pub mod verify;
 pub mod verify_state;
 pub mod worker;
+mod write_log;
 
 pub use progress::{Live, Phase, Progress, Quiet};
 pub use result::{CloneRun, FirstRunEffect, OpStats, Repetition, ReportEntry, RunResult, Totals};

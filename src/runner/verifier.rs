@@ -13,13 +13,13 @@ use super::ctx::Ctx;
 use super::iomem::IoBuf;
 use super::verify::{Layout, Mismatch, Stamp};
 use super::verify_state::{Completions, State, StateError};
+use super::write_log::{WriteLog, Written};
 use crate::job::JobSpec;
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// What a clone's checks found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,13 +36,6 @@ impl VerifyTotals {
         self.verified += o.verified;
         self.failures.extend(o.failures.iter().cloned());
     }
-}
-
-/// A completed write, to be read back.
-#[derive(Debug, Clone, Copy)]
-struct Written {
-    io: IoUnit,
-    numberio: u64,
 }
 
 /// One clone's verification state.
@@ -70,8 +63,7 @@ pub struct Verifier {
     issued: u64,
     /// `numberio` of the write in each slot.
     tags: Vec<u64>,
-    log: VecDeque<Written>,
-    since_backlog: u64,
+    log: WriteLog,
     seeds: Xoshiro256PlusPlus,
     buf: IoBuf,
     /// `verify_state_save`: the last completed writes, for the state file.
@@ -123,8 +115,12 @@ impl Verifier {
             thread: (clone + 1) as u16,
             issued: 0,
             tags: vec![0; depth],
-            log: VecDeque::new(),
-            since_backlog: 0,
+            // fio's map keeps a loop's random writes apart; else a write
+            // may overlap earlier ones, which it replaces in the log.
+            log: WriteLog::new(
+                job.pattern == crate::job::Pattern::Random
+                    && crate::plan::access::AccessPlan::of_job(job).map,
+            ),
             seeds: Xoshiro256PlusPlus::seed_from_u64(crate::plan::clone_seed(job, clone)),
             buf: IoBuf::page_aligned(job.bs_max as usize),
             completions: (v.state_save && job.mix != crate::job::Mix::Read)
@@ -185,9 +181,10 @@ impl Verifier {
             return false;
         }
         let numberio = self.tags[tag as usize];
-        self.log.push_back(Written { io, numberio });
-        self.since_backlog += 1;
-        self.backlog > 0 && self.since_backlog >= self.backlog
+        self.log.push(Written { io, numberio });
+        // fio's check_get_verify: a batch each time the log's length is a
+        // multiple of the backlog.
+        self.backlog > 0 && (self.log.len() as u64).is_multiple_of(self.backlog)
     }
 
     /// Writes fio's dump files of a bad block in the working directory:
@@ -231,7 +228,6 @@ impl Ctx<'_> {
         if !v.written(tag, io) {
             return true;
         }
-        v.since_backlog = 0;
         let n = v.batch;
         self.read_back(n)
     }
@@ -314,7 +310,7 @@ impl Ctx<'_> {
                 if let Some(v) = &mut self.verifier
                     && io.write
                 {
-                    v.log.push_back(Written { io, numberio: 0 });
+                    v.log.push(Written { io, numberio: 0 });
                     v.issued += 1;
                     if let Some(c) = &mut v.completions {
                         c.push(io.file, io.offset);
@@ -349,7 +345,7 @@ impl Ctx<'_> {
                 v.log.clear();
                 break;
             }
-            let Some(w) = v.log.pop_front() else { break };
+            let Some(w) = v.log.pop() else { break };
             let io = IoUnit {
                 write: false,
                 ..w.io

@@ -4,7 +4,7 @@
 //! Shared by tests/fio_compat.rs and tests/fio_examples.rs (`#[path]`).
 //!
 //! A job file may say what to compare in a header comment line
-//! `# compare: jobs ios bytes total files names syncs percentiles reaps`
+//! `# compare: jobs ios ios~ bytes total files names syncs percentiles reaps`
 //! (`total~N`: the total within N bytes; `names`: files without sizes; default
 //! `jobs ios bytes files`); `time_based` jobs never compare counts. A line
 //! `# differs: TEXT` records a known difference (TEXT is part of it), so
@@ -29,6 +29,10 @@ pub enum Check {
     Jobs,
     /// `total_ios` of each direction, summed over the jobs.
     Ios,
+    /// `ios~`: as `Ios`, each direction within four standard deviations
+    /// of randomly sized I/Os (`4·√n + 2`): sizes drawn with each tool's
+    /// own numbers from fio's distribution.
+    IosNear,
     /// `io_bytes` of each direction, summed over the jobs.
     Bytes,
     /// `io_bytes` of all directions together (mixes split at random).
@@ -56,6 +60,7 @@ impl Check {
         Some(match word {
             "jobs" => Check::Jobs,
             "ios" => Check::Ios,
+            "ios~" => Check::IosNear,
             "bytes" => Check::Bytes,
             "total" => Check::Total,
             w if w.starts_with("total~") => Check::TotalWithin(w[6..].parse().ok()?),
@@ -354,6 +359,16 @@ pub fn differences(fio: &Outcome, iolab: &Outcome, checks: &[Check]) -> Vec<Stri
                 let (a, b) = (per_direction(f, key), per_direction(i, key));
                 if a != b {
                     diffs.push(format!("{key} (read, write, trim): fio {a:?}, iolab {b:?}"));
+                }
+            }
+            Check::IosNear => {
+                let (a, b) = (per_direction(f, "total_ios"), per_direction(i, "total_ios"));
+                let near =
+                    |x: u64, y: u64| x.abs_diff(y) as f64 <= 4.0 * (x.max(y) as f64).sqrt() + 2.0;
+                if a.iter().zip(&b).any(|(x, y)| !near(*x, *y)) {
+                    diffs.push(format!(
+                        "total_ios (read, write, trim) beyond the draws' spread: fio {a:?}, iolab {b:?}"
+                    ));
                 }
             }
             Check::Total | Check::TotalWithin(_) => {
