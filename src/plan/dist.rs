@@ -132,6 +132,13 @@ impl Skew {
                     let r = rng.next_u64() as u32 as f64 / (u32::MAX as f64 + 1.0);
                     let mut dev = (stddev as f64 * r) as i64 - (stddev / 2) as i64;
                     while sum.wrapping_add(dev as u64) >= n {
+                        if dev == 0 {
+                            // fio 3.33 loops here for ever (its gauss_next
+                            // halves a zero deviation while the sum is the
+                            // last range): the last range instead.
+                            sum = n - 1;
+                            break;
+                        }
                         dev /= 2;
                     }
                     sum = sum.wrapping_add(dev as u64);
@@ -188,5 +195,28 @@ mod tests {
         });
         assert!(zipf > 0.6, "zipf:1.2 {zipf}");
         assert!(pareto > 0.6, "pareto:0.2 {pareto}");
+    }
+
+    #[test]
+    fn normal_over_two_ranges_ends() {
+        // fio 3.33's gauss_next loops for ever when the sum is the last
+        // range and the deviation halves to zero (a 64k file of 32k blocks).
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut rng = Draws::new(5);
+            let d = Distribution::Normal {
+                dev: 5.0,
+                center: None,
+            };
+            let s = Skew::new(&d, 2, &mut rng).unwrap();
+            let max = (0..10_000).map(|_| s.next(&mut rng)).max();
+            tx.send(max).unwrap();
+        });
+        let max = rx.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(
+            max,
+            Ok(Some(1)),
+            "the draws never ended, or left the ranges"
+        );
     }
 }

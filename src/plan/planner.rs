@@ -36,6 +36,8 @@ pub struct Planner {
     mark_loops: bool,
     /// Passes added after `loops` ([`Planner::another_pass`]).
     extra_loops: u64,
+    /// I/Os planned before the current loop began.
+    issued_at_loop: u64,
 }
 
 impl Planner {
@@ -71,6 +73,7 @@ impl Planner {
             loop_starts: Default::default(),
             mark_loops: false,
             extra_loops: 0,
+            issued_at_loop: 0,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -210,6 +213,7 @@ impl Planner {
             return false;
         }
         self.start_loop();
+        self.issued_at_loop = self.issued;
         if self.mark_loops && self.p.loops.is_some() {
             self.loop_starts.push_back(self.issued);
         }

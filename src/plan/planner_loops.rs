@@ -62,7 +62,12 @@ impl Planner {
         let Some(loops) = self.p.loops else {
             return false;
         };
-        if self.pass_pending || !self.p.pass_breaks || self.p.number_ios.is_some() {
+        // fio ends a job whose pass did no I/O (its `fio_mark_td_terminate`).
+        if self.pass_pending
+            || !self.p.pass_breaks
+            || self.p.number_ios.is_some()
+            || self.issued == self.issued_at_loop
+        {
             return false;
         }
         let limit = match self.p.access.bytes_limit {

@@ -178,3 +178,23 @@ fn trims_cover_the_region_and_trimwrite_writes_what_it_trimmed() {
         }
     }
 }
+
+#[test]
+fn a_pass_without_io_adds_no_pass() {
+    // fio's keep_running starts over while bytes are short of size, but a
+    // pass that did no I/O ends the job (iolab once looped for ever).
+    let mut p = params(Pattern::Sequential, 1000, (4096, 4096), 1);
+    p.pass_breaks = true;
+    let mut pl = Planner::new(p.clone());
+    assert_eq!(pl.by_ref().count(), 0);
+    assert!(!pl.another_pass(0));
+    // A pass that did I/O short of size adds one.
+    let mut p = params(Pattern::Sequential, 64 * 4096, (4096, 4096), 1);
+    p.pass_breaks = true;
+    let mut pl = Planner::new(p);
+    assert_eq!(pl.by_ref().count(), 64);
+    assert!(pl.another_pass(4096));
+    assert!(pl.next_pass());
+    assert_eq!(pl.by_ref().count(), 64);
+    assert!(!pl.another_pass(128 * 4096));
+}
