@@ -112,3 +112,31 @@ fn cpus_the_machine_lacks_are_refused_as_fio() {
     assert_eq!(ic, 2, "{err}");
     assert!(err.contains("is not on this machine"), "{err}");
 }
+
+/// mmap with syncs or O_DIRECT needs page-sized blocks, as fio's
+/// `fio_mmapio_init` says (iolab once ran such a job fio refuses).
+#[test]
+fn mmap_syncs_with_small_blocks_are_refused_as_fio() {
+    skip_unless_installed!("fio");
+    let page = 4096; // this machine's, as the message says
+    for extra in ["--fdatasync=8", "--fsync=8", "--direct=1"] {
+        let args = ["--ioengine=mmap", "--rw=write", "--bsrange=1k-16k", extra];
+        let (fc, fj, ferr) = run("fio", &args);
+        let (ic, _, err) = run("iolab", &args);
+        assert!(
+            fc != 0 && fj["jobs"][0]["error"].as_i64() != Some(0),
+            "fio ran {extra}: {ferr}"
+        );
+        assert!(ferr.contains("minimum block size"), "{ferr}");
+        assert_eq!(ic, 2, "iolab ran {extra}: {err}");
+        assert!(
+            err.contains(&format!("multiple of the page size ({page} bytes)")),
+            "{err}"
+        );
+        // Page-sized blocks run under both.
+        let ok = ["--ioengine=mmap", "--rw=write", "--bs=4k", extra];
+        let ((fc, fj, _), (ic, ij, err)) = (run("fio", &ok), run("iolab", &ok));
+        assert_eq!((fc, ic), (0, 0), "{extra}: {err}");
+        assert_eq!(ios(&fj), ios(&ij), "{extra}");
+    }
+}

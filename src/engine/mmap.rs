@@ -24,6 +24,23 @@ impl Engine for MmapEngine {
             .collect()
     }
 
+    fn check(cfg: &EngineConfig) -> Result<(), EngineError> {
+        // fio's fio_mmapio_init: msync and O_DIRECT work on whole pages.
+        let page = crate::sys::machine::page_size();
+        if !cfg.bs_min.is_multiple_of(page) && (cfg.direct || cfg.syncs) {
+            return Err(EngineError::new(
+                "ioengine=mmap",
+                format!(
+                    "with fsync, fdatasync or direct=1 the block size must be a multiple of \
+                     the page size ({page} bytes); the smallest here is {} (fio: \
+                     \"mmap options dictate a minimum block size of {page} bytes\")",
+                    cfg.bs_min
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn build(_: &EngineConfig) -> Result<Self, EngineError> {
         Ok(MmapEngine::default())
     }

@@ -123,6 +123,10 @@ pub struct EngineConfig {
     pub flags: EngineFlags,
     /// Per-I/O priorities (`cmdprio_*`; libaio and io_uring).
     pub cmdprio: cmdprio::CmdprioSpec,
+    /// The smallest block size of any direction (fio's `rw_min_bs`).
+    pub bs_min: u64,
+    /// The job syncs every N writes (`fsync` or `fdatasync`).
+    pub syncs: bool,
 }
 
 /// Why an engine cannot be used for a job: the option concerned and why.

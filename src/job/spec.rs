@@ -331,6 +331,8 @@ impl JobSpec {
                 seed: self.randseed,
                 ..self.cmdprio
             },
+            bs_min: self.bs_min,
+            syncs: self.fsync > 0 || self.files.fdatasync > 0,
         }
     }
 
