@@ -501,13 +501,16 @@ def _limit(opts):
 
 
 def _ends_at_random(opts):
-    """Random jobs whose end is a draw: a sequential run (randX:N,
+    """Jobs whose end is a draw: a random job's sequential run (randX:N,
     percentage_random) that reaches the file's end with less than a block
     left, or a zipf/pareto/normal draw in the last, partial block: fio ends
     the file there."""
     rw = str(_opt(opts, "rw"))
     if not rw.startswith("rand"):
-        return False
+        # Holes (rw=read:8k) with drawn sizes or a drawn mix: whether a
+        # pass lands in the last partial block (the end) or past it (a
+        # wrap to the start) is a draw.
+        return ":" in rw and (_variable_bs(opts) or is_mixed(opts))
     dist = _opt(opts, "random_distribution")
     return (":" in rw or _opt(opts, "percentage_random") is not None
             or (dist is not None and dist.split(":")[0] in ("zipf", "pareto", "normal")))
