@@ -32,7 +32,12 @@ fn iocbs(tool: &str, dir: &Path, args: &[&str]) -> Vec<(u64, String)> {
                     .nth(1)
                     .map(|v| v.split([',', '}']).next().unwrap().to_string())
             };
-            let size = field("aio_nbytes").unwrap().parse().unwrap();
+            let size: u64 = field("aio_nbytes").unwrap().parse().unwrap();
+            // Writes count apart (size + 1): the random map may cut a
+            // drawn 1M write to a 64k free run, which cmdprio_bssplit of
+            // the writes (1024k/0) leaves without a priority, as fio does.
+            let write = field("aio_lio_opcode").is_some_and(|o| o.contains("PWRITE"));
+            let size = size + u64::from(write);
             // IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 2): the comma splits it.
             let prio = cb
                 .split("aio_reqprio=")
