@@ -75,9 +75,11 @@ const SCRIPTS: &[Script] = &[
         file: "verify.py",
         fio_flag: Some("-f"),
         args: &["-a", "{art}"],
-        quick: Some(&["--csum", "crc32c", "-o", "1000", "1001"]),
-        fio_passes: 4,
-        iolab_passes: 4,
+        // Test 6 (norandommap, verify_backlog, depth 32): a backlog check
+        // once read a block a newer write in flight was changing.
+        quick: Some(&["--csum", "crc32c", "-o", "1000", "1001", "6"]),
+        fio_passes: 10,
+        iolab_passes: 10,
     },
     Script {
         file: "latency_percentiles.py",

@@ -166,12 +166,20 @@ impl Verifier {
             nsec: (t_ns % 1_000_000_000) as u32,
         };
         self.tags[tag as usize] = self.issued;
+        // fio logs a write when it is issued (iolog.c `log_io_piece`).
+        if self.do_verify {
+            self.log.push(Written {
+                io,
+                numberio: self.issued,
+                in_flight: true,
+            });
+        }
         self.issued += 1;
         self.layout.fill(buf, &io, stamp);
     }
 
-    /// Logs the completed write in slot `tag`; true when a backlog check
-    /// is due.
+    /// Marks the write of slot `tag` complete in the log; true when a
+    /// backlog check is due.
     fn written(&mut self, tag: u32, io: IoUnit) -> bool {
         if let Some(c) = &mut self.completions {
             c.push(io.file, io.offset);
@@ -181,7 +189,7 @@ impl Verifier {
             return false;
         }
         let numberio = self.tags[tag as usize];
-        self.log.push(Written { io, numberio });
+        self.log.complete(&io, numberio);
         // fio's check_get_verify: a batch each time the log's length is a
         // multiple of the backlog.
         self.backlog > 0 && (self.log.len() as u64).is_multiple_of(self.backlog)
@@ -310,7 +318,11 @@ impl Ctx<'_> {
                 if let Some(v) = &mut self.verifier
                     && io.write
                 {
-                    v.log.push(Written { io, numberio: 0 });
+                    v.log.push(Written {
+                        io,
+                        numberio: 0,
+                        in_flight: false,
+                    });
                     v.issued += 1;
                     if let Some(c) = &mut v.completions {
                         c.push(io.file, io.offset);

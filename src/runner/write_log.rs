@@ -2,7 +2,11 @@
 //! its `io_hist`: in issue order when the random map guarantees no two
 //! writes of a loop overlap, else sorted by file and offset with a write
 //! replacing every earlier one it overlaps (iolog.c `log_io_piece`), so a
-//! rewritten range is read back once, with its newest header.
+//! rewritten range is read back once, with its newest header. As fio, a
+//! write is logged when issued and marked complete when done; reading back
+//! stops at one still in flight (a newer write to the same range has then
+//! already replaced the older entry, so a backlog check never reads a
+//! block a write in flight is changing).
 
 use crate::plan::IoUnit;
 use std::collections::{BTreeMap, VecDeque};
@@ -14,6 +18,8 @@ pub(super) struct Written {
     pub io: IoUnit,
     /// Its header's `numberio`.
     pub numberio: u64,
+    /// Issued, not yet complete.
+    pub in_flight: bool,
 }
 
 /// The writes not yet read back.
@@ -54,11 +60,29 @@ impl WriteLog {
         }
     }
 
-    /// The next write to read back: the oldest, or the lowest offset.
+    /// Marks the write `numberio` at `io` complete (if still logged).
+    pub fn complete(&mut self, io: &IoUnit, numberio: u64) {
+        let w = match self {
+            WriteLog::InOrder(q) => q.iter_mut().rev().find(|w| w.numberio == numberio),
+            WriteLog::Sorted(t) => t.get_mut(&(io.file, io.offset)),
+        };
+        if let Some(w) = w.filter(|w| w.numberio == numberio) {
+            w.in_flight = false;
+        }
+    }
+
+    /// The next write to read back: the oldest, or the lowest offset;
+    /// `None` when it is still in flight (fio's `get_next_verify`).
     pub fn pop(&mut self) -> Option<Written> {
         match self {
-            WriteLog::InOrder(q) => q.pop_front(),
-            WriteLog::Sorted(t) => t.pop_first().map(|(_, w)| w),
+            WriteLog::InOrder(q) => match q.front() {
+                Some(w) if !w.in_flight => q.pop_front(),
+                _ => None,
+            },
+            WriteLog::Sorted(t) => match t.first_key_value() {
+                Some((_, w)) if !w.in_flight => t.pop_first().map(|(_, w)| w),
+                _ => None,
+            },
         }
     }
 
@@ -97,7 +121,11 @@ mod tests {
             write: true,
             trim: false,
         };
-        Written { io, numberio }
+        Written {
+            io,
+            numberio,
+            in_flight: false,
+        }
     }
 
     #[test]
@@ -113,6 +141,26 @@ mod tests {
             .map(|w| (w.io.file, w.io.offset, w.numberio))
             .collect();
         assert_eq!(got, [(0, 16384, 2), (0, 65536, 4), (1, 0, 3)]);
+    }
+
+    #[test]
+    fn reading_back_stops_at_a_write_in_flight() {
+        for in_order in [true, false] {
+            let mut log = WriteLog::new(in_order);
+            log.push(w(0, 0, 4096, 0));
+            log.push(Written {
+                in_flight: true,
+                ..w(0, 4096, 4096, 1)
+            });
+            log.push(w(0, 8192, 4096, 2));
+            assert_eq!(log.pop().map(|w| w.numberio), Some(0));
+            assert!(log.pop().is_none(), "in flight");
+            log.complete(&w(0, 4096, 4096, 1).io, 1);
+            let rest: Vec<_> = std::iter::from_fn(|| log.pop())
+                .map(|w| w.numberio)
+                .collect();
+            assert_eq!(rest, [1, 2]);
+        }
     }
 
     #[test]
