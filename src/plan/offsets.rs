@@ -11,6 +11,11 @@ use super::shuffle::{Order, below32};
 use super::unit::Region;
 use crate::job::groups::access::Zones;
 
+/// Most slots a map of free runs ([`FreeMap`], 32 MiB) covers; a larger
+/// region with sizes that vary is dealt in whole slots by the keyed order
+/// (its I/Os may then overlap: docs/fio-compat.md, bsrange).
+const FREEMAP_MAX: u64 = 1 << 28;
+
 /// One file of a clone while its I/Os are planned.
 #[derive(Debug, Clone)]
 pub(super) struct FileState {
@@ -101,7 +106,7 @@ impl FileState {
     /// A fresh random order over the span's slots (reusing a table).
     pub fn new_order(&mut self, a: &AccessPlan, bs_min: u64, key: u64, tables: bool) {
         let slots = (self.span(a.zones) / bs_min).max(1);
-        if a.spans_slots(bs_min) {
+        if a.spans_slots(bs_min) && slots <= FREEMAP_MAX {
             match &mut self.used {
                 Some(u) if u.len() == slots => u.clear(),
                 u => *u = Some(FreeMap::new(slots)),

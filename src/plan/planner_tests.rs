@@ -198,3 +198,14 @@ fn a_pass_without_io_adds_no_pass() {
     assert_eq!(pl.by_ref().count(), 64);
     assert!(!pl.another_pass(128 * 4096));
 }
+
+#[test]
+fn sizes_that_vary_over_a_huge_region_plan_without_a_huge_map() {
+    // A bit a 512-byte block of 1 PiB would be 256 TiB of map: past 2^28
+    // blocks the keyed order deals whole blocks instead (the fuzz test
+    // once aborted on the allocation).
+    let p = params(Pattern::Random, 1 << 50, (512, 8192), 1);
+    let ios: Vec<_> = Planner::new(p).take(100).collect();
+    assert_eq!(ios.len(), 100);
+    assert!(ios.iter().all(|io| io.offset < 1 << 50 && io.len >= 512));
+}
