@@ -510,7 +510,9 @@ def _ends_at_random(opts):
         # Holes (rw=read:8k) with drawn sizes or a drawn mix: whether a
         # pass lands in the last partial block (the end) or past it (a
         # wrap to the start) is a draw.
-        return ":" in rw and (_variable_bs(opts) or is_mixed(opts))
+        # A mixed job's directions go through the file apart: it ends when
+        # the drawn direction's next block does not fit, a draw too.
+        return is_mixed(opts) or (":" in rw and _variable_bs(opts))
     dist = _opt(opts, "random_distribution")
     return (":" in rw or _opt(opts, "percentage_random") is not None
             or (dist is not None and dist.split(":")[0] in ("zipf", "pareto", "normal")))
