@@ -206,10 +206,16 @@ impl Planner {
         std::mem::take(&mut self.pass_pending) && self.roll_over()
     }
 
+    /// True when loop `i` (from 0) is past the last: `loops` and the
+    /// passes [`Planner::another_pass`] added.
+    fn past_last_loop(&self, i: u64) -> bool {
+        (self.p.loops).is_some_and(|l| i >= l + self.extra_loops)
+    }
+
     /// Starts the next loop over the regions; false when there is none.
     fn roll_over(&mut self) -> bool {
         self.loop_index += 1;
-        if (self.p.loops).is_some_and(|l| self.loop_index >= l + self.extra_loops) {
+        if self.past_last_loop(self.loop_index) {
             return false;
         }
         self.start_loop();
@@ -386,8 +392,7 @@ impl Planner {
             }
             let Some(i) = found else {
                 if self.p.pass_breaks {
-                    let last =
-                        (self.p.loops).is_some_and(|l| self.loop_index + 1 >= l + self.extra_loops);
+                    let last = self.past_last_loop(self.loop_index + 1);
                     self.pass_pending = !last;
                     return None;
                 }
