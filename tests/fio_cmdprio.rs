@@ -145,3 +145,90 @@ fn other_engines_refuse_cmdprio() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("libaio and io_uring"), "{err}");
 }
+
+/// Per (class, level): (I/Os, bins' total).
+type PerPrio = BTreeMap<(u64, u64), (u64, u64)>;
+
+/// The `prios` list of fio's JSON of direction `dir`: per (class, level),
+/// the I/Os and the bins' total; and the direction's own `key` figures.
+fn prios(j: &serde_json::Value, dir: &str, key: &str) -> (PerPrio, u64) {
+    let d = &j["jobs"][0][dir];
+    let mut m = BTreeMap::new();
+    for p in d["prios"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no prios in {d}"))
+    {
+        let o = &p[key];
+        let bins: u64 = o["bins"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        let id = (
+            p["prioclass"].as_u64().unwrap(),
+            p["prio"].as_u64().unwrap(),
+        );
+        m.insert(id, (o["N"].as_u64().unwrap(), bins));
+    }
+    (m, d[key]["N"].as_u64().unwrap())
+}
+
+/// fio's per-priority latencies (`prios` in json+): the same priorities
+/// under both tools, each with its share of the I/Os and json+ bins that
+/// add up to its count; `lat_ns` with `lat_percentiles`, else `clat_ns`.
+#[test]
+fn json_lists_latencies_per_priority_as_fio() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    for (engine, key) in [("libaio", "clat_ns"), ("io_uring", "lat_ns")] {
+        let mut args = vec![
+            "--name=p".to_string(),
+            "--size=1m".into(),
+            "--bs=4k".into(),
+            "--rw=randrw".into(),
+            format!("--ioengine={engine}"),
+            "--iodepth=4".into(),
+            "--cmdprio_percentage=30".into(),
+            "--cmdprio_class=3".into(),
+            "--cmdprio=2".into(),
+            "--output-format=json+".into(),
+        ];
+        if key == "lat_ns" {
+            args.push("--lat_percentiles=1".into());
+        }
+        let mut got = Vec::new();
+        for tool in ["fio", "iolab"] {
+            let f = d.path().join(format!("{tool}.dat"));
+            let mut cmd = match tool {
+                "fio" => Command::new("fio"),
+                _ => {
+                    let mut c = Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+                    c.args(["run", "--no-store"]);
+                    c
+                }
+            };
+            let out = succeed(cmd.args(&args).arg(format!("--filename={}", s(&f))));
+            let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            for dir in ["read", "write"] {
+                let (m, total) = prios(&j, dir, key);
+                assert_eq!(
+                    m.values().map(|v| v.0).sum::<u64>(),
+                    total,
+                    "{tool} {engine} {dir}: {m:?}"
+                );
+                assert!(
+                    m.values().all(|v| v.0 == v.1),
+                    "{tool} {engine} {dir}: bins {m:?}"
+                );
+                let idle = m.get(&(3, 2)).map_or(0, |v| v.0);
+                assert!(
+                    total / 10 < idle && idle < total / 2,
+                    "{tool} {engine} {dir}: {idle} of {total} idle"
+                );
+                got.push((dir, m.keys().copied().collect::<Vec<_>>()));
+            }
+        }
+        assert_eq!(got[..2], got[2..], "{engine}: the same priorities");
+    }
+}

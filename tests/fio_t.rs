@@ -85,9 +85,11 @@ const SCRIPTS: &[Script] = &[
         file: "latency_percentiles.py",
         fio_flag: Some("-f"),
         args: &["-a", "{art}"],
-        quick: Some(&["-o", "1", "2"]),
-        fio_passes: 2,
-        iolab_passes: 2,
+        // 4: json+ bins of slat and lat; 8: unified_rw_reporting; 9: the
+        // null engine's fsync; 19: per-priority latencies, unified.
+        quick: Some(&["-o", "1", "2", "4", "8", "9", "19"]),
+        fio_passes: 6,
+        iolab_passes: 6,
     },
     Script {
         file: "run-fio-tests.py",

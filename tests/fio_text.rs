@@ -146,3 +146,46 @@ fn shapes_ignore_figures_but_not_fields() {
     );
     assert_ne!(shape("  read: IOPS=1"), shape("  write: IOPS=1"));
 }
+
+/// fio's `unified_rw_reporting`: `mixed` reports reads and writes summed as
+/// one `mixed` direction (no read, write or sync objects in the JSON; the
+/// issued reads count every I/O), `both` adds it after the others; the text
+/// and terse outputs are laid out as fio's (iolab refused the option).
+#[test]
+fn unified_rw_reporting_is_laid_out_as_fios() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    std::fs::write(d.path().join("data"), vec![1u8; 2 << 20]).unwrap();
+    for mode in ["mixed", "both"] {
+        let job = format!(
+            "[u]\nfilename=data\nsize=2m\nbs=4k\ninvalidate=0\nrw=randrw\n\
+             unified_rw_reporting={mode}\n"
+        );
+        std::fs::write(d.path().join("u.fio"), &job).unwrap();
+        let fio = fio_lines("fio", d.path(), "u.fio");
+        let iolab = fio_lines("iolab", d.path(), "u.fio");
+        let shapes = |v: &[String]| v.iter().map(|l| shape(l)).collect::<Vec<_>>();
+        assert_eq!(
+            shapes(&iolab),
+            shapes(&fio),
+            "{mode}\nfio:\n{}\n\niolab:\n{}",
+            fio.join("\n"),
+            iolab.join("\n")
+        );
+        let f = d.path().join("u.fio");
+        let fio = fio_json(&[s(&f)]);
+        let iolab = run_json(&["--allow-overwrite", s(&f)]);
+        let dirs = |j: &serde_json::Value| {
+            let job = j["jobs"][0].as_object().unwrap();
+            let keys = ["read", "write", "trim", "sync", "mixed"];
+            (keys.iter())
+                .filter(|k| job.contains_key(**k))
+                .map(|k| format!("{k}={}", job[*k]["total_ios"]))
+                .collect::<Vec<_>>()
+        };
+        let (a, b) = (dirs(&fio), dirs(&iolab));
+        assert_eq!(a.len(), b.len(), "{mode}: fio {a:?}, iolab {b:?}");
+        assert_eq!(a.last(), b.last(), "{mode}: fio {a:?}, iolab {b:?}");
+        assert_eq!(b.last().unwrap(), "mixed=512", "{mode}: {b:?}");
+    }
+}

@@ -72,6 +72,8 @@ impl CmdprioSpec {
 pub struct Picker {
     spec: CmdprioSpec,
     rng: Xoshiro256PlusPlus,
+    /// The ioprio the last pick gave (0: the thread's own).
+    pub last: u16,
 }
 
 impl Picker {
@@ -80,12 +82,19 @@ impl Picker {
         spec.used().then(|| Picker {
             spec: *spec,
             rng: Xoshiro256PlusPlus::seed_from_u64(spec.seed ^ 0x0063_6d64_7072_696f),
+            last: 0,
         })
     }
 
     /// The ioprio of an I/O of `len` bytes (a write when `write`), or
     /// `None` for the thread's own.
     pub fn pick(&mut self, write: bool, len: u32) -> Option<u16> {
+        let p = self.draw(write, len);
+        self.last = p.unwrap_or(0);
+        p
+    }
+
+    fn draw(&mut self, write: bool, len: u32) -> Option<u16> {
         let (s, d) = (&self.spec, write as usize);
         let entries = &s.split[d][..s.split_len[d]];
         let by_size = s.split_len != [0, 0];

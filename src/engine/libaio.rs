@@ -115,6 +115,10 @@ impl Engine for LibaioEngine {
         Ok(Queued::Pending)
     }
 
+    fn last_prio(&self) -> u16 {
+        self.prio.as_ref().map_or(0, |p| p.last)
+    }
+
     fn commit(&mut self) -> io::Result<usize> {
         let mut sent = 0;
         while sent < self.pending.len() {

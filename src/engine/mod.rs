@@ -231,6 +231,12 @@ pub trait Engine: Send + Sized {
         self.queue(tag, fd, unit, buf)
     }
 
+    /// The ioprio `cmdprio_*` gave the I/O queued last (fio's
+    /// `io_u->ioprio`); 0: the thread's own, or no per-I/O priorities.
+    fn last_prio(&self) -> u16 {
+        0
+    }
+
     /// Sends the queued I/Os to the kernel; returns how many were sent.
     fn commit(&mut self) -> io::Result<usize> {
         Ok(0)

@@ -207,6 +207,10 @@ impl Engine for UringEngine {
         Ok(Queued::Pending)
     }
 
+    fn last_prio(&self) -> u16 {
+        self.prio.as_ref().map_or(0, |p| p.last)
+    }
+
     fn commit(&mut self) -> io::Result<usize> {
         let n = std::mem::take(&mut self.queued);
         if n == 0 {

@@ -376,7 +376,6 @@ pub const FIO_UNSUPPORTED: &[&str] = &[
     "lockfile",
     "exec_prerun",
     "exec_postrun",
-    "unified_rw_reporting",
     "replay_redirect",
     "read_iolog",
     "uid",

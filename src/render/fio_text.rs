@@ -272,7 +272,8 @@ pub fn job_block(out: &mut String, job: &Value, members: usize, pid: u32, time: 
     if let Some(desc) = job["desc"].as_str().filter(|d| !d.is_empty()) {
         let _ = writeln!(out, "  Description  : [{desc}]");
     }
-    for dir in ["read", "write", "trim"] {
+    // `mixed`: fio's unified_rw_reporting (alone, or after the others).
+    for dir in ["read", "write", "trim", "mixed"] {
         direction(out, dir, &job[dir]);
     }
     lat_dist(out, "nsec", &job["latency_ns"]);
@@ -308,8 +309,14 @@ pub fn job_block(out: &mut String, job: &Value, members: usize, pid: u32, time: 
         "     complete  : {}",
         depth_line(&job["iodepth_complete"])
     );
+    // With unified_rw_reporting=mixed, fio counts every I/O as a read.
+    let first = if job["read"].is_null() {
+        "mixed"
+    } else {
+        "read"
+    };
     let three = |key: &str| {
-        ["read", "write", "trim"]
+        [first, "write", "trim"]
             .iter()
             .map(|d| u(&job[*d][key]).to_string())
             .collect::<Vec<_>>()
@@ -349,6 +356,7 @@ pub fn group_stats(out: &mut String, jobs: &[Value]) {
             ("read", "   READ"),
             ("write", "  WRITE"),
             ("trim", "   TRIM"),
+            ("mixed", "  MIXED"),
         ] {
             let runs: Vec<(u64, u64)> = members
                 .iter()

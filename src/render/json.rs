@@ -229,9 +229,9 @@ impl Json {
             "eta": 0,
             "elapsed": t.runtime_ns.div_ceil(1_000_000_000),
             "job options": opts,
-            "read": dir_obj(t, &t.read, Some((0, interval)), self.bins, &job.report),
-            "write": dir_obj(t, &t.write, Some((1, interval)), self.bins, &job.report),
-            "trim": dir_obj(t, &t.trim, Some((2, interval)), self.bins, &job.report),
+            "read": dir_obj(t, &t.read, Some((&[0], interval)), self.bins, &job.report),
+            "write": dir_obj(t, &t.write, Some((&[1], interval)), self.bins, &job.report),
+            "trim": dir_obj(t, &t.trim, Some((&[2], interval)), self.bins, &job.report),
             "sync": {
                 // fio counts fsyncs here, not fdatasyncs (only their latencies).
                 "total_ios": if job.files.fdatasync > 0 { 0 } else { t.fsync.count() },
@@ -286,6 +286,7 @@ impl Json {
             },
         });
         super::json_dir::hide_disabled(&mut doc, &job.pacing);
+        super::json_dir::unify(&mut doc, t, interval, self.bins, &job.report);
         // fio writes `desc` only for a job that has a description.
         if let (Some(d), Some(o)) = (&job.description, doc.as_object_mut()) {
             o.insert("desc".into(), json!(d));

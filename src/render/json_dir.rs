@@ -2,7 +2,7 @@
 //! IOPS, `slat_ns`/`clat_ns`/`lat_ns` with percentiles and json+ bins) and
 //! its latency and depth distributions, for [`super::json`].
 
-use crate::job::groups::report::Report;
+use crate::job::groups::report::{Report, Unified};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::histogram::FIO_PERCENTILES;
 use crate::runner::series::IntervalDir;
@@ -27,7 +27,8 @@ pub(super) fn lat_obj(h: &LatencyHistogram, percentiles: Option<&[f64]>, bins: b
             .collect();
         m.insert("percentile".into(), Value::Object(p));
     }
-    if bins && h.count() > 0 {
+    // json+ bins sit beside the percentiles, as fio's add_ddir_lat_json.
+    if bins && percentiles.is_some() && h.count() > 0 {
         let b: Map<String, Value> = super::fio_logs::fio_plat_bins(h)
             .into_iter()
             .map(|(v, c)| (v.to_string(), json!(c)))
@@ -42,13 +43,13 @@ pub(super) fn percentiles(rep: &Report) -> &[f64] {
     rep.percentile_list.as_deref().unwrap_or(&FIO_PERCENTILES)
 }
 
-/// fio's object of one direction; `dir`: its index in the time series
-/// (0 read, 1 write; `None`: a direction without one) and the series'
-/// interval in ms.
+/// fio's object of one direction; `dir`: its indexes in the time series
+/// (0 read, 1 write, 2 trim; several for `mixed`; `None`: a direction
+/// without one) and the series' interval in ms.
 pub(super) fn dir_obj(
     t: &Totals,
     s: &OpStats,
-    dir: Option<(usize, u64)>,
+    dir: Option<(&[usize], u64)>,
     bins: bool,
     rep: &Report,
 ) -> Value {
@@ -70,7 +71,7 @@ pub(super) fn dir_obj(
         0
     };
     let zero = json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0});
-    json!({
+    let mut v = json!({
         "io_bytes": s.bytes,
         "io_kbytes": s.bytes / 1024,
         "bw_bytes": bw as u64,
@@ -80,9 +81,9 @@ pub(super) fn dir_obj(
         "total_ios": s.ios(),
         "short_ios": 0,
         "drop_ios": 0,
-        "slat_ns": if s.slat.count() > 0 { lat_obj(&s.slat, list(rep.slat_percentiles), false) } else { zero },
+        "slat_ns": if s.slat.count() > 0 { lat_obj(&s.slat, list(rep.slat_percentiles), bins) } else { zero },
         "clat_ns": lat_obj(s.clat_or_lat(), list(rep.clat_percentiles), bins),
-        "lat_ns": lat_obj(&s.lat, list(rep.lat_percentiles), false),
+        "lat_ns": lat_obj(&s.lat, list(rep.lat_percentiles), bins),
         "bw_min": bw_kib.min as u64,
         "bw_max": bw_kib.max as u64,
         "bw_agg": agg,
@@ -94,7 +95,88 @@ pub(super) fn dir_obj(
         "iops_mean": iops_s.mean,
         "iops_stddev": iops_s.dev,
         "iops_samples": iops_s.n,
-    })
+    });
+    if let (Some(p), Value::Object(m)) = (prios(s, bins, rep), &mut v) {
+        // fio puts them after lat_ns.
+        let at = m
+            .keys()
+            .position(|k| k == "lat_ns")
+            .map_or(m.len(), |i| i + 1);
+        m.shift_insert(at, "prios".into(), p);
+    }
+    v
+}
+
+/// fio's `mixed` direction (`unified_rw_reporting`): reads, writes and
+/// trims summed, the runtime the longest of theirs (stat.c
+/// `sum_thread_stats` into direction 0).
+pub(super) fn mixed(t: &Totals) -> OpStats {
+    let mut m = t.read.clone();
+    let mut busy = t.dir_ns(&t.read) * u64::from(t.read.ios() > 0);
+    for s in [&t.write, &t.trim] {
+        m.merge(s);
+        if s.ios() > 0 {
+            busy = busy.max(t.dir_ns(s));
+        }
+    }
+    m.busy_ns = Some(busy);
+    m
+}
+
+/// fio's `unified_rw_reporting`: with `mixed`, one `mixed` object where
+/// `read` was and no `write`, `trim` or `sync`; with `both`, `mixed` after
+/// `sync`.
+pub(super) fn unify(doc: &mut Value, t: &Totals, interval: u64, bins: bool, rep: &Report) {
+    let Some(o) = doc.as_object_mut() else {
+        return;
+    };
+    let m = || dir_obj(t, &mixed(t), Some((&[0, 1, 2], interval)), bins, rep);
+    match rep.unified {
+        Unified::Split => {}
+        Unified::Mixed => {
+            let at = o.keys().position(|k| k == "read").unwrap_or(o.len());
+            // fio drops `sync` too (add_ddir_status_json returns for
+            // every direction but the first).
+            for k in ["read", "write", "trim", "sync"] {
+                o.shift_remove(k);
+            }
+            o.shift_insert(at, "mixed".into(), m());
+        }
+        Unified::Both => {
+            let at = o
+                .keys()
+                .position(|k| k == "sync")
+                .map_or(o.len(), |i| i + 1);
+            o.shift_insert(at, "mixed".into(), m());
+        }
+    }
+}
+
+/// fio's `prios`: each I/O priority's latencies, when two or more have
+/// samples (`lat_ns` with `lat_percentiles`, else `clat_ns`).
+fn prios(s: &OpStats, bins: bool, rep: &Report) -> Option<Value> {
+    let used: Vec<_> = s.prios.iter().filter(|p| p.lat.count() > 0).collect();
+    if used.len() < 2 {
+        return None;
+    }
+    let on = rep.clat_percentiles || rep.lat_percentiles;
+    let list = on.then_some(percentiles(rep));
+    let (key, lat) = match rep.lat_percentiles {
+        true => ("lat_ns", true),
+        false => ("clat_ns", false),
+    };
+    let each = used.iter().map(|p| {
+        let h = match lat || p.clat.count() == 0 {
+            true => &p.lat,
+            false => &p.clat,
+        };
+        let mut o = Map::new();
+        o.insert("prioclass".into(), json!(p.class()));
+        o.insert("prio".into(), json!(p.level()));
+        o.insert(key.into(), lat_obj(h, list, bins));
+        Value::Object(o)
+    });
+    Some(Value::Array(each.collect()))
 }
 
 /// Statistics of per-interval figures (fio's `bw_stat`, `iops_stat`): over
@@ -110,13 +192,18 @@ struct Samples {
 }
 
 impl Samples {
-    fn of(t: &Totals, dir: Option<(usize, u64)>, f: impl Fn(&IntervalDir, u64) -> f64) -> Samples {
+    fn of(
+        t: &Totals,
+        dir: Option<(&[usize], u64)>,
+        f: impl Fn(&IntervalDir, u64) -> f64,
+    ) -> Samples {
+        // `mixed` pools the directions' samples, as fio's sum_stat.
         let v: Vec<f64> = match dir {
-            Some((d, full)) => t
-                .series
-                .iter()
-                .filter(|i| i.len_ms == full && i.dirs[d].ios > 0)
-                .map(|i| f(&i.dirs[d], i.len_ms))
+            Some((dirs, full)) => (t.series.iter())
+                .filter(|i| i.len_ms == full)
+                .flat_map(|i| dirs.iter().map(move |&d| (i, &i.dirs[d])))
+                .filter(|(_, d)| d.ios > 0)
+                .map(|(i, d)| f(d, i.len_ms))
                 .collect(),
             _ => Vec::new(),
         };

@@ -51,8 +51,18 @@ pub fn text(doc: &Value) -> String {
             int(&job["groupid"]),
             int(&job["error"])
         );
-        direction(&mut out, &job["read"]);
-        direction(&mut out, &job["write"]);
+        // unified_rw_reporting: `mixed` alone in the read fields, or
+        // after the write fields (fio's show_mixed_ddir_status_terse).
+        match job.get("read") {
+            Some(read) => direction(&mut out, read),
+            None => direction(&mut out, &job["mixed"]),
+        }
+        if !job["write"].is_null() {
+            direction(&mut out, &job["write"]);
+        }
+        if job.get("read").is_some() && !job["mixed"].is_null() {
+            direction(&mut out, &job["mixed"]);
+        }
         let _ = write!(
             out,
             ";{:.6}%;{:.6}%;{};{};{}",

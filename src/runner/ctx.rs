@@ -37,6 +37,12 @@ pub struct Ctx<'a> {
     pub fsync: Recorder,
     /// Those are fdatasync.
     pub fsync_data_only: bool,
+    /// The engine uses no file (`null`, `filecreate`): a sync completes at
+    /// once without a call, as fio's null engine completes it.
+    pub diskless: bool,
+    /// With `cmdprio_*`: the thread's own ioprio (fio's `td->ioprio`), and
+    /// latencies are also kept per priority.
+    pub by_prio: Option<u16>,
     /// When the syncs of `fsync=N` are due.
     pub syncs: super::syncs::Syncs,
     /// The time series (`log_avg_msec`).
@@ -309,7 +315,10 @@ impl Ctx<'_> {
         };
         for _ in 0..n {
             let f0 = now_ns();
-            let rc = sync_fd(self.fds[file as usize], self.fsync_data_only);
+            let rc = match self.diskless {
+                true => 0,
+                false => sync_fd(self.fds[file as usize], self.fsync_data_only),
+            };
             self.fsync.record(now_ns() - f0);
             if rc != 0 {
                 self.errors.push(format!(
@@ -327,6 +336,9 @@ impl Ctx<'_> {
     /// is kept as the clone's error.
     #[cold]
     pub fn sync_all(&mut self) {
+        if self.diskless {
+            return;
+        }
         for (fd, path) in self.fds.iter().zip(self.paths) {
             if sync_fd(*fd, false) != 0 {
                 let e = std::io::Error::last_os_error();
@@ -349,6 +361,7 @@ impl Ctx<'_> {
             stats.clat = rec.clat.finish();
             stats.slat = rec.slat.finish();
             stats.bytes = rec.bytes;
+            stats.prios = rec.prios.finish();
             let own = self.fresh.own[d] && rec.bytes > 0;
             stats.busy_ns = Some(if own { passes } else { 0 } + verify[d]);
         }

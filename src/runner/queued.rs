@@ -18,6 +18,8 @@ struct Slot {
     io: IoUnit,
     t_queue: u64,
     t_submit: u64,
+    /// The ioprio cmdprio gave it (0: the thread's own).
+    prio: u16,
 }
 
 /// The I/Os of the loop: slots, which are free, queued but not submitted,
@@ -62,6 +64,7 @@ pub(super) fn run<E: Engine, const PACE: bool>(
                 io: empty,
                 t_queue: 0,
                 t_submit: 0,
+                prio: 0,
             };
             depth
         ],
@@ -121,6 +124,7 @@ pub(super) fn run<E: Engine, const PACE: bool>(
                 io,
                 t_queue,
                 t_submit: t_queue,
+                prio: 0,
             };
             let fd = cx.fds[io.file as usize];
             let buf = bufs[tag as usize].as_mut_slice();
@@ -142,6 +146,9 @@ pub(super) fn run<E: Engine, const PACE: bool>(
             }
             if PACE && let Some(p) = &mut cx.pace {
                 p.issued(io.write, io.len);
+            }
+            if cx.by_prio.is_some() {
+                q.slots[tag as usize].prio = engine.last_prio();
             }
             match res {
                 Ok(Queued::Pending) => q.unsubmitted.push(tag),
@@ -332,6 +339,10 @@ fn complete<const PACE: bool>(
     d.clat.record(clat);
     d.slat.record(slat);
     d.bytes += io.len as u64;
+    if let Some(own) = cx.by_prio {
+        d.prios
+            .record(if s.prio == 0 { own } else { s.prio }, lat, clat);
+    }
     if cx.io_log.is_some() {
         cx.log_io(io, now, lat, clat, slat);
     }

@@ -16,6 +16,8 @@ pub struct DirRecorders {
     pub slat: Recorder,
     /// Bytes transferred.
     pub bytes: u64,
+    /// Latencies per I/O priority (`cmdprio_*` only).
+    pub prios: super::prios::PrioRecorders,
 }
 
 impl DirRecorders {
@@ -34,6 +36,7 @@ impl DirRecorders {
             clat: mk(!unused && split),
             slat: mk(!unused && split),
             bytes: 0,
+            prios: Default::default(),
         }
     }
 

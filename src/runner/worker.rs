@@ -205,7 +205,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         io_log,
         writes,
         reads,
-        sched: _,
+        sched,
         contents,
         verifier,
         watch,
@@ -246,6 +246,9 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         advise: recorder(prefetch > 0),
         fsync: recorder(fsync_every > 0),
         fsync_data_only,
+        diskless: E::DISKLESS,
+        by_prio: (cfg.cmdprio.used())
+            .then(|| (sched.ioprio).map_or(0, |(c, l)| crate::engine::cmdprio::ioprio(c, l))),
         syncs: super::syncs::Syncs::new(fsync_every),
         series: Ticker::new(None, 0),
         hist: None,

@@ -24,6 +24,22 @@ pub struct Report {
     pub lat_percentiles: bool,
     /// Percentiles of submission latency (default off, as fio).
     pub slat_percentiles: bool,
+    /// fio's `unified_rw_reporting`: the directions reported apart, as one
+    /// (`mixed`), or both.
+    #[serde(default)]
+    pub unified: Unified,
+}
+
+/// fio's `unified_rw_reporting` (stat.c `UNIFIED_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Unified {
+    /// Each direction apart (`none`, 0; the default).
+    #[default]
+    Split,
+    /// Reads, writes and trims summed into one `mixed` direction (`mixed`, 1).
+    Mixed,
+    /// Each direction, and `mixed` after them (`both`, 2).
+    Both,
 }
 
 impl Default for Report {
@@ -33,6 +49,7 @@ impl Default for Report {
             clat_percentiles: true,
             lat_percentiles: false,
             slat_percentiles: false,
+            unified: Unified::Split,
         }
     }
 }
@@ -59,6 +76,11 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Bool,
         "report submission-latency percentiles (default 0)",
     ),
+    opt(
+        "unified_rw_reporting",
+        Kind::Choice(&["none", "mixed", "both", "0", "1", "2"]),
+        "report reads, writes and trims apart (none), summed as 'mixed', or both",
+    ),
 ];
 
 /// Applies one of [`OPTIONS`].
@@ -69,6 +91,13 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "clat_percentiles" => r.clat_percentiles = parse_bool(v)?,
         "lat_percentiles" => r.lat_percentiles = parse_bool(v)?,
         "slat_percentiles" => r.slat_percentiles = parse_bool(v)?,
+        "unified_rw_reporting" => {
+            r.unified = match v {
+                "mixed" | "1" => Unified::Mixed,
+                "both" | "2" => Unified::Both,
+                _ => Unified::Split,
+            }
+        }
         other => unreachable!("report group and its table disagree on '{other}'"),
     }
     Ok(())

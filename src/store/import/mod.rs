@@ -293,6 +293,7 @@ fn op_stats(d: fio::Dir) -> std::result::Result<(OpStats, bool), BadField> {
             slat,
             bytes,
             busy_ns,
+            prios: Vec::new(),
         },
         rebuilt,
     ))
