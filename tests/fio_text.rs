@@ -157,9 +157,12 @@ fn unified_rw_reporting_is_laid_out_as_fios() {
     let d = scratch();
     std::fs::write(d.path().join("data"), vec![1u8; 2 << 20]).unwrap();
     for mode in ["mixed", "both"] {
+        // An absolute name: the JSON runs below start in the test's own
+        // directory.
         let job = format!(
-            "[u]\nfilename=data\nsize=2m\nbs=4k\ninvalidate=0\nrw=randrw\n\
-             unified_rw_reporting={mode}\n"
+            "[u]\nfilename={}\nsize=2m\nbs=4k\ninvalidate=0\nrw=randrw\n\
+             unified_rw_reporting={mode}\n",
+            s(&d.path().join("data"))
         );
         std::fs::write(d.path().join("u.fio"), &job).unwrap();
         let fio = fio_lines("fio", d.path(), "u.fio");
