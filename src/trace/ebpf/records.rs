@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 /// Size of `struct event`.
 pub const EVENT_SIZE: usize = 80;
+/// Where an open's path starts in `struct open_event` (after its length,
+/// how it is written, and padding).
+const PATH_AT: usize = EVENT_SIZE + 8;
 
 /// One record of the ring buffer.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,8 +24,12 @@ pub struct Record {
     pub dev: u32,
     /// Inode number.
     pub ino: u64,
-    /// An open's path argument, as the program wrote it.
+    /// An open's path: the file's as the kernel resolved it (absolute,
+    /// or `…/`-prefixed when cut short), else the argument as the program
+    /// wrote it.
     pub path: Option<String>,
+    /// True when `path` is the kernel's (not the program's argument).
+    pub resolved: bool,
 }
 
 fn u64_at(b: &[u8], o: usize) -> u64 {
@@ -39,17 +46,17 @@ pub fn parse(b: &[u8]) -> Option<Record> {
         return None;
     }
     let kind = b[74];
-    let path = (kind == 1 && b.len() > EVENT_SIZE).then(|| {
-        let p = &b[EVENT_SIZE..];
-        let end = p.iter().position(|&c| c == 0).unwrap_or(p.len());
-        String::from_utf8_lossy(&p[..end]).into_owned()
-    });
+    let (path, resolved) = match kind == 1 && b.len() > PATH_AT {
+        true => open_path(b),
+        false => (None, false),
+    };
     let has_off = b[75] != 0;
     Some(Record {
         ts: u64_at(b, 0),
         dev: u32_at(b, 56),
         ino: u64_at(b, 40),
         path,
+        resolved,
         event: Event {
             t_ns: 0,
             pid: u32_at(b, 60),
@@ -64,6 +71,32 @@ pub fn parse(b: &[u8]) -> Option<Record> {
             lat_ns: u64_at(b, 8),
         },
     })
+}
+
+/// The path of an `open_event` (trace.bpf.c `file_path`): the names from
+/// the file up to the root, each NUL-ended, turned around (`how` 1; 2: cut
+/// short, shown under `…/`); or the program's argument (`how` 0).
+fn open_path(b: &[u8]) -> (Option<String>, bool) {
+    let len = usize::from(u16::from_ne_bytes([b[EVENT_SIZE], b[EVENT_SIZE + 1]]));
+    let how = b[EVENT_SIZE + 2];
+    let p = &b[PATH_AT..(PATH_AT + len).min(b.len())];
+    if how == 0 {
+        let end = p.iter().position(|&c| c == 0).unwrap_or(p.len());
+        return (Some(String::from_utf8_lossy(&p[..end]).into_owned()), false);
+    }
+    let names: Vec<_> = (p.split(|&c| c == 0))
+        .filter(|n| !n.is_empty())
+        .map(String::from_utf8_lossy)
+        .collect();
+    let mut path = String::from(if how == 1 { "" } else { "…" });
+    for n in names.iter().rev() {
+        path.push('/');
+        path.push_str(n);
+    }
+    if path.is_empty() {
+        path.push('/');
+    }
+    (Some(path), true)
 }
 
 /// The kernel's device number as `stat` gives it.
@@ -119,12 +152,16 @@ impl Names {
         Some(name)
     }
 
-    /// Learns the path an open returned `fd` for: the descriptor's own
-    /// link when it is still open, else the path given made absolute
-    /// against the process's working directory.
+    /// Learns the path an open returned `fd` for: the kernel's; without
+    /// it, the descriptor's own link when it is still open, else the path
+    /// given made absolute against the process's working directory.
     pub fn learn_open(&mut self, r: &Record) {
         let key = (r.dev, r.ino);
         if r.ino == 0 || self.known.contains_key(&key) {
+            return;
+        }
+        if let (true, Some(p)) = (r.resolved, &r.path) {
+            self.known.insert(key, p.clone());
             return;
         }
         if let Some(p) = self.learn_fd(r.event.pid, r.event.result as i32)
@@ -209,7 +246,8 @@ mod tests {
         b[72..74].copy_from_slice(&2u16.to_ne_bytes());
         b[74] = 1;
         b[75] = 1;
-        b[EVENT_SIZE..EVENT_SIZE + 3].copy_from_slice(b"a/b");
+        b[EVENT_SIZE..EVENT_SIZE + 2].copy_from_slice(&4u16.to_ne_bytes());
+        b[PATH_AT..PATH_AT + 3].copy_from_slice(b"a/b");
         let r = parse(&b).unwrap();
         assert_eq!(r.ts, 5);
         assert_eq!(r.event.lat_ns, 700);
@@ -219,6 +257,22 @@ mod tests {
         assert_eq!(r.event.fd, -1);
         assert_eq!(r.event.name(), "pread64");
         assert_eq!(r.path.as_deref(), Some("a/b"));
+        assert!(!r.resolved);
+        // The kernel's names, leaf first: /data/real/c.txt.
+        let names = b"c.txt\0real\0data\0";
+        b[EVENT_SIZE..EVENT_SIZE + 2].copy_from_slice(&(names.len() as u16).to_ne_bytes());
+        b[EVENT_SIZE + 2] = 1;
+        b.resize(PATH_AT + names.len(), 0);
+        b[PATH_AT..].copy_from_slice(names);
+        assert_eq!(parse(&b).unwrap().path.as_deref(), Some("/data/real/c.txt"));
+        b[EVENT_SIZE + 2] = 2;
+        assert_eq!(
+            parse(&b).unwrap().path.as_deref(),
+            Some("…/data/real/c.txt")
+        );
+        b[EVENT_SIZE..EVENT_SIZE + 2].copy_from_slice(&0u16.to_ne_bytes());
+        b[EVENT_SIZE + 2] = 1;
+        assert_eq!(parse(&b).unwrap().path.as_deref(), Some("/"));
         assert_eq!(clean(Path::new("/x/./y/../z")), "/x/z");
         assert_eq!(kernel_dev(user_dev(0x0080_0003)), 0x0080_0003);
     }

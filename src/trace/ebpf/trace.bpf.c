@@ -12,8 +12,9 @@
 // call to the per-call figures and latency/size histograms (arrays, log-linear
 // slots as src/trace/hist.rs), to the per-file figures (keyed by device and
 // inode, found from the fd through the task's file table), and in event mode
-// sends the whole call through a ring buffer. Opens always send their path so
-// user space can name files. Processes forked by a traced one are traced too.
+// sends the whole call through a ring buffer. Opens always send the path the
+// kernel resolved for the new descriptor (file_path) so user space can name
+// files. Processes forked by a traced one are traced too.
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -22,7 +23,12 @@
 #define NCALLS 42
 #define SLOTS 976
 #define LOG2 65
-#define PATH_MAX_READ 256
+// An open's path: components of up to NAME_LEN bytes (with their NUL)
+// written from offsets below PATH_HALF, so the buffer is PATH_HALF +
+// NAME_LEN; at most PATH_DEPTH steps up the tree (mount crossings count).
+#define PATH_HALF 2048
+#define NAME_LEN 256
+#define PATH_DEPTH 64
 
 // Classes, as src/trace/calls.rs Class.
 #define C_READ 0
@@ -37,7 +43,12 @@
 // Only the fields iolab reads; CO-RE finds them in the running kernel.
 struct super_block { __u32 s_dev; } __attribute__((preserve_access_index));
 struct inode { unsigned long i_ino; struct super_block *i_sb; } __attribute__((preserve_access_index));
-struct file { struct inode *f_inode; long long f_pos; } __attribute__((preserve_access_index));
+struct qstr { const unsigned char *name; } __attribute__((preserve_access_index));
+struct dentry { struct dentry *d_parent; struct qstr d_name; } __attribute__((preserve_access_index));
+struct vfsmount { struct dentry *mnt_root; } __attribute__((preserve_access_index));
+struct mount { struct mount *mnt_parent; struct dentry *mnt_mountpoint; struct vfsmount mnt; } __attribute__((preserve_access_index));
+struct path { struct vfsmount *mnt; struct dentry *dentry; } __attribute__((preserve_access_index));
+struct file { struct inode *f_inode; long long f_pos; struct path f_path; } __attribute__((preserve_access_index));
 struct fdtable { unsigned int max_fds; struct file **fd; } __attribute__((preserve_access_index));
 struct files_struct { struct fdtable *fdt; } __attribute__((preserve_access_index));
 struct upid { int nr; void *ns; } __attribute__((preserve_access_index));
@@ -104,9 +115,17 @@ struct event {
     __u32 pad;
 };
 
+// How an open's path is written (open_event.how).
+#define PATH_WRITTEN 0  // the argument as the program wrote it
+#define PATH_FULL 1     // the file's names from leaf to root, each NUL-ended
+#define PATH_PARTIAL 2  // the same, cut short (too deep or too long)
+
 struct open_event {
     struct event e;
-    char path[PATH_MAX_READ];
+    __u16 path_len;
+    __u8 how;
+    __u8 pad[5];
+    char path[PATH_HALF + NAME_LEN];
 };
 
 struct thread { __u32 tgid, ppid; char comm[16]; };
@@ -180,6 +199,38 @@ static __always_inline struct file *fd_file(int fd) {
     struct file *f = 0;
     bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
     return f;
+}
+
+// Writes the path of open file f into o, leaf first (the kernel's d_path
+// walk: up the dentries, across mounts to the mount point): the name the
+// kernel resolved, whatever directory fd or working directory the program
+// opened it from.
+static __always_inline void file_path(struct file *f, struct open_event *o) {
+    struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
+    struct vfsmount *vm = BPF_CORE_READ(f, f_path.mnt);
+    struct mount *m = (struct mount *)((char *)vm - bpf_core_field_offset(struct mount, mnt));
+    __u32 pos = 0;
+    __u8 how = PATH_PARTIAL;
+    for (int i = 0; i < PATH_DEPTH; i++) {
+        struct dentry *root = BPF_CORE_READ(m, mnt.mnt_root);
+        if (d == root) {
+            struct mount *up = BPF_CORE_READ(m, mnt_parent);
+            if (up == m) { how = PATH_FULL; break; }
+            d = BPF_CORE_READ(m, mnt_mountpoint);
+            m = up;
+            continue;
+        }
+        struct dentry *parent = BPF_CORE_READ(d, d_parent);
+        if (d == parent) { how = PATH_FULL; break; }
+        if (pos >= PATH_HALF) break;
+        const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+        long n = bpf_probe_read_kernel_str(o->path + (pos & (PATH_HALF - 1)), NAME_LEN, name);
+        if (n <= 0) break;
+        pos += n;
+        d = parent;
+    }
+    o->path_len = pos;
+    o->how = how;
 }
 
 static __always_inline void identify(struct file *f, struct start *s) {
@@ -361,7 +412,14 @@ static __always_inline void account(struct start *s, long ret, __u64 now, struct
         struct file *f = fd_file(ret);
         identify(f, s);
         fill(&o->e, s, lat, ret, 1);
-        bpf_probe_read_user_str(o->path, sizeof(o->path), (void *)s->path);
+        o->path_len = 0;
+        o->how = PATH_WRITTEN;
+        if (f) file_path(f, o);
+        if (!o->path_len && o->how != PATH_FULL) {
+            long n = bpf_probe_read_user_str(o->path, PATH_HALF, (void *)s->path);
+            o->path_len = n > 0 ? n : 0;
+            o->how = PATH_WRITTEN;
+        }
         submit(o);
         return;
     }
