@@ -25,6 +25,10 @@ pub enum Class {
     Other,
     /// io_uring submissions and completions.
     Uring,
+    /// Copies between descriptors in the kernel (copy_file_range,
+    /// sendfile, splice): the bytes count once, on the source file; the
+    /// destination descriptor is kept in the flags.
+    Copy,
 }
 
 /// Where an argument is: the index of a syscall argument (0..6).
@@ -118,6 +122,17 @@ pub const CALLS: &[CallInfo] = &[
     // Not a system call: one io_uring request from submission to completion
     // (the io_uring tracepoints), its flags the request's opcode.
     call(URING_REQ, URING_REQ_NR, Uring, [Some(0), None, None, Some(1), None]),
+    // Added after io_uring requests (ids are kept by stored traces).
+    // Offsets of the copies are pointers: not recorded.
+    call("copy_file_range", 326, Copy, [Some(0), None, Some(4), Some(2), None]),
+    call("sendfile", 40, Copy, [Some(1), None, Some(3), Some(0), None]),
+    call("splice", 275, Copy, [Some(0), None, Some(4), Some(2), None]),
+    call("fcntl", 72, Other, [Some(0), None, None, Some(1), None]),
+    call("flock", 73, Other, [Some(0), None, None, Some(1), None]),
+    call("msync", 26, Sync, [None, None, Some(1), Some(2), None]),
+    call("syncfs", 306, Sync, [Some(0), None, None, None, None]),
+    call("sync", 162, Sync, [None, None, None, None, None]),
+    call("truncate", 76, Meta, [None, None, Some(1), None, Some(0)]),
 ];
 
 /// The number [`URING_REQ`] has in trace files (no system call has it).
@@ -128,6 +143,13 @@ pub const URING_REQ_NR: u32 = 100_000;
 /// (`io_uring_complete`) form one event of this name, its latency the
 /// time from submission to completion.
 pub const URING_REQ: &str = "io_uring_req";
+
+/// True for io_uring's read and write opcodes (READV, WRITEV, READ_FIXED,
+/// WRITE_FIXED, READ, WRITE, READV_FIXED, WRITEV_FIXED), whose result is
+/// bytes moved (trace.bpf.c `is_rw`).
+pub fn uring_rw(opcode: u64) -> bool {
+    matches!(opcode, 1 | 2 | 4 | 5 | 22 | 23 | 60 | 61)
+}
 
 /// The call named `name` (strace's name; `pread` and `pwrite` are taken
 /// for `pread64` and `pwrite64`, `fstatat` for `newfstatat`).
@@ -164,11 +186,14 @@ mod tests {
             }
         }
         assert_eq!(by_name("pread").unwrap().1.nr, 17);
-        // trace.bpf.c sizes its tables for 42 calls, io_uring requests last
-        // (id 41), and numbers the classes as Class does.
-        assert_eq!(CALLS.len(), 42);
+        // trace.bpf.c sizes its tables for 51 calls, io_uring requests at
+        // id 41, and numbers the classes as Class does.
+        assert_eq!(CALLS.len(), 51);
         assert_eq!(CALLS[41].name, URING_REQ);
-        assert_eq!((Class::Read as u8, Class::Uring as u8), (0, 7));
+        assert_eq!(
+            (Class::Read as u8, Class::Uring as u8, Class::Copy as u8),
+            (0, 7, 8)
+        );
         assert_eq!(by_id(2).unwrap().name, "pread64");
     }
 }

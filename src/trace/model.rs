@@ -142,6 +142,16 @@ impl Event {
     pub fn class(&self) -> Class {
         calls::by_id(self.call).map_or(Class::Other, |c| c.class)
     }
+
+    /// True when its result is bytes moved: reads, writes, copies, and
+    /// io_uring read and write requests.
+    pub fn moves_data(&self) -> bool {
+        match self.class() {
+            Class::Read | Class::Write | Class::Copy => true,
+            Class::Uring => self.name() == calls::URING_REQ && calls::uring_rw(self.flags),
+            _ => false,
+        }
+    }
 }
 
 /// One thread (or process) seen in the trace.
@@ -230,7 +240,7 @@ impl Trace {
         let mut files: BTreeMap<u32, BTreeMap<String, Stats>> = BTreeMap::new();
         let mut last_end: BTreeMap<(u32, u16), u64> = BTreeMap::new();
         for e in &self.events {
-            let moved = matches!(e.class(), Class::Read | Class::Write);
+            let moved = e.moves_data();
             let st = calls.entry(e.name().to_string()).or_default();
             st.add(e.lat_ns, e.result, moved);
             let seq = match (e.file, e.offset) {

@@ -48,6 +48,15 @@ impl CallArgs {
     }
 }
 
+/// The name of `call`'s syscall tracepoints (x86_64's `sendfile` is
+/// `sys_enter_sendfile64`).
+fn tracepoint(call: &str) -> &str {
+    match call {
+        "sendfile" => "sendfile64",
+        c => c,
+    }
+}
+
 /// Per call figures (`struct cstat`).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -180,7 +189,7 @@ impl Kernel {
                 .enumerate()
                 .filter(|(_, c)| c.name != URING_REQ)
             {
-                if !has_event("syscalls", &format!("sys_enter_{}", c.name)) {
+                if !has_event("syscalls", &format!("sys_enter_{}", tracepoint(c.name))) {
                     missing.push(c.name.to_string());
                     continue;
                 }
@@ -255,7 +264,11 @@ impl Kernel {
                 }
                 h
             };
-            let moved = matches!(c.class, calls::Class::Read | calls::Class::Write);
+            // (io_uring requests: the sizes of their reads and writes.)
+            let moved = matches!(
+                c.class,
+                calls::Class::Read | calls::Class::Write | calls::Class::Copy
+            ) || c.name == URING_REQ;
             out.insert(
                 c.name.to_string(),
                 Stats {

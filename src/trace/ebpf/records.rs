@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn records_read_back_field_by_field() {
-        let mut b = vec![0u8; EVENT_SIZE + 8];
+        let mut b = vec![0u8; PATH_AT + 8];
         b[0..8].copy_from_slice(&5u64.to_ne_bytes());
         b[8..16].copy_from_slice(&700u64.to_ne_bytes());
         b[16..24].copy_from_slice(&4096u64.to_ne_bytes());

@@ -20,7 +20,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
-#define NCALLS 42
+#define NCALLS 51
 #define SLOTS 976
 #define LOG2 65
 // An open's path: components of up to NAME_LEN bytes (with their NUL)
@@ -39,6 +39,10 @@
 #define C_META 5
 #define C_OTHER 6
 #define C_URING 7
+#define C_COPY 8
+
+// The io_uring requests' entry in the call table (src/trace/calls.rs).
+#define URING_REQ 41
 
 // Only the fields iolab reads; CO-RE finds them in the running kernel.
 struct super_block { __u32 s_dev; } __attribute__((preserve_access_index));
@@ -60,7 +64,12 @@ struct task_struct {
     struct files_struct *files;
     struct pid *thread_pid;
 } __attribute__((preserve_access_index));
-struct io_kiocb { struct file *file; } __attribute__((preserve_access_index));
+struct io_cqe { int fd; } __attribute__((preserve_access_index));
+struct io_kiocb { struct file *file; __u8 opcode; __u64 flags; struct io_cqe cqe; } __attribute__((preserve_access_index));
+// A read or write request's own part of the io_kiocb (io_kiocb_to_cmd):
+// its offset and length, set by the request's prep before submission.
+struct kiocb { long long ki_pos; } __attribute__((preserve_access_index));
+struct io_rw { struct kiocb kiocb; __u32 len; } __attribute__((preserve_access_index));
 
 // The system call's registers (x86_64: arguments in di, si, dx, r10, r8, r9).
 struct pt_regs { unsigned long di, si, dx, r10, r8, r9; } __attribute__((preserve_access_index));
@@ -174,6 +183,13 @@ static __always_inline __u32 slot(__u64 v) {
 // dtrace's log2 bucket of v: 0 for 0, else floor(log2 v) + 1.
 static __always_inline __u32 log2b(__u64 v) {
     return v ? ilog2(v) + 1 : 0;
+}
+
+// io_uring's read and write opcodes (READV, WRITEV, READ_FIXED,
+// WRITE_FIXED, READ, WRITE, READV_FIXED, WRITEV_FIXED): their bytes count
+// as the call's, with their offset.
+static __always_inline int is_rw(__u8 op) {
+    return op == 1 || op == 2 || op == 4 || op == 5 || op == 22 || op == 23 || op == 60 || op == 61;
 }
 
 static __always_inline int traced(__u32 tgid) {
@@ -353,7 +369,7 @@ static __always_inline void account(struct start *s, long ret, __u64 now, struct
     __u64 lat = now - s->ts;
     __u32 call = s->call;
     if (call >= NCALLS) return;
-    int moved = (s->cls == C_READ || s->cls == C_WRITE) && ret >= 0;
+    int moved = (s->cls == C_READ || s->cls == C_WRITE || s->cls == C_COPY || (s->call == URING_REQ && is_rw(s->flags))) && ret >= 0;
     int seq = 0;
     if (s->ino) {
         __u32 slot;
@@ -454,11 +470,21 @@ int uring_submit(struct uring_submit *ctx) {
     s.tgid = ns >> 32;
     s.tid = (__u32)ns;
     s.ts = bpf_ktime_get_ns();
-    s.call = 41;
+    s.call = URING_REQ;
     s.cls = C_URING;
     s.flags = ctx->opcode;
-    s.fd = -1;
     struct io_kiocb *req = ctx->req;
+    // The descriptor the request names (with IOSQE_FIXED_FILE, its index
+    // among the registered files); the file itself is found at completion,
+    // once the request is issued (io_assign_file).
+    s.fd = BPF_CORE_READ(req, cqe.fd);
+    if (is_rw(ctx->opcode)) {
+        struct io_rw *rw = (struct io_rw *)req;
+        long long pos = BPF_CORE_READ(rw, kiocb.ki_pos);
+        s.len = BPF_CORE_READ(rw, len);
+        // -1: at the file's position, known only once issued.
+        if (pos >= 0) { s.off = pos; s.has_off = 1; }
+    }
     identify(BPF_CORE_READ(req, file), &s);
     __u64 key = (__u64)ctx->req;
     bpf_map_update_elem(&uring, &key, &s, BPF_ANY);
@@ -473,6 +499,10 @@ int uring_complete(struct uring_complete *ctx) {
     if (!s) return 0;
     struct start copy = *s;
     bpf_map_delete_elem(&uring, &key);
+    // (Not BPF_CORE_READ(ctx->req, ...): the tracepoint's own struct is
+    // not the kernel's, and would be relocated too.)
+    struct io_kiocb *req = ctx->req;
+    if (!copy.ino) identify(BPF_CORE_READ(req, file), &copy);
     account(&copy, ctx->res, now, 0);
     return 0;
 }
