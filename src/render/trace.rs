@@ -44,6 +44,9 @@ pub fn text(s: &StoredTrace) -> String {
     let status = m
         .exit_status
         .map_or(String::new(), |c| format!("exit status {c}; "));
+    if let Some(how) = &m.stopped {
+        let _ = writeln!(out, "{how}");
+    }
     let _ = writeln!(
         out,
         "{status}{} threads in {procs} processes; {} events lost",

@@ -248,6 +248,31 @@ impl Held {
         }
     }
 
+    /// Stops the command as Ctrl-C does: SIGINT to it and every process
+    /// under it, each named by a pidfd taken first (so a process that ends
+    /// meanwhile and whose pid is reused is never signalled); whatever still
+    /// runs after `grace`, the command's orphans too, gets SIGKILL. Reaps
+    /// the command; its status and how many processes were signalled.
+    pub fn interrupt_tree(&mut self, grace: std::time::Duration) -> (Option<i32>, usize) {
+        if self.try_wait().is_some() {
+            return (self.status, 0);
+        }
+        let fds: Vec<OwnedFd> = (self.tree().into_iter())
+            .filter_map(|p| pidfd_open(p).ok())
+            .collect();
+        for fd in &fds {
+            pidfd_signal(fd, libc::SIGINT);
+        }
+        let end = std::time::Instant::now() + grace;
+        while fds.iter().any(running) && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        for fd in fds.iter().filter(|fd| running(fd)) {
+            pidfd_signal(fd, libc::SIGKILL);
+        }
+        (self.kill(), fds.len())
+    }
+
     /// Kills the command (tracing stopped early, or could not start) and
     /// reaps it; its status.
     pub fn kill(&mut self) -> Option<i32> {
@@ -381,6 +406,30 @@ fn pidfd_open(pid: u32) -> std::io::Result<OwnedFd> {
     }
     // SAFETY: `fd` was just returned to us and is owned by nothing else.
     Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) })
+}
+
+/// `pidfd_send_signal(fd, sig)`; a process already gone is no error.
+fn pidfd_signal(fd: &OwnedFd, sig: libc::c_int) {
+    // SAFETY: a pidfd we own, a signal number, no siginfo, no flags.
+    unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            fd.as_raw_fd(),
+            sig,
+            std::ptr::null::<libc::siginfo_t>(),
+            0,
+        );
+    }
+}
+
+/// True while the process of pidfd `fd` runs (its pidfd is not readable:
+/// a zombie's is).
+fn running(fd: &OwnedFd) -> bool {
+    let mut p = [nix::poll::PollFd::new(
+        std::os::fd::AsFd::as_fd(fd),
+        nix::poll::PollFlags::POLLIN,
+    )];
+    nix::poll::poll(&mut p, 0u16).is_ok_and(|n| n == 0)
 }
 
 /// `wait4(pid)`: its exit status (128 + the signal for one killed) and

@@ -38,6 +38,10 @@ pub struct Meta {
     pub kernel: String,
     /// The host it ran on.
     pub host: String,
+    /// How iolab stopped the command, when it did (`--duration`, Ctrl-C):
+    /// what it sent to how many processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 impl Meta {

@@ -427,6 +427,7 @@ impl Parser {
                 exit_status: self.exit_status,
                 kernel: String::new(),
                 host: String::new(),
+                stopped: None,
             },
             threads: self.threads,
             paths: self.fds.paths,

@@ -198,7 +198,8 @@ impl Kernel {
                     .map_err(|e| bpf_err("fill the call table")(e.to_string()))?;
             }
         }
-        for (prog, tp) in [("on_enter", "sys_enter"), ("on_exit", "sys_exit")] {
+        // The exit program first: every enter seen then has its exit seen.
+        for (prog, tp) in [("on_exit", "sys_exit"), ("on_enter", "sys_enter")] {
             let p: &mut BtfTracePoint = program(&mut bpf, prog)?;
             p.load(tp, &btf)
                 .map_err(|e| bpf_err(format!("load {prog}"))(verifier(e)))?;

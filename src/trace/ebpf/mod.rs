@@ -17,6 +17,10 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::time::Duration;
 
+/// How long a command stopped with the trace has after SIGINT before
+/// SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
 /// eBPF on the syscall tracepoints (root, BTF, tracefs).
 #[derive(Debug)]
 pub struct Ebpf;
@@ -89,6 +93,8 @@ impl Tracer for Ebpf {
                 (None, *p)
             }
         };
+        // Events count from before the programs attach: none is earlier.
+        let t0 = now_ns();
         let mut kernel = match Kernel::load(pid, req.mode == Mode::Events) {
             Ok(k) => k,
             Err(e) => {
@@ -132,7 +138,6 @@ impl Tracer for Ebpf {
             .map(|p| TraceWriter::create(p, &meta))
             .transpose()?;
         let mut ring = kernel.ring()?;
-        let t0 = now_ns();
         let mut events: Vec<Event> = Vec::new();
         // The files' access patterns, from the events as they stream by.
         let mut patterns = pattern::Analyser::default();
@@ -195,11 +200,23 @@ impl Tracer for Ebpf {
             }
         }
         let duration_ns = now_ns().saturating_sub(t0);
+        let mut stopped = None;
         if let Some(h) = &mut held
             && exit_status.is_none()
         {
-            // Ctrl-C or --duration: the command stops with the trace.
-            exit_status = h.kill();
+            // Ctrl-C or --duration: the command and its children stop with
+            // the trace, as Ctrl-C stops them.
+            let (st, n) = h.interrupt_tree(STOP_GRACE);
+            exit_status = st;
+            let why = match req.stop.is_set() {
+                true => "interrupted",
+                false => "--duration reached",
+            };
+            stopped = Some(format!(
+                "{why}: iolab sent SIGINT to the command and the {} process(es) under it (SIGKILL to any still running after {} s)",
+                n.saturating_sub(1),
+                STOP_GRACE.as_secs()
+            ));
         }
         while let Some(item) = ring.next() {
             handle(&item, &mut names, &mut writer)?;
@@ -211,6 +228,7 @@ impl Tracer for Ebpf {
             meta: Meta {
                 duration_ns,
                 exit_status,
+                stopped,
                 ..meta
             },
             calls: kernel.calls()?,

@@ -72,7 +72,7 @@ struct kiocb { long long ki_pos; } __attribute__((preserve_access_index));
 struct io_rw { struct kiocb kiocb; __u32 len; } __attribute__((preserve_access_index));
 
 // The system call's registers (x86_64: arguments in di, si, dx, r10, r8, r9).
-struct pt_regs { unsigned long di, si, dx, r10, r8, r9; } __attribute__((preserve_access_index));
+struct pt_regs { unsigned long di, si, dx, r10, r8, r9, orig_ax; } __attribute__((preserve_access_index));
 
 // Set at load time by user space. Process ids are those of iolab's pid
 // namespace (pidns_dev, pidns_ino: its /proc/self/ns/pid), which need not
@@ -95,7 +95,7 @@ struct start {
     // The last inode this thread used and its device and number: a loop on
     // one descriptor finds them once.
     __u64 cinode, cino;
-    __u32 cdev, cpad;
+    __u32 cdev, nr;
     // The per-file slot this thread's last call counted in, and its key:
     // a loop on one file finds its slot without a hash lookup.
     __u64 fino;
@@ -283,6 +283,7 @@ int on_enter(__u64 *ctx) {
     sp->tgid = tgid;
     sp->tid = (__u32)ns;
     sp->call = ci->call - 1;
+    sp->nr = nr;
     __u8 cls = ci->cls;
     sp->cls = cls;
     sp->fd = -1;
@@ -453,6 +454,10 @@ int on_exit(__u64 *ctx) {
     struct start *s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
     if (!s || !s->active) return 0;
     s->active = 0;
+    // Only the exit of the call entered: an enter seen while the programs
+    // were attaching may have exited unseen (then this is another call).
+    struct pt_regs *r = (struct pt_regs *)ctx[0];
+    if (r->orig_ax != s->nr) return 0;
     account(s, (long)ctx[1], now, s);
     return 0;
 }
