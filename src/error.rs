@@ -51,13 +51,15 @@ pub enum Error {
         /// Where it happened.
         at: String,
     },
-    /// The file systems have less room than the job's layout needs: found
-    /// before anything was written.
+    /// The file systems have less room than the job's layout (or a
+    /// replay) needs: found before anything was written.
     #[error(
-        "not enough space to lay out the job's files in {}: {need} bytes needed, {free} free; nothing was written",
+        "not enough space to {what} in {}: {need} bytes needed, {free} free; nothing was written",
         .at.display()
     )]
     NotEnoughSpace {
+        /// What the space is for (`lay out the job's files`).
+        what: &'static str,
         /// The directory (or file) whose file system is short.
         at: PathBuf,
         /// Bytes the layout would write there.

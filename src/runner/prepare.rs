@@ -382,6 +382,7 @@ fn check_space(checked: &[Checked]) -> Result<()> {
         let Ok(free) = free_space(on) else { continue };
         if *need > free {
             return Err(Error::NotEnoughSpace {
+                what: "lay out the job's files",
                 at: parent(&c.path).to_path_buf(),
                 need: *need,
                 free,

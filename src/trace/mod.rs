@@ -20,6 +20,7 @@ pub mod job;
 pub mod model;
 pub mod pattern;
 pub mod replay;
+mod replay_copy;
 mod replay_ops;
 pub mod replay_scratch;
 mod replay_sys;

@@ -10,13 +10,13 @@
 
 use super::calls::Class;
 use super::model::{Event, Trace};
+use super::replay_copy;
 use crate::error::{Error, Result};
 use crate::runner::StopFlag;
 use crate::sys::xattr;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::path::{Component, Path, PathBuf};
 
@@ -70,6 +70,9 @@ struct Use {
     dir: bool,
     /// Bytes a copy must hold: the furthest end of a read that got data.
     need: u64,
+    /// The furthest end of a read or write: the original's data is
+    /// copied up to here.
+    touch: u64,
 }
 
 impl Scratch {
@@ -158,75 +161,77 @@ impl Scratch {
 
     fn make(&mut self, t: &Trace, stop: &StopFlag) -> Result<()> {
         let uses = uses(t);
-        for (i, p) in t.paths.iter().enumerate() {
+        // What each path becomes, and the room it all takes, before any
+        // write: a trace that needs more than is free is refused.
+        let plans: Vec<std::result::Result<(PathBuf, Option<Plan>), &'static str>> =
+            (t.paths.iter())
+                .enumerate()
+                .map(|(i, p)| {
+                    let to = mapped(&self.root, p)?;
+                    Ok((to, uses.get(&(i as u32)).map(|u| plan(Path::new(p), u))))
+                })
+                .collect();
+        let copies: u64 = (plans.iter().flatten())
+            .filter_map(|(_, p)| p.as_ref().map(Plan::bytes))
+            .sum();
+        replay_copy::check_space(&self.root, copies.saturating_add(written(t)))?;
+        for (p, planned) in t.paths.iter().zip(plans) {
             if stop.is_set() {
                 return Err(stop.interrupted());
             }
-            let place = match mapped(&self.root, p) {
+            let place = match planned {
                 Err(why) => Place::Not(why),
-                Ok(to) => match uses.get(&(i as u32)) {
-                    Some(u) => self.make_one(Path::new(p), &to, u, stop)?,
-                    None => Place::At(to),
-                },
+                Ok((to, Some(plan))) => self.make_one(Path::new(p), &to, plan, stop)?,
+                Ok((to, None)) => Place::At(to),
             };
             self.places.push(place);
         }
         Ok(())
     }
 
-    /// Makes the scratch form of the original `orig` at `to`.
-    fn make_one(&mut self, orig: &Path, to: &Path, u: &Use, stop: &StopFlag) -> Result<Place> {
-        let program_makes = match u.first {
-            Some((_, f)) if f & (libc::O_CREAT as u64) != 0 => {
-                f & ((libc::O_EXCL | libc::O_TRUNC) as u64) != 0
-            }
-            Some(("mkdir" | "mkdirat", _)) => true,
-            _ => false,
-        };
-        let meta = std::fs::metadata(orig);
-        let is_dir = meta.as_ref().map_or(u.dir, |m| m.is_dir());
+    /// Makes the scratch form of the original `orig` at `to`, as planned.
+    fn make_one(&mut self, orig: &Path, to: &Path, plan: Plan, stop: &StopFlag) -> Result<Place> {
         if let Some(parent) = to.parent() {
             self.dirs(parent)?;
         }
-        if program_makes {
-            self.made.created_by_replay += 1;
-            return Ok(Place::At(to.to_path_buf()));
-        }
-        if is_dir {
-            self.dirs(to)?;
-            return Ok(Place::At(to.to_path_buf()));
-        }
-        match &meta {
-            Ok(m) if !m.is_file() => return Ok(Place::Not("not a regular file")),
-            // Only named (stat, unlink) where it did not exist: nothing to make.
-            Err(_) if u.first.is_none() => return Ok(Place::At(to.to_path_buf())),
-            // Only named: a file of its size is enough (a sparse one).
-            Ok(m) if u.first.is_none() => {
+        let (out, copied, need) = match plan {
+            Plan::Made => {
+                self.made.created_by_replay += 1;
+                return Ok(Place::At(to.to_path_buf()));
+            }
+            Plan::Dir => {
+                self.dirs(to)?;
+                return Ok(Place::At(to.to_path_buf()));
+            }
+            Plan::Not(why) => return Ok(Place::Not(why)),
+            Plan::Absent => return Ok(Place::At(to.to_path_buf())),
+            Plan::Sized(len) => {
                 let out = self.create(to)?;
-                out.set_len(m.len())
+                out.set_len(len)
                     .map_err(|e| Error::io(format!("cannot size {}", to.display()), e))?;
                 self.made.named_only += 1;
                 return Ok(Place::At(to.to_path_buf()));
             }
-            _ => {}
-        }
-        let out = self.create(to)?;
-        let copied = match File::open(orig) {
-            Ok(src) if meta.is_ok() => Some(copy(src, &out, to, stop)?),
-            _ => None,
-        };
-        match copied {
-            Some(n) => {
+            Plan::Copy { len, ranges, need } => {
+                let out = self.create(to)?;
+                let n = match File::open(orig) {
+                    Ok(src) => replay_copy::copy_ranges(&src, &out, &ranges, to, stop)?,
+                    Err(_) => 0,
+                };
+                // Holes and what the trace did not read stay holes.
+                out.set_len(len)
+                    .map_err(|e| Error::io(format!("cannot size {}", to.display()), e))?;
                 self.made.copied += 1;
                 self.made.copied_bytes += n;
-                if n < u.need {
-                    fill(&out, n, u.need, to, stop)?;
-                }
+                (out, len, need)
             }
-            None => {
+            Plan::Fill(need) => {
                 self.made.filled += 1;
-                fill(&out, 0, u.need, to, stop)?;
+                (self.create(to)?, 0, need)
             }
+        };
+        if copied < need {
+            replay_copy::fill(&out, copied, need, to, stop)?;
         }
         // As a file the program had not just written: nothing dirty for
         // its fsync to flush, nothing cached for its reads.
@@ -322,48 +327,94 @@ fn uses(t: &Trace) -> BTreeMap<u32, Use> {
         {
             u.need = u.need.max(off + e.result as u64);
         }
+        if matches!(e.class(), Class::Read | Class::Write)
+            && e.result > 0
+            && let Some(off) = e.offset
+        {
+            u.touch = u.touch.max(off.saturating_add(e.result as u64));
+        }
     }
     uses
 }
 
-/// Copies `src` into `out`; the bytes copied (read and written here, not
-/// reflinked, so the copy has its own blocks).
-fn copy(mut src: File, mut out: &File, to: &Path, stop: &StopFlag) -> Result<u64> {
-    let mut buf = vec![0u8; 1 << 20];
-    let mut n = 0u64;
-    loop {
-        if stop.is_set() {
-            return Err(stop.interrupted());
+/// What the replay makes for one path the trace used.
+enum Plan {
+    /// Nothing: the program creates it (O_CREAT with O_EXCL or O_TRUNC,
+    /// mkdir).
+    Made,
+    /// A directory.
+    Dir,
+    /// Not replayed, and why.
+    Not(&'static str),
+    /// Nothing: only named where it did not exist.
+    Absent,
+    /// A file of this size without data: only named (stat, unlink).
+    Sized(u64),
+    /// A copy of the original's data in `ranges` (those below the end of
+    /// what the trace read or wrote), at the original's length, then
+    /// filled up to `need` if the trace read past it.
+    Copy {
+        len: u64,
+        ranges: Vec<(u64, u64)>,
+        need: u64,
+    },
+    /// A file of written bytes up to `need` (the original is gone or
+    /// unreadable).
+    Fill(u64),
+}
+
+impl Plan {
+    /// The bytes it writes.
+    fn bytes(&self) -> u64 {
+        match self {
+            Plan::Copy { len, ranges, need } => {
+                replay_copy::bytes(ranges).saturating_add(need.saturating_sub(*len))
+            }
+            Plan::Fill(need) => *need,
+            _ => 0,
         }
-        let got = match src.read(&mut buf) {
-            Ok(0) => return Ok(n),
-            Ok(g) => g,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            // Unreadable part way: what was read is kept, the rest filled.
-            Err(_) => return Ok(n),
-        };
-        out.write_all(&buf[..got])
-            .map_err(|e| Error::io(format!("cannot write {}", to.display()), e))?;
-        n += got as u64;
     }
 }
 
-/// Writes bytes from `from` to `to_len` (not a sparse hole: reads of it
-/// reach the disk as reads of the original did).
-fn fill(out: &File, from: u64, to_len: u64, to: &Path, stop: &StopFlag) -> Result<()> {
-    use std::os::unix::fs::FileExt;
-    let buf = vec![0x5au8; 1 << 20];
-    let mut at = from;
-    while at < to_len {
-        if stop.is_set() {
-            return Err(stop.interrupted());
+/// What the replay makes for the original `orig`, used as `u` says.
+fn plan(orig: &Path, u: &Use) -> Plan {
+    let program_makes = match u.first {
+        Some((_, f)) if f & (libc::O_CREAT as u64) != 0 => {
+            f & ((libc::O_EXCL | libc::O_TRUNC) as u64) != 0
         }
-        let n = (to_len - at).min(buf.len() as u64) as usize;
-        out.write_all_at(&buf[..n], at)
-            .map_err(|e| Error::io(format!("cannot write {}", to.display()), e))?;
-        at += n as u64;
+        Some(("mkdir" | "mkdirat", _)) => true,
+        _ => false,
+    };
+    let meta = std::fs::metadata(orig);
+    if program_makes {
+        return Plan::Made;
     }
-    Ok(())
+    if meta.as_ref().map_or(u.dir, |m| m.is_dir()) {
+        return Plan::Dir;
+    }
+    match (meta, File::open(orig)) {
+        (Ok(m), _) if !m.is_file() => Plan::Not("not a regular file"),
+        (Err(_), _) if u.first.is_none() => Plan::Absent,
+        (Ok(m), _) if u.first.is_none() => Plan::Sized(m.len()),
+        (Ok(m), Ok(src)) => Plan::Copy {
+            len: m.len(),
+            ranges: replay_copy::data_ranges(&src, m.len(), u.need.max(u.touch)),
+            need: u.need,
+        },
+        _ => Plan::Fill(u.need),
+    }
+}
+
+/// The bytes the trace's writes and allocations may add (each counted
+/// whole: the room the replay can need at most).
+fn written(t: &Trace) -> u64 {
+    (t.events.iter())
+        .map(|e| match (e.class(), e.name()) {
+            (Class::Write, "fallocate") => e.len,
+            (Class::Write, _) => e.result.max(0) as u64,
+            _ => 0,
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 /// Takes `dir` for a replay: made (true) when missing; an empty directory,

@@ -1,0 +1,157 @@
+//! How a replay copies a traced file: only its data (holes stay holes,
+//! found with `SEEK_DATA`/`SEEK_HOLE`) and only up to the end of what the
+//! trace read; and how many bytes the copies and the trace's writes need,
+//! known before anything is written.
+
+use crate::error::{Error, Result};
+use crate::runner::StopFlag;
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+/// The largest piece read or written at once.
+const CHUNK: usize = 1 << 20;
+
+/// The ranges `[start, end)` of `f` (of `len` bytes) that hold data,
+/// below `limit`. Where the file system cannot tell, the whole of it.
+pub fn data_ranges(f: &File, len: u64, limit: u64) -> Vec<(u64, u64)> {
+    let end = len.min(limit);
+    let mut out = Vec::new();
+    let mut at = 0u64;
+    while at < end {
+        let Some(start) = seek(f, at, libc::SEEK_DATA) else {
+            break; // ENXIO: no data after `at`
+        };
+        if start >= end {
+            break;
+        }
+        let stop = seek(f, start, libc::SEEK_HOLE).unwrap_or(end).min(end);
+        out.push((start, stop));
+        at = stop.max(start + 1);
+    }
+    out
+}
+
+/// `lseek(f, at, whence)`, `None` on failure (ENXIO past the last data).
+fn seek(f: &File, at: u64, whence: libc::c_int) -> Option<u64> {
+    // SAFETY: lseek on a descriptor `f` owns; no memory is passed.
+    let r = unsafe { libc::lseek(f.as_raw_fd(), at as libc::off_t, whence) };
+    (r >= 0).then_some(r as u64)
+}
+
+/// The bytes in `ranges`.
+pub fn bytes(ranges: &[(u64, u64)]) -> u64 {
+    ranges.iter().map(|(a, b)| b - a).sum()
+}
+
+/// Copies `ranges` of `src` into `out` at the same offsets (read and
+/// written here, not reflinked, so the copy has its own blocks); the bytes
+/// copied. A read that fails part way keeps what was copied.
+pub fn copy_ranges(
+    src: &File,
+    out: &File,
+    ranges: &[(u64, u64)],
+    to: &Path,
+    stop: &StopFlag,
+) -> Result<u64> {
+    let mut buf = vec![0u8; CHUNK];
+    let mut n = 0u64;
+    for &(start, end) in ranges {
+        let mut at = start;
+        while at < end {
+            if stop.is_set() {
+                return Err(stop.interrupted());
+            }
+            let want = (end - at).min(CHUNK as u64) as usize;
+            let got = match src.read_at(&mut buf[..want], at) {
+                Ok(0) => return Ok(n),
+                Ok(g) => g,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return Ok(n),
+            };
+            out.write_all_at(&buf[..got], at)
+                .map_err(|e| Error::io(format!("cannot write {}", to.display()), e))?;
+            at += got as u64;
+            n += got as u64;
+        }
+    }
+    Ok(n)
+}
+
+/// Writes bytes from `from` to `to_len` (not a sparse hole: reads of it
+/// reach the disk as reads of the original did).
+pub fn fill(out: &File, from: u64, to_len: u64, to: &Path, stop: &StopFlag) -> Result<()> {
+    let buf = vec![0x5au8; CHUNK];
+    let mut at = from;
+    while at < to_len {
+        if stop.is_set() {
+            return Err(stop.interrupted());
+        }
+        let n = (to_len - at).min(buf.len() as u64) as usize;
+        out.write_all_at(&buf[..n], at)
+            .map_err(|e| Error::io(format!("cannot write {}", to.display()), e))?;
+        at += n as u64;
+    }
+    Ok(())
+}
+
+/// Refuses the replay before anything is written when the file system of
+/// `root` has less room than `need` bytes.
+pub fn check_space(root: &Path, need: u64) -> Result<()> {
+    let Ok(free) = File::open(root).and_then(|d| crate::sys::fs::free_space(&d)) else {
+        return Ok(()); // unknown: the writes will say ENOSPC if it comes
+    };
+    if need > free {
+        return Err(Error::NotEnoughSpace {
+            what: "hold the replay's copies and the trace's writes",
+            at: root.to_path_buf(),
+            need,
+            free,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sparse_file_has_only_its_data_ranges_below_the_limit() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s");
+        let f = (std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true))
+        .open(&p)
+        .unwrap();
+        f.set_len(64 << 20).unwrap();
+        f.write_all_at(&[1u8; 4096], 8 << 20).unwrap();
+        f.write_all_at(&[2u8; 4096], 40 << 20).unwrap();
+        f.sync_all().unwrap();
+        let all = data_ranges(&f, 64 << 20, u64::MAX);
+        // Block-granular on every file system; at most one range a write.
+        assert_eq!(all.len(), 2, "{all:?}");
+        assert!(
+            all[0].0 <= 8 << 20 && all[0].1 >= (8 << 20) + 4096,
+            "{all:?}"
+        );
+        assert!(bytes(&all) < 1 << 20, "{all:?}");
+        let below = data_ranges(&f, 64 << 20, 16 << 20);
+        assert_eq!(below.len(), 1, "{below:?}");
+        let out_p = d.path().join("o");
+        let out = (std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true))
+        .open(&out_p)
+        .unwrap();
+        let n = copy_ranges(&f, &out, &all, &out_p, &StopFlag::new()).unwrap();
+        assert_eq!(n, bytes(&all));
+        let mut b = [0u8; 1];
+        out.read_exact_at(&mut b, 40 << 20).unwrap();
+        assert_eq!(b, [2]);
+    }
+}
