@@ -3,6 +3,8 @@
 //! trace read; and how many bytes the copies and the trace's writes need,
 //! known before anything is written.
 
+use super::calls::Class;
+use super::model::Trace;
 use crate::error::{Error, Result};
 use crate::runner::StopFlag;
 use std::fs::File;
@@ -94,6 +96,60 @@ pub fn fill(out: &File, from: u64, to_len: u64, to: &Path, stop: &StopFlag) -> R
         at += n as u64;
     }
     Ok(())
+}
+
+/// What the replay makes for one path the trace used.
+pub enum Plan {
+    /// Nothing: the program creates it (O_CREAT with O_EXCL or O_TRUNC,
+    /// mkdir).
+    Made,
+    /// A directory.
+    Dir,
+    /// Not replayed, and why.
+    Not(&'static str),
+    /// Nothing: only named where it did not exist.
+    Absent,
+    /// A file of this size without data: only named (stat, unlink).
+    Sized(u64),
+    /// A copy of the original's data in `ranges` (those below the end of
+    /// what the trace read or wrote), at the original's length, then
+    /// filled up to `need` if the trace read past it.
+    Copy {
+        /// The original's length.
+        len: u64,
+        /// Its data ranges to copy.
+        ranges: Vec<(u64, u64)>,
+        /// The end of the furthest read.
+        need: u64,
+    },
+    /// A file of written bytes up to `need` (the original is gone or
+    /// unreadable).
+    Fill(u64),
+}
+
+impl Plan {
+    /// The bytes it writes.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Plan::Copy { len, ranges, need } => {
+                bytes(ranges).saturating_add(need.saturating_sub(*len))
+            }
+            Plan::Fill(need) => *need,
+            _ => 0,
+        }
+    }
+}
+
+/// The bytes the trace's writes and allocations may add (each counted
+/// whole: the room the replay can need at most).
+pub fn written(t: &Trace) -> u64 {
+    (t.events.iter())
+        .map(|e| match (e.class(), e.name()) {
+            (Class::Write, "fallocate") => e.len,
+            (Class::Write, _) => e.result.max(0) as u64,
+            _ => 0,
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 /// Refuses the replay before anything is written when the file system of

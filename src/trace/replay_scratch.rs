@@ -10,7 +10,7 @@
 
 use super::calls::Class;
 use super::model::{Event, Trace};
-use super::replay_copy;
+use super::replay_copy::{self, Plan, written};
 use crate::error::{Error, Result};
 use crate::runner::StopFlag;
 use crate::sys::xattr;
@@ -337,45 +337,6 @@ fn uses(t: &Trace) -> BTreeMap<u32, Use> {
     uses
 }
 
-/// What the replay makes for one path the trace used.
-enum Plan {
-    /// Nothing: the program creates it (O_CREAT with O_EXCL or O_TRUNC,
-    /// mkdir).
-    Made,
-    /// A directory.
-    Dir,
-    /// Not replayed, and why.
-    Not(&'static str),
-    /// Nothing: only named where it did not exist.
-    Absent,
-    /// A file of this size without data: only named (stat, unlink).
-    Sized(u64),
-    /// A copy of the original's data in `ranges` (those below the end of
-    /// what the trace read or wrote), at the original's length, then
-    /// filled up to `need` if the trace read past it.
-    Copy {
-        len: u64,
-        ranges: Vec<(u64, u64)>,
-        need: u64,
-    },
-    /// A file of written bytes up to `need` (the original is gone or
-    /// unreadable).
-    Fill(u64),
-}
-
-impl Plan {
-    /// The bytes it writes.
-    fn bytes(&self) -> u64 {
-        match self {
-            Plan::Copy { len, ranges, need } => {
-                replay_copy::bytes(ranges).saturating_add(need.saturating_sub(*len))
-            }
-            Plan::Fill(need) => *need,
-            _ => 0,
-        }
-    }
-}
-
 /// What the replay makes for the original `orig`, used as `u` says.
 fn plan(orig: &Path, u: &Use) -> Plan {
     let program_makes = match u.first {
@@ -403,18 +364,6 @@ fn plan(orig: &Path, u: &Use) -> Plan {
         },
         _ => Plan::Fill(u.need),
     }
-}
-
-/// The bytes the trace's writes and allocations may add (each counted
-/// whole: the room the replay can need at most).
-fn written(t: &Trace) -> u64 {
-    (t.events.iter())
-        .map(|e| match (e.class(), e.name()) {
-            (Class::Write, "fallocate") => e.len,
-            (Class::Write, _) => e.result.max(0) as u64,
-            _ => 0,
-        })
-        .fold(0u64, u64::saturating_add)
 }
 
 /// Takes `dir` for a replay: made (true) when missing; an empty directory,
