@@ -186,3 +186,78 @@ fn a_started_commands_inherited_files_are_named() {
         .collect();
     assert!(paths.contains(&s(&err)), "{paths:?}");
 }
+
+/// A trace whose event has an offset past any file's (2^64 - 1) is refused
+/// where it is read, naming the line, not exported unchanged.
+#[test]
+fn an_offset_past_any_file_is_refused_with_its_line() {
+    let d = scratch();
+    let t = d.path().join("bad.trace");
+    std::fs::write(
+        &t,
+        "{\"iolab_trace\":1,\"meta\":{\"source\":\"test\",\"mode\":\"events\",\"command\":[\"x\"],\"pid\":1,\"started_unix\":0.0,\"duration_ns\":0,\"exit_status\":null,\"kernel\":\"\",\"host\":\"\"}}\n\
+         {\"path\":0,\"name\":\"/tmp/x\"}\n\
+         [10,1,1,\"pread64\",3,0,18446744073709551615,4096,0,4096,100]\n",
+    )
+    .unwrap();
+    let (code, err) = fail(
+        bin()
+            .args(["trace", "export"])
+            .arg(&t)
+            .args(["--format", "iolog", "-o"])
+            .arg(d.path().join("out.iolog")),
+    );
+    assert_ne!(code, 0);
+    assert_one_line(
+        &err,
+        &[
+            "bad.trace:3:",
+            "offset 18446744073709551615",
+            "largest file offset",
+        ],
+    );
+    assert!(!d.path().join("out.iolog").exists());
+}
+
+/// An `--events` trace killed with SIGKILL keeps its events up to about a
+/// second before (they stayed in a 1 MiB buffer: a 0-byte file).
+#[test]
+fn a_killed_event_trace_keeps_what_came_before_its_last_second() {
+    if !common::trace::can("a_killed_event_trace_keeps_what_came_before_its_last_second")
+        || !have(
+            "python3",
+            "a_killed_event_trace_keeps_what_came_before_its_last_second",
+        )
+    {
+        return;
+    }
+    let d = scratch();
+    let data = d.path().join("data");
+    std::fs::write(&data, vec![1u8; 4096]).unwrap();
+    let pidfile = d.path().join("pid");
+    // 100 small reads a second: far less than the buffer holds.
+    let script = format!(
+        "import os, time\nopen('{}', 'w').write(str(os.getpid()))\nfd = os.open('{}', os.O_RDONLY)\n\
+         for _ in range(3000):\n    os.pread(fd, 64, 0)\n    time.sleep(0.01)\n",
+        s(&pidfile),
+        s(&data)
+    );
+    let trace = d.path().join("k.trace");
+    let mut iolab = bin()
+        .args(["trace", "--no-store", "--events", "-o", s(&trace), "--"])
+        .args(["python3", "-c", &script])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    let _ = iolab.kill();
+    let _ = iolab.wait();
+    if let Ok(pid) = std::fs::read_to_string(&pidfile) {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", pid.trim()])
+            .status();
+    }
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let preads = text.lines().filter(|l| l.contains("\"pread64\"")).count();
+    assert!(preads >= 50, "{preads} preads kept: {:.300}", text);
+}

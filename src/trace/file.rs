@@ -119,6 +119,11 @@ impl TraceWriter {
             .map_err(|e| TraceError::io(&self.path, e))
     }
 
+    /// Writes out what is buffered (so a trace killed later keeps it).
+    pub fn flush(&mut self) -> TraceResult<()> {
+        self.out.flush().map_err(|e| TraceError::io(&self.path, e))
+    }
+
     /// Writes the last line (the figures) and closes the file.
     pub fn finish(mut self, t: &Trace) -> TraceResult<()> {
         self.paths(&t.paths)?;
@@ -235,6 +240,12 @@ fn event(l: &str) -> Result<Event, LineProblem> {
         }
     };
     let name = v[3].as_str().ok_or("field 4 is not a call name")?;
+    let offset = o(6)?;
+    if let Some(off) = offset.filter(|&o| o > i64::MAX as u64) {
+        return Err(LineProblem(format!(
+            "offset {off} is past the largest file offset (2^63 - 1)"
+        )));
+    }
     let (call, _) = calls::by_name(name).ok_or_else(|| format!("unknown call {name}"))?;
     Ok(Event {
         t_ns: u(0)?,
@@ -243,7 +254,7 @@ fn event(l: &str) -> Result<Event, LineProblem> {
         call,
         fd: v[4].as_i64().ok_or("field 5 is not an fd")? as i32,
         file: o(5)?.map(|f| f as u32),
-        offset: o(6)?,
+        offset,
         len: u(7)?,
         flags: u(8)?,
         result: v[9].as_i64().ok_or("field 10 is not a result")?,

@@ -180,10 +180,19 @@ impl Tracer for Ebpf {
         }
         let deadline = req.duration.map(|d| t0 + d.as_nanos() as u64);
         let mut exit_status = None;
+        let mut flushed = now_ns();
         loop {
             wait_readable(ring.as_raw_fd(), Duration::from_millis(10));
             while let Some(item) = ring.next() {
                 handle(&item, &mut names, &mut writer)?;
+            }
+            // Every second to disk: a trace killed (kill -9) keeps all but
+            // its last second.
+            if let Some(w) = &mut writer
+                && now_ns() - flushed >= 1_000_000_000
+            {
+                w.flush()?;
+                flushed = now_ns();
             }
             if req.stop.is_set() || deadline.is_some_and(|d| now_ns() >= d) {
                 break;
