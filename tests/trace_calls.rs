@@ -178,3 +178,21 @@ fn sendfile_splice_and_locks_are_traced() {
     assert_eq!(v["calls"]["sendfile"]["bytes"], 100_000);
     assert_eq!(v["calls"]["splice"]["bytes"], 60_000);
 }
+
+/// A pipe is named as /proc and strace -y name it (`pipe:[N]`), not by
+/// its device and inode (`0:15:N`).
+#[test]
+fn pipes_are_named_as_proc_names_them() {
+    let test = "pipes_are_named_as_proc_names_them";
+    if !can(test) {
+        return;
+    }
+    let v = record(&[], &["sh", "-c", "echo hi | cat > /dev/null"]);
+    let paths: Vec<&str> = (v["files"].as_array().unwrap().iter())
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.iter().any(|p| p.starts_with("pipe:[")), "{paths:?}");
+    let numbered =
+        |p: &&&str| p.split(':').count() == 3 && p.split(':').all(|n| n.parse::<u64>().is_ok());
+    assert!(!paths.iter().any(|p| numbered(&p)), "{paths:?}");
+}

@@ -200,14 +200,38 @@ impl Names {
         Some(i)
     }
 
-    /// The path of (device, inode), or `dev:ino` (major:minor:inode).
+    /// The path of (device, inode); a pipe or socket as /proc names it
+    /// (`pipe:[N]`, `socket:[N]`); else `dev:ino` (major:minor:inode).
     pub fn name(&self, dev: u32, ino: u64) -> String {
-        self.known
-            .get(&(dev, ino))
-            .cloned()
-            .unwrap_or_else(|| format!("{}:{}:{ino}", dev >> 20, dev & 0xfffff))
+        if let Some(p) = self.known.get(&(dev, ino)) {
+            return p.clone();
+        }
+        let (pipes, sockets) = *PSEUDO_DEVS;
+        match dev {
+            d if Some(d) == pipes => format!("pipe:[{ino}]"),
+            d if Some(d) == sockets => format!("socket:[{ino}]"),
+            _ => format!("{}:{}:{ino}", dev >> 20, dev & 0xfffff),
+        }
     }
 }
+
+/// The devices of pipefs and sockfs (kernel encoding), from a pipe and a
+/// socket of iolab's own: their files have no path.
+static PSEUDO_DEVS: std::sync::LazyLock<(Option<u32>, Option<u32>)> =
+    std::sync::LazyLock::new(|| {
+        let dev = |f: &std::fs::File| f.metadata().ok().map(|m| kernel_dev(m.dev()));
+        let pipe = std::io::pipe().ok().and_then(|(r, _w)| {
+            let f: std::fs::File = std::os::fd::OwnedFd::from(r).into();
+            dev(&f)
+        });
+        let socket = std::os::unix::net::UnixDatagram::unbound()
+            .ok()
+            .and_then(|s| {
+                let f: std::fs::File = std::os::fd::OwnedFd::from(s).into();
+                dev(&f)
+            });
+        (pipe, socket)
+    });
 
 /// `stat`'s device number in the kernel's encoding.
 fn kernel_dev(d: u64) -> u32 {
