@@ -28,11 +28,18 @@ const VARIANTS: &[(&str, &[&str])] = &[
 /// (engine, extra options) under test: every engine of the registry that
 /// does I/O on files laid out for it (queued ones at iodepth 8), then
 /// [`VARIANTS`]; psync first, the reference. (An engine that makes its
-/// files, `filecreate`, is tested in fio_engines_meta.rs.)
+/// files, `filecreate`, is tested in fio_engines_meta.rs; one that needs
+/// options of its own to write, `e4defrag`, in fio_engines_ext.rs.)
 fn engines() -> Vec<(&'static str, &'static [&'static str])> {
+    let plain_write = iolab::engine::EngineConfig {
+        iodepth: 1,
+        writes: true,
+        ..Default::default()
+    };
     let mut v: Vec<(&str, &[&str])> = iolab::engine::ENGINES
         .iter()
         .filter(|e| e.name != "null" && !e.item.diskless)
+        .filter(|e| (e.item.check)(&plain_write).is_ok())
         .map(|e| {
             (
                 e.name,

@@ -91,11 +91,11 @@ const EXCLUDED: &[(&str, &str)] = &[
     ("dirstat-ioengine", "engine dirstat is newer than fio 3.33"),
     (
         "e4defrag",
-        "EXT4_IOC_MOVE_EXT: needs ext4 under the test directory",
+        "EXT4_IOC_MOVE_EXT needs ext4, and its libaio jobs verify a file other jobs write (fio 3.33 fails them too): tests/fio_engines_ext.rs runs it on an ext4 loop device, whole and each e4defrag job alone",
     ),
     (
         "e4defrag2",
-        "EXT4_IOC_MOVE_EXT: needs ext4 under the test directory",
+        "EXT4_IOC_MOVE_EXT needs ext4, and its libaio jobs verify a file other jobs write (fio 3.33 fails them too): tests/fio_engines_ext.rs runs it on an ext4 loop device, whole and each e4defrag job alone",
     ),
     (
         "enospc-pressure",
@@ -105,7 +105,10 @@ const EXCLUDED: &[(&str, &str)] = &[
         "example_latency_steadystate",
         "steadystate=lat is newer than fio 3.33",
     ),
-    ("exec", "runs programs, no I/O"),
+    (
+        "exec",
+        "needs turbostat and ioengine=cpuio, which iolab lacks: tests/fio_engines_ext.rs runs its `sleep` job",
+    ),
     (
         "fixed-rate-submission",
         "io_submit_mode=offload: fio 3.33 hangs (job stuck, then a double free)",

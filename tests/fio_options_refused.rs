@@ -52,7 +52,6 @@ fn fio_options_iolab_lacks_say_not_supported_yet() {
         "exec_postrun=true",
         "ignore_error=EIO",
         "serialize_overlap=1",
-        "unified_rw_reporting=1",
         "read_iolog=x.log",
         "verify_policy=x",
     ] {

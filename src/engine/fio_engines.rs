@@ -45,8 +45,6 @@ pub const FIO_ENGINES: &[(&str, Kind)] = &[
     ("dircreate", Kind::Later),
     ("dirdelete", Kind::Later),
     ("dirstat", Kind::Later),
-    ("e4defrag", Kind::Later),
-    ("exec", Kind::Later),
     ("gfapi", Kind::Remote),
     ("gfapi_async", Kind::Remote),
     ("http", Kind::Remote),

@@ -19,6 +19,8 @@ pub mod registry;
 
 pub use flags::EngineFlags;
 
+pub use e4defrag::E4defragOptions;
+pub use exec::ExecOptions;
 pub use fio_engines::FIO_ENGINES;
 pub use registry::{EngineDef, find};
 
@@ -34,10 +36,12 @@ registry::engines! {
     Posixaio => posixaio::PosixaioEngine, "posixaio", [], "", "POSIX AIO of the C library (aio_read/aio_write/aio_suspend), iodepth I/Os in flight";
     Mmap => mmap::MmapEngine, "mmap", [], "", "copies from/to a shared mapping; the kernel reads on page faults";
     Falloc => falloc::FallocEngine, "falloc", [], "a file system with fallocate(2)", "no data: a read is fallocate(KEEP_SIZE), a write fallocate(0) of its range";
+    E4defrag => e4defrag::E4defragEngine, "e4defrag", [], "ext4 (EXT4_IOC_MOVE_EXT); filesize= unless inplace=1", "no data: a write moves its blocks' extents from a donor file (EXT4_IOC_MOVE_EXT); reads fail (EINVAL), as in fio";
     Ftruncate => ftruncate::FtruncateEngine, "ftruncate", [], "", "no data: a write is ftruncate(2) to its offset; reads fail (EINVAL), as in fio";
     Filestat => filestat::FilestatEngine, "filestat", [], "", "no data: each file's first I/O is a stat(2) of its name, timed";
     Filedelete => filedelete::FiledeleteEngine, "filedelete", [], "", "no data: each file's first I/O is an unlink(2) of its name, timed";
     Filecreate => filecreate::FilecreateEngine, "filecreate", [], "", "no data: each file's first I/O creates it (open(2) with O_CREAT), timed; nothing laid out first";
+    Exec => exec::ExecEngine, "exec", [], "program= and runtime=", "no I/O: runs program= for the job's runtime, then stops it (SIGTERM, grace_time, SIGKILL)";
     Null => null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
 }
 
@@ -106,8 +110,29 @@ impl IoUnit {
     }
 }
 
+/// What the engines with options that carry text need of a job: those
+/// options and the job's settings they are read with (shared by the
+/// clones, not copied).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineArgs {
+    /// `donorname`, `inplace` (`e4defrag`).
+    pub e4defrag: E4defragOptions,
+    /// `program`, `arguments`, `grace_time`, `std_redirect` (`exec`).
+    pub exec: ExecOptions,
+    /// The job's name (`exec`'s `%n` and output files).
+    pub name: String,
+    /// `directory` (where `e4defrag`'s donor file is).
+    pub directory: Option<std::path::PathBuf>,
+    /// `offset`: where `e4defrag`'s donor space begins.
+    pub offset: u64,
+    /// The high end of `filesize` (fio's `file_size_high`; 0 without it).
+    pub filesize_high: u64,
+    /// `runtime` in microseconds (`exec`'s `%r` and end).
+    pub runtime_us: Option<u64>,
+}
+
 /// What an engine needs to know of the job it runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EngineConfig {
     /// I/Os in flight (queued engines).
     pub iodepth: u32,
@@ -127,6 +152,8 @@ pub struct EngineConfig {
     pub bs_min: u64,
     /// The job syncs every N writes (`fsync` or `fdatasync`).
     pub syncs: bool,
+    /// The options that carry text, and what they need of the job.
+    pub args: std::sync::Arc<EngineArgs>,
 }
 
 /// Why an engine cannot be used for a job: the option concerned and why.

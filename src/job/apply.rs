@@ -62,6 +62,7 @@ impl JobSpec {
         if job.runtime_us.is_none() {
             job.time_based = false;
         }
+        super::groups::engine_opts::finish(&mut job);
         job.validate()?;
         Ok(job)
     }

@@ -143,6 +143,9 @@ pub struct JobSpec {
     /// Per-I/O priorities (`cmdprio_*`).
     #[serde(default)]
     pub cmdprio: crate::engine::cmdprio::CmdprioSpec,
+    /// The engine options that carry values (`donorname`, `program`, ...).
+    #[serde(default)]
+    pub engine_opts: super::groups::engine_opts::EngineOpts,
     /// When each I/O may start and which times are taken (`rate*`,
     /// `thinktime*`, `ramp_time`, `flow*`, `latency_target`, `gtod_reduce`).
     #[serde(default)]
@@ -277,6 +280,7 @@ impl JobSpec {
             memory: Default::default(),
             lifecycle: Default::default(),
             cmdprio: Default::default(),
+            engine_opts: Default::default(),
             pacing: Default::default(),
             description: None,
             engine: "psync".into(),
@@ -333,6 +337,15 @@ impl JobSpec {
             },
             bs_min: self.bs_min,
             syncs: self.fsync > 0 || self.files.fdatasync > 0,
+            args: std::sync::Arc::new(crate::engine::EngineArgs {
+                e4defrag: self.engine_opts.e4defrag.clone(),
+                exec: self.engine_opts.exec.clone(),
+                name: self.name.clone(),
+                directory: self.directory.clone(),
+                offset: self.offset,
+                filesize_high: self.files.filesize.map_or(0, |(_, hi)| hi),
+                runtime_us: self.runtime_us,
+            }),
         }
     }
 

@@ -53,7 +53,16 @@ COMPARE = {
  "ftruncate": "jobs names (time_based: the file ends at the offset of the last random truncate)",
  "cmdprio-bssplit": "jobs total files (bssplit and randrw: sizes and directions drawn at random)",
 }
-for name, subs in S.items():
+# Examples run by tests/fio_engines_ext.rs instead (ext4 on a loop device; exec's
+# sleep job): name -> substitutions, written to engines_ext/.
+EXT = {
+ "e4defrag": [("directory=/scratch", "directory=scratch"), ("filesize=100M", "filesize=1m"), ("size=100M", "size=1m"), ("runtime=30", "runtime=500ms")],
+ "e4defrag2": [("directory=/scratch", "directory=scratch"), ("filesize=100M", "filesize=1m"), ("size=100M", "size=1m"), ("runtime=30", "runtime=500ms")],
+ "exec": [("runtime=30", "runtime=1"), ("runtime=10", "runtime=1")],
+}
+for name, subs in list(S.items()) + [("engines_ext/" + n, s) for n, s in EXT.items()]:
+    test = "tests/fio_engines_ext.rs" if name.startswith("engines_ext/") else "tests/fio_examples.rs"
+    out, name = f"{OUT}/{name}.fio", name.removeprefix("engines_ext/")
     text = subprocess.check_output(["git", "-C", R, "show", f"HEAD:examples/{name}.fio"], text=True)
     lines = text.split("\n")
     done = []
@@ -64,10 +73,10 @@ for name, subs in S.items():
         for i in hits:
             lines[i] = lines[i].replace(old, new, 1)
         done.append(f"{old} -> {new.replace(chr(10), ' + ')}")
-    header = [f"# fio's examples/{name}.fio (fio {COMMIT}), for iolab's tests (tests/fio_examples.rs).",
+    header = [f"# fio's examples/{name}.fio (fio {COMMIT}), for iolab's tests ({test}).",
               "# Scaled down (only paths, sizes, file counts and times; nothing else changed):"]
     header += [f"#   {d}" for d in done] or ["#   nothing"]
     if name in COMPARE:
         header.append(f"# compare: {COMPARE[name]}")
-    open(f"{OUT}/{name}.fio", "w").write("\n".join(header) + "\n" + "\n".join(lines))
-print(len(S))
+    open(out, "w").write("\n".join(header) + "\n" + "\n".join(lines))
+print(len(S) + len(EXT))

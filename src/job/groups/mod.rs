@@ -12,6 +12,7 @@
 pub mod access;
 pub(crate) mod access_values;
 pub mod cmdprio;
+pub mod engine_opts;
 pub mod files;
 pub mod lifecycle;
 pub mod logs;
@@ -52,6 +53,7 @@ pub const GROUPS: &[OptionGroup] = &[
     lifecycle::GROUP,
     logs::GROUP,
     cmdprio::GROUP,
+    engine_opts::GROUP,
     pacing::GROUP,
 ];
 
