@@ -11,7 +11,7 @@
 //! when the call has none. A file without its `end` line (the tracer was
 //! killed) still reads: its figures are tallied from the events.
 
-use super::calls;
+use super::calls::{self, Class};
 use super::error::{TraceError, TraceResult};
 use super::model::{Event, Meta, Trace};
 use crate::trace::error::LineProblem;
@@ -240,13 +240,19 @@ fn event(l: &str) -> Result<Event, LineProblem> {
         }
     };
     let name = v[3].as_str().ok_or("field 4 is not a call name")?;
+    let (call, _) = calls::by_name(name).ok_or_else(|| format!("unknown call {name}"))?;
     let offset = o(6)?;
-    if let Some(off) = offset.filter(|&o| o > i64::MAX as u64) {
+    // A read's or write's offset is a file position (lseek's is signed:
+    // -60 from the end is written as 2^64 - 60).
+    let data = matches!(
+        calls::by_id(call).map(|c| c.class),
+        Some(Class::Read | Class::Write)
+    );
+    if let Some(off) = offset.filter(|&o| data && o > i64::MAX as u64) {
         return Err(LineProblem(format!(
             "offset {off} is past the largest file offset (2^63 - 1)"
         )));
     }
-    let (call, _) = calls::by_name(name).ok_or_else(|| format!("unknown call {name}"))?;
     Ok(Event {
         t_ns: u(0)?,
         pid: u(1)? as u32,
