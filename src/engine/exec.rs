@@ -16,7 +16,7 @@ use super::{Engine, EngineConfig, EngineError, IoUnit, Queued};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -85,7 +85,7 @@ impl Running {
             return;
         }
         match &self.pidfd {
-            Some(fd) => pidfd_send_signal(fd.as_raw_fd(), sig),
+            Some(fd) => crate::sys::pidfd::signal(fd, sig),
             // Unreaped (only `child` waits for it), so its PID is its own.
             None => kill(self.child.id(), sig),
         }
@@ -124,7 +124,7 @@ impl ExecEngine {
         }
         let child = cmd.spawn()?;
         Ok(Running {
-            pidfd: pidfd_open(child.id()).ok(),
+            pidfd: crate::sys::pidfd::open(child.id()).ok(),
             child,
             started: Instant::now(),
             termed: false,
@@ -218,42 +218,6 @@ fn create(path: &str) -> io::Result<File> {
         .truncate(true)
         .mode(0o644)
         .open(path)
-}
-
-/// `pidfd_open(pid, 0)`: a descriptor that names this very process.
-///
-/// # Safety
-///
-/// Sound: the call takes integers and returns a new descriptor (or -1),
-/// which only the returned `OwnedFd` owns.
-fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new
-    // descriptor, or -1; no memory is passed.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` is a new descriptor nothing else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
-}
-
-/// `pidfd_send_signal(fd, sig, NULL, 0)`; an exited process is not an error.
-///
-/// # Safety
-///
-/// Sound: integers and a null `siginfo`, which the call allows; the pidfd
-/// names the child iolab started, never a process that took its PID.
-fn pidfd_send_signal(fd: RawFd, sig: libc::c_int) {
-    // SAFETY: plain integers and a null siginfo, as the call allows.
-    unsafe {
-        libc::syscall(
-            libc::SYS_pidfd_send_signal,
-            fd,
-            sig,
-            std::ptr::null::<libc::siginfo_t>(),
-            0,
-        )
-    };
 }
 
 /// `kill(pid, sig)`, for a child not yet reaped.

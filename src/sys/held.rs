@@ -258,17 +258,17 @@ impl Held {
             return (self.status, 0);
         }
         let fds: Vec<OwnedFd> = (self.tree().into_iter())
-            .filter_map(|p| pidfd_open(p).ok())
+            .filter_map(|p| super::pidfd::open(p).ok())
             .collect();
         for fd in &fds {
-            pidfd_signal(fd, libc::SIGINT);
+            super::pidfd::signal(fd, libc::SIGINT);
         }
         let end = std::time::Instant::now() + grace;
-        while fds.iter().any(running) && std::time::Instant::now() < end {
+        while fds.iter().any(super::pidfd::running) && std::time::Instant::now() < end {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        for fd in fds.iter().filter(|fd| running(fd)) {
-            pidfd_signal(fd, libc::SIGKILL);
+        for fd in fds.iter().filter(|fd| super::pidfd::running(fd)) {
+            super::pidfd::signal(fd, libc::SIGKILL);
         }
         (self.kill(), fds.len())
     }
@@ -293,7 +293,7 @@ impl Held {
             return Ok(true);
         }
         if self.pidfd.is_none() {
-            self.pidfd = Some(pidfd_open(self.pid)?);
+            self.pidfd = Some(super::pidfd::open(self.pid)?);
         }
         let fd = self.pidfd.as_ref().expect("opened above");
         let mut p = [nix::poll::PollFd::new(
@@ -394,42 +394,6 @@ fn parse_io(text: &str) -> BTreeMap<String, u64> {
             Some((k.trim().to_string(), v.trim().parse().ok()?))
         })
         .collect()
-}
-
-/// `pidfd_open(pid, 0)`.
-fn pidfd_open(pid: u32) -> std::io::Result<OwnedFd> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor
-    // (or -1), which we then own.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just returned to us and is owned by nothing else.
-    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) })
-}
-
-/// `pidfd_send_signal(fd, sig)`; a process already gone is no error.
-fn pidfd_signal(fd: &OwnedFd, sig: libc::c_int) {
-    // SAFETY: a pidfd we own, a signal number, no siginfo, no flags.
-    unsafe {
-        libc::syscall(
-            libc::SYS_pidfd_send_signal,
-            fd.as_raw_fd(),
-            sig,
-            std::ptr::null::<libc::siginfo_t>(),
-            0,
-        );
-    }
-}
-
-/// True while the process of pidfd `fd` runs (its pidfd is not readable:
-/// a zombie's is).
-fn running(fd: &OwnedFd) -> bool {
-    let mut p = [nix::poll::PollFd::new(
-        std::os::fd::AsFd::as_fd(fd),
-        nix::poll::PollFlags::POLLIN,
-    )];
-    nix::poll::poll(&mut p, 0u16).is_ok_and(|n| n == 0)
 }
 
 /// `wait4(pid)`: its exit status (128 + the signal for one killed) and

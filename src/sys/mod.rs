@@ -15,6 +15,7 @@ pub mod machine;
 pub mod mount;
 pub mod pagecache;
 pub mod par;
+pub mod pidfd;
 pub mod rusage;
 pub mod sigbus;
 pub mod thread;
