@@ -149,12 +149,12 @@ fn what_is_not_strace_output_is_refused_with_its_line() {
         code::USAGE,
         &format!("{}:1:", s(&notes)),
     );
-    assert_one_line(&err, &["-ttt timestamp"]);
+    assert_one_line(&err, &["expected strace output", "-ttt"]);
     assert!(!dir.path().join("notes.txt.trace").exists());
     let bad = write_file(
         dir.path(),
         "bad.strace",
-        "1 1700000000.000001 fsync(3</f>) = 0 <0.000010>\n\n1 1700000000.000002 oops\n",
+        "1 1700000000.000001 fsync(3</f>) = 0 <0.000010>\n\n1 1700000000.000002 oops\n1 1700000000.000003 ugh\n",
     );
     let err = fails_with(
         bin().args(["trace", "import", "--no-store"]).arg(&bad),

@@ -47,6 +47,9 @@ pub fn text(s: &StoredTrace) -> String {
     if let Some(how) = &m.stopped {
         let _ = writeln!(out, "{how}");
     }
+    for n in &m.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
     let _ = writeln!(
         out,
         "{status}{} threads in {procs} processes; {} events lost",

@@ -26,8 +26,10 @@ pub mod replay_scratch;
 mod replay_sys;
 pub mod store;
 pub mod strace;
+pub mod strace_clock;
 pub mod strace_fds;
 pub mod strace_names;
+pub mod strace_parser;
 pub mod strace_syntax;
 pub mod strace_tracer;
 

@@ -42,6 +42,10 @@ pub struct Meta {
     /// what it sent to how many processes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// What the source could not tell, one sentence each (strace output
+    /// without `-T`: no latencies; lines skipped as not strace's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Meta {

@@ -1,25 +1,24 @@
-//! strace output read as a [`Trace`] in event mode: `strace -f -ttt -T -y`
-//! (also without `-f`, with the pid column `-f -o FILE` writes or the
-//! `[pid N]` prefix `-f` writes to stderr, and with `-yy`).
-//!
-//! Each call of [`calls::CALLS`] becomes an [`Event`]: its two halves
-//! (`<unfinished ...>`, `<... NAME resumed>`) joined per thread, its file
-//! from the fd's `<path>` (or the path opened), its offset the explicit one
-//! (pread64, fadvise64) or the file position, followed per process and fd
-//! from open, lseek, read and write results and shared by dup and fork.
-//! Threads are told from processes by the `CLONE_THREAD` flag of the clone
-//! that made them. Other calls are read for that and skipped.
+//! strace output read as a [`Trace`] in event mode. Best recorded with
+//! `strace -f -ttt -T -y -o FILE`, it is read in every form strace writes:
+//! with the pid column `-f -o FILE` writes, the `[pid N]` prefix `-f`
+//! writes to stderr, or neither; times as `-ttt`, `-tt`, `-t`, `-r` or
+//! none ([`strace_clock`](super::strace_clock)); with or without `-T`,
+//! `-y`/`-yy`, `-k`'s stack frames, `-i`/`-n`'s brackets; `-ff`'s file per
+//! process ([`read_files`], merged in time order). What a form cannot
+//! tell is said in [`Meta::notes`](super::model::Meta::notes); lines that are not strace's are
+//! skipped and counted there too, unless most of the input is such lines.
+//! The lines become events in [`strace_parser`](super::strace_parser).
 
-use super::calls::{self, CallInfo, Class};
 use super::error::{TraceError, TraceResult};
-use super::model::{Event, Meta, Mode, Thread, Trace};
-use super::strace_fds::{Desc, Fds};
-use super::strace_names;
-use super::strace_syntax::{self as syntax, Body, Call};
-use crate::trace::error::LineProblem;
-use std::collections::HashMap;
+use super::model::{Thread, Trace};
+use super::strace_clock::{Clock, Form};
+use super::strace_parser::Parser;
+use super::strace_syntax as syntax;
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+#[cfg(test)]
+use super::model::Event;
 
 /// How to read strace output.
 #[derive(Debug, Clone, Default)]
@@ -35,422 +34,263 @@ pub struct Options {
 
 /// Reads the strace output in `path`.
 pub fn read(path: &Path, opts: &Options) -> TraceResult<Trace> {
-    let f = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
-    parse(std::io::BufReader::new(f), path, opts)
+    read_files(&[path.to_path_buf()], opts)
+}
+
+/// Reads the strace output in `paths`: one file, or the files of
+/// `strace -ff -o PREFIX` (`PREFIX.PID` each, the pid from the name). A
+/// single `PREFIX` that does not exist stands for its `PREFIX.PID` files.
+/// Without a `-ttt` date, the start is the last file's modification time
+/// less the duration.
+pub fn read_files(paths: &[PathBuf], opts: &Options) -> TraceResult<Trace> {
+    let paths = per_process_files(paths)?;
+    let mut sources = Vec::new();
+    for (path, tid) in &paths {
+        let f = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
+        sources.push(Source::new(
+            path,
+            *tid,
+            Box::new(std::io::BufReader::new(f)),
+        ));
+    }
+    let mut t = read_sources(sources, opts)?;
+    if t.meta.started_unix == 0.0 {
+        let mtime = (paths.iter())
+            .filter_map(|(p, _)| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+            .max();
+        if let Some(Ok(d)) = mtime.map(|m| m.duration_since(std::time::UNIX_EPOCH)) {
+            t.meta.started_unix = (d.as_secs_f64() - t.meta.duration_ns as f64 / 1e9).max(0.0);
+        }
+    }
+    Ok(t)
 }
 
 /// Reads strace output from `input`; `path` names it in errors, which say
 /// at which line what was expected.
-pub fn parse(input: impl BufRead, path: &Path, opts: &Options) -> TraceResult<Trace> {
-    let bad = |line: usize, problem: String| TraceError::Format {
-        path: path.to_path_buf(),
-        line,
-        problem,
+pub fn parse<'a>(input: impl BufRead + 'a, path: &Path, opts: &Options) -> TraceResult<Trace> {
+    read_sources(vec![Source::new(path, None, Box::new(input))], opts)
+}
+
+/// `paths` with the pid of each (`-ff`'s `PREFIX.PID`), or `None` for a
+/// single file; a lone missing `PREFIX` becomes its `PREFIX.PID` files.
+fn per_process_files(paths: &[PathBuf]) -> TraceResult<Vec<(PathBuf, Option<u32>)>> {
+    let pid_of = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .and_then(|e| e.parse::<u32>().ok())
     };
+    if let [one] = paths {
+        if one.exists() {
+            return Ok(vec![(one.clone(), None)]);
+        }
+        let dir = one.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = dir.unwrap_or(Path::new("."));
+        let prefix = one.file_name().map(|n| n.to_string_lossy().into_owned());
+        let mut found: Vec<(PathBuf, Option<u32>)> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| dir.join(e.file_name()))
+            .filter(|p| {
+                let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+                stem == prefix && pid_of(p).is_some()
+            })
+            .map(|p| {
+                let pid = pid_of(&p);
+                (p, pid)
+            })
+            .collect();
+        if found.is_empty() {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(TraceError::io(one, e));
+        }
+        found.sort_by_key(|(_, pid)| *pid);
+        return Ok(found);
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        let pid = pid_of(p).ok_or_else(|| TraceError::Usage {
+            what: p.display().to_string(),
+            problem: "several files are read as the output of strace -ff -o PREFIX, \
+                      each named PREFIX.PID"
+                .into(),
+        })?;
+        out.push((p.clone(), Some(pid)));
+    }
+    out.sort_by_key(|(_, pid)| *pid);
+    Ok(out)
+}
+
+/// One file of strace output being read, and its next line with a time.
+struct Source<'a> {
+    path: PathBuf,
+    tid: Option<u32>,
+    input: std::io::Split<Box<dyn BufRead + 'a>>,
+    clock: Clock,
+    line_no: usize,
+    next: Option<Pending>,
+}
+
+/// A line read ahead: its number, text and time.
+struct Pending {
+    line_no: usize,
+    text: String,
+    time: u64,
+}
+
+/// Lines that are not strace's: how many, and the first.
+#[derive(Default)]
+struct Skipped {
+    count: usize,
+    first: Option<(PathBuf, usize, String)>,
+}
+
+impl Skipped {
+    fn add(&mut self, path: &Path, line: usize, problem: String) {
+        self.count += 1;
+        self.first
+            .get_or_insert_with(|| (path.to_path_buf(), line, problem));
+    }
+}
+
+impl<'a> Source<'a> {
+    fn new(path: &Path, tid: Option<u32>, input: Box<dyn BufRead + 'a>) -> Source<'a> {
+        Source {
+            path: path.to_path_buf(),
+            tid,
+            input: input.split(b'\n'),
+            clock: Clock::default(),
+            line_no: 0,
+            next: None,
+        }
+    }
+
+    /// Reads ahead to the next line that carries something.
+    fn advance(&mut self, skipped: &mut Skipped) -> TraceResult<()> {
+        self.next = None;
+        // strace writing to stderr puts its own messages in the middle of a
+        // call's line: `clone(..., flags=SIGCHLDstrace: Process 7 attached`.
+        let mut cut = String::new();
+        for l in self.input.by_ref() {
+            self.line_no += 1;
+            let l = l.map_err(|e| TraceError::io(&self.path, e))?;
+            cut.push_str(&String::from_utf8_lossy(&l));
+            if let Some(at) = cut.find("strace: Process ").filter(|&at| at > 0)
+                && (cut.ends_with(" attached") || cut.ends_with(" detached"))
+            {
+                cut.truncate(at);
+                continue;
+            }
+            let time = match syntax::line(&cut) {
+                Ok(None) => {
+                    cut.clear();
+                    continue;
+                }
+                Ok(Some(line)) => self.clock.time(line.stamp),
+                Err(e) => Err(e),
+            };
+            match time {
+                Ok(time) => {
+                    self.next = Some(Pending {
+                        line_no: self.line_no,
+                        text: cut,
+                        time,
+                    });
+                    return Ok(());
+                }
+                Err(problem) => skipped.add(&self.path, self.line_no, problem.0),
+            }
+            cut.clear();
+        }
+        Ok(())
+    }
+}
+
+/// Reads `sources` into one trace, merging their lines in time order
+/// when their times are on one line, else one file after the other.
+fn read_sources(mut sources: Vec<Source<'_>>, opts: &Options) -> TraceResult<Trace> {
     let mut p = Parser::default();
     for t in &opts.threads {
         p.known(t.clone());
     }
-    // strace writing to stderr puts its own messages in the middle of a
-    // call's line: `clone(..., flags=SIGCHLDstrace: Process 7 attached`.
-    let mut cut = String::new();
-    for (i, l) in input.split(b'\n').enumerate() {
-        let l = l.map_err(|e| TraceError::io(path, e))?;
-        cut.push_str(&String::from_utf8_lossy(&l));
-        if let Some(at) = cut.find("strace: Process ").filter(|&at| at > 0)
-            && (cut.ends_with(" attached") || cut.ends_with(" detached"))
-        {
-            cut.truncate(at);
-            continue;
-        }
-        p.line(&cut).map_err(|problem| bad(i + 1, problem.0))?;
-        cut.clear();
+    let mut skipped = Skipped::default();
+    for s in &mut sources {
+        s.advance(&mut skipped)?;
     }
-    if p.lines == 0 && !opts.allow_empty {
-        return Err(bad(
-            1,
-            "no strace output: expected lines of `strace -f -ttt -T -y` \
-             (pid, -ttt timestamp, call)"
-                .into(),
+    // `-ff -r` times are differences from lines in other files.
+    let unplaced = sources.len() > 1
+        && (sources.iter()).any(|s| matches!(s.clock.form(), Some(Form::Relative | Form::None)));
+    if unplaced {
+        for s in &mut sources {
+            s.clock.unplaced = true;
+            if let Some(n) = &mut s.next {
+                n.time = 0;
+            }
+        }
+    }
+    loop {
+        let pick = (sources.iter().enumerate())
+            .filter_map(|(i, s)| s.next.as_ref().map(|n| (n.time, i)))
+            .min();
+        let Some((_, i)) = pick else { break };
+        let s = &mut sources[i];
+        let n = s.next.take().expect("picked a source with a line");
+        let fed = match syntax::line(&n.text) {
+            Ok(Some(line)) => p.feed(s.tid.or(line.tid), n.time, line.body),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        };
+        if let Err(problem) = fed {
+            skipped.add(&s.path, n.line_no, problem.0);
+        }
+        s.advance(&mut skipped)?;
+    }
+    let name = sources
+        .first()
+        .map_or_else(PathBuf::new, |s| s.path.clone());
+    if p.lines == 0 || skipped.count > p.lines {
+        if let Some((path, line, problem)) = skipped.first {
+            return Err(TraceError::Format {
+                path,
+                line,
+                problem,
+            });
+        }
+        if !opts.allow_empty {
+            return Err(TraceError::Format {
+                path: name,
+                line: 1,
+                problem: "no strace output: expected lines of `strace -f -ttt -T -y` \
+                          (pid, -ttt timestamp, call)"
+                    .into(),
+            });
+        }
+    }
+    let clock = &sources.first().map(|s| &s.clock);
+    let mut notes = clock.map(Clock::notes).unwrap_or_default();
+    notes.extend(p.lacks());
+    if let Some((path, line, problem)) = &skipped.first {
+        notes.push(format!(
+            "skipped {} line{} that {} not strace's (the first, {}:{line}: {problem})",
+            skipped.count,
+            if skipped.count == 1 { "" } else { "s" },
+            if skipped.count == 1 { "is" } else { "are" },
+            path.display()
         ));
     }
-    Ok(p.finish())
-}
-
-/// The parent of a thread whose clone was not seen.
-const UNKNOWN: u32 = u32::MAX;
-
-/// What has been read so far. Threads are keyed by their tid, except the
-/// first thread of output without a pid column, keyed 0 (and renamed to
-/// its `[pid N]` once that shows).
-#[derive(Default)]
-struct Parser {
-    first_ns: Option<u64>,
-    end_ns: u64,
-    lines: usize,
-    main: Option<u32>,
-    alias: Option<u32>,
-    tasks: HashMap<u32, usize>,
-    threads: Vec<Thread>,
-    pending: HashMap<u32, (u64, String)>,
-    fds: Fds,
-    events: Vec<Event>,
-    exit_status: Option<i32>,
-    command: Vec<String>,
-}
-
-impl Parser {
-    fn line(&mut self, l: &str) -> Result<(), LineProblem> {
-        let Some(line) = syntax::line(l)? else {
-            return Ok(());
-        };
-        let now = line.time_ns;
-        self.first_ns.get_or_insert(now);
-        self.end_ns = self.end_ns.max(now);
-        self.lines += 1;
-        let tid = self.task(line.tid, &line.body);
-        match line.body {
-            Body::Noise => {}
-            Body::Exited(code) => {
-                if Some(tid) == self.main {
-                    self.exit_status = Some(code);
-                }
-            }
-            Body::Abandoned => {
-                self.pending.remove(&tid);
-            }
-            Body::Unfinished(head) => {
-                self.pending.insert(tid, (now, head.to_string()));
-            }
-            Body::Resumed { name, rest } => {
-                if let Some((t0, head)) = self.resumed(tid, name)? {
-                    self.complete(tid, t0, &(head + rest))?;
-                }
-            }
-            Body::Call(text) => self.complete(tid, now, text)?,
-        }
-        Ok(())
+    let absolute = clock.is_some_and(Clock::absolute);
+    let mut t = p.finish();
+    if !absolute {
+        t.meta.started_unix = 0.0;
     }
-
-    /// The first half of the call `name` thread `tid` resumes; `None` when
-    /// it began before strace attached. An execve from another thread of
-    /// the process resumes in the leader (`+++ superseded by execve +++`),
-    /// whose own unfinished call never returns.
-    fn resumed(&mut self, tid: u32, name: &str) -> Result<Option<(u64, String)>, LineProblem> {
-        let call = format!("{name}(");
-        let own = self.pending.get(&tid).map(|(_, h)| h.starts_with(&call));
-        if own == Some(true) {
-            return Ok(self.pending.remove(&tid));
-        }
-        let other = (self.pending.iter())
-            .filter(|(_, (_, h))| h.starts_with(&call))
-            .max_by_key(|(t, (at, _))| (*at, **t))
-            .map(|(t, _)| *t);
-        match (other, own) {
-            (Some(t), _) if name.starts_with("execve") => {
-                self.pending.remove(&tid);
-                Ok(self.pending.remove(&t))
-            }
-            (_, None) => Ok(None),
-            (_, Some(_)) => Err(LineProblem(format!(
-                "`<... {name} resumed>`, but the unfinished call of thread {tid} is `{}`",
-                self.pending[&tid].1.split('(').next().unwrap_or("")
-            ))),
-        }
-    }
-
-    /// The key of thread `tid` (`None`: no pid column), made known;
-    /// `body` is what its line says.
-    fn task(&mut self, tid: Option<u32>, body: &Body) -> u32 {
-        let t = tid.unwrap_or(0);
-        if t != 0
-            && self.alias.is_none()
-            && self.tasks.contains_key(&0)
-            && !self.tasks.contains_key(&t)
-        {
-            // `-f` to stderr: the first process's lines have no [pid N]
-            // while it is alone. A new thread's first line is not a
-            // resumed call, nor does one show while no clone is pending.
-            let resumes_first = matches!(body, Body::Resumed { name, .. }
-                if self.pending.get(&0).is_some_and(|(_, h)| h.starts_with(&format!("{name}("))));
-            if resumes_first || self.pending_clone().is_none() {
-                self.alias = Some(t);
-            }
-        }
-        let key = if Some(t) == self.alias { 0 } else { t };
-        if !self.tasks.contains_key(&key) {
-            // A thread that shows before its clone returned.
-            let parent = self.pending_clone();
-            self.new_task(key, parent);
-        }
-        key
-    }
-
-    /// The thread in a clone that has not returned yet (the latest), and
-    /// whether it makes a thread.
-    fn pending_clone(&self) -> Option<(u32, bool)> {
-        self.pending
-            .iter()
-            .filter(|(_, (_, h))| {
-                ["clone(", "clone3(", "fork(", "vfork("]
-                    .iter()
-                    .any(|c| h.starts_with(c))
-            })
-            .max_by_key(|(tid, (t, _))| (*t, **tid))
-            .map(|(tid, (_, h))| (*tid, h.contains("CLONE_THREAD")))
-    }
-
-    fn new_task(&mut self, key: u32, parent: Option<(u32, bool)>) {
-        let (pid, ppid, comm) = match parent {
-            Some((p, thread)) => {
-                let pt = &self.threads[self.tasks[&p]];
-                let pid = if thread { pt.pid } else { key };
-                (pid, pt.pid, pt.comm.clone())
-            }
-            None => (key, UNKNOWN, String::new()),
-        };
-        if pid == key && ppid != UNKNOWN {
-            self.fds.inherit(ppid, key);
-        }
-        self.main.get_or_insert(key);
-        self.tasks.insert(key, self.threads.len());
-        self.threads.push(Thread {
-            pid,
-            tid: key,
-            ppid,
-            comm,
-        });
-    }
-
-    /// A thread known before the output begins.
-    fn known(&mut self, t: Thread) {
-        self.main.get_or_insert(t.tid);
-        self.tasks.insert(t.tid, self.threads.len());
-        self.threads.push(t);
-    }
-
-    fn pid_of(&self, tid: u32) -> u32 {
-        self.threads[self.tasks[&tid]].pid
-    }
-
-    /// Reads one whole call of thread `tid` entered at `t0`.
-    fn complete(&mut self, tid: u32, t0: u64, text: &str) -> Result<(), LineProblem> {
-        let c = syntax::call(text)?;
-        let lat = c.lat_ns.unwrap_or(0);
-        self.end_ns = self.end_ns.max(t0 + lat);
-        let pid = self.pid_of(tid);
-        let value = c.value;
-        match c.name {
-            "clone" | "clone3" | "fork" | "vfork" => {
-                if let Some(child) = value.filter(|&v| v > 0) {
-                    self.cloned(tid, child as u32, &c);
-                }
-            }
-            "dup" | "dup2" | "dup3" => self.dup(pid, &c),
-            "fcntl" | "fcntl64" if c.args.get(1).is_some_and(|a| a.starts_with("F_DUPFD")) => {
-                self.dup(pid, &c)
-            }
-            "execve" | "execveat" if value == Some(0) => self.exec(tid, &c),
-            "sendfile" | "sendfile64" | "copy_file_range" | "splice" => {
-                // They move file positions iolab does not follow.
-                for a in &c.args {
-                    if let Some((fd, note)) = syntax::fd(a)
-                        && let Some(d) = self.fds.desc(pid, fd, note)
-                    {
-                        self.fds.get(d).pos = None;
-                    }
-                }
-            }
-            _ => {}
-        }
-        let Some((id, info)) = calls::by_name(c.name) else {
-            return Ok(());
-        };
-        let Some(value) = value else {
-            return Ok(()); // did not return
-        };
-        let result = match c.errno {
-            Some(e) if value < 0 => -strace_names::errno(e)
-                .ok_or_else(|| format!("unknown errno {e} in the result of {}", c.name))?,
-            _ => value,
-        };
-        let mut e = Event {
-            t_ns: t0.saturating_sub(self.first_ns.unwrap_or(t0)),
-            pid,
-            tid,
-            call: id,
-            result,
-            lat_ns: lat,
-            ..Event::default()
-        };
-        self.locate(&mut e, info, &c);
-        self.events.push(e);
-        Ok(())
-    }
-
-    fn cloned(&mut self, tid: u32, child: u32, c: &Call) {
-        let thread = c.args.iter().any(|a| a.contains("CLONE_THREAD"));
-        let ppid = self.pid_of(tid);
-        match self.tasks.get(&child) {
-            Some(&i) => {
-                let t = &mut self.threads[i];
-                t.pid = if thread { ppid } else { child };
-                t.ppid = ppid;
-            }
-            None => self.new_task(child, Some((tid, thread))),
-        }
-    }
-
-    fn dup(&mut self, pid: u32, c: &Call) {
-        if let (Some(new), Some((old, note))) =
-            (c.value, c.args.first().and_then(|a| syntax::fd(a)))
-        {
-            self.fds.dup(pid, old, note, new);
-        }
-    }
-
-    fn exec(&mut self, tid: u32, c: &Call) {
-        let file = c.args.first().and_then(|a| syntax::string(a));
-        if let Some(f) = file {
-            let base = f.rsplit('/').next().unwrap_or(&f);
-            let comm: String = base.chars().take(15).collect();
-            let i = self.tasks[&tid];
-            self.threads[i].comm = comm;
-        }
-        if Some(tid) == self.main && self.command.is_empty() {
-            self.command = c
-                .args
-                .get(1)
-                .map(|a| syntax::strings(a))
-                .unwrap_or_default();
-        }
-    }
-
-    /// Fills in where the call `e` (`info`, as strace wrote it: `c`)
-    /// worked: its fd, file, offset, length and flags, following the fds
-    /// of `e.pid` and their positions.
-    fn locate(&mut self, e: &mut Event, info: &CallInfo, c: &Call) {
-        let (pid, result) = (e.pid, e.result);
-        let arg = |i: Option<u8>| i.and_then(|i| c.args.get(usize::from(i)).copied());
-        let num = |i: Option<u8>| arg(i).and_then(syntax::number);
-        let fd_arg = arg(info.fd).and_then(syntax::fd);
-        let fd = fd_arg.map_or(-1, |(v, _)| v);
-        let desc = fd_arg.and_then(|(v, note)| self.fds.desc(pid, v, note));
-        // strace shows preadv2's offset as one argument, the kernel as two.
-        let flags_at = match info.name {
-            "preadv2" | "pwritev2" => Some(4),
-            _ => info.flags,
-        };
-        let flags = arg(flags_at).map_or(0, syntax::flags);
-        let len = num(info.len).filter(|&v| v >= 0).unwrap_or(0) as u64;
-        let explicit = num(info.offset);
-        let mut file = desc.and_then(|d| self.fds.get(d).file);
-        let mut offset = explicit.filter(|&o| o >= 0).map(|o| o as u64);
-        let by_position = info.offset.is_none() || explicit == Some(-1);
-        match info.class {
-            Class::Open if info.name == "close" => {
-                self.fds.close(pid, fd);
-            }
-            Class::Open => {
-                let dir = fd_arg.and_then(|(_, n)| n);
-                let opened = c.note.filter(|_| result >= 0).and_then(syntax::note_path);
-                let named = arg(info.path).and_then(syntax::string);
-                file = opened
-                    .or_else(|| named.map(|p| resolve(p, dir)))
-                    .map(|p| self.fds.path_id(p));
-                if result >= 0 {
-                    let append = info.name != "creat" && flags & libc::O_APPEND as u64 != 0;
-                    let d = Desc {
-                        file,
-                        pos: Some(0),
-                        append,
-                    };
-                    self.fds.open(pid, result, d);
-                }
-            }
-            Class::Read | Class::Write if by_position => {
-                if let Some(d) = desc {
-                    let d = self.fds.get(d);
-                    if info.class == Class::Write && d.append {
-                        d.pos = None;
-                    } else {
-                        offset = d.pos;
-                        if result >= 0 {
-                            d.pos = d.pos.map(|p| p + result as u64);
-                        }
-                    }
-                }
-            }
-            _ if info.name == "lseek" => {
-                if let Some(d) = desc.filter(|_| result >= 0) {
-                    self.fds.get(d).pos = Some(result as u64);
-                }
-            }
-            _ => {
-                let dir = fd_arg.and_then(|(_, n)| n);
-                if let Some(p) = arg(info.path).and_then(syntax::string)
-                    && !p.is_empty()
-                {
-                    file = Some(resolve(p, dir)).map(|p| self.fds.path_id(p));
-                }
-            }
-        }
-        (e.fd, e.file, e.offset, e.len, e.flags) = (fd as i32, file, offset, len, flags);
-    }
-
-    fn finish(mut self) -> Trace {
-        // Key 0 (no pid column) is the thread that later showed as
-        // `[pid N]`, if one did.
-        let real = |id: u32| if id == 0 { self.alias.unwrap_or(0) } else { id };
-        let pids: HashMap<u32, u32> = (self.threads.iter())
-            .map(|t| (t.tid, real(t.pid)))
-            .collect();
-        for e in &mut self.events {
-            e.pid = pids[&e.tid];
-            e.tid = real(e.tid);
-        }
-        self.events.sort_by_key(|e| e.t_ns);
-        for t in &mut self.threads {
-            t.ppid = if t.ppid == UNKNOWN { 0 } else { real(t.ppid) };
-            (t.pid, t.tid) = (real(t.pid), real(t.tid));
-        }
-        let first = self.first_ns.unwrap_or(0);
-        let pid = self.main.map_or(0, |m| pids[&m]);
-        let mut t = Trace {
-            meta: Meta {
-                source: "strace".into(),
-                mode: Mode::Events,
-                command: self.command,
-                pid,
-                started_unix: first as f64 / 1e9,
-                duration_ns: self.end_ns.saturating_sub(first),
-                exit_status: self.exit_status,
-                kernel: String::new(),
-                host: String::new(),
-                stopped: None,
-            },
-            threads: self.threads,
-            paths: self.fds.paths,
-            events: self.events,
-            ..Trace::default()
-        };
-        t.tally_events();
-        t
-    }
-}
-
-/// `path` made absolute with the directory `dir_note` names (`openat`'s
-/// `AT_FDCWD</cwd>`), when it is relative and the directory is known.
-fn resolve(path: String, dir_note: Option<&str>) -> String {
-    match dir_note.and_then(syntax::note_path) {
-        Some(dir) if !path.starts_with('/') => {
-            let rel = path.strip_prefix("./").unwrap_or(&path);
-            format!("{}/{rel}", dir.trim_end_matches('/'))
-        }
-        _ => path,
-    }
+    t.meta.notes = notes;
+    Ok(t)
 }
 
 #[cfg(test)]
 #[path = "strace_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "strace_forms_tests.rs"]
+mod forms_tests;

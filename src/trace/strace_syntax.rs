@@ -1,10 +1,11 @@
-//! The syntax of `strace -f -ttt -T -y` output: a line's pid column and
+//! The syntax of strace output: a line's pid column and
 //! timestamp, what follows (a call, its `<unfinished ...>` half or its
 //! `<... NAME resumed>` half, `+++ exited +++`, `--- SIGNAL ---`), and a
 //! call split into name, arguments, result, errno and latency. Arguments
 //! are read as strace writes them: strings with C escapes, fds with their
 //! `<path>` (`-y`, `-yy`), flags as `O_RDONLY|O_CLOEXEC`.
 
+use super::strace_clock::{self as clock, Stamp};
 use super::strace_names;
 use crate::trace::error::LineProblem;
 
@@ -14,8 +15,8 @@ pub struct Line<'a> {
     /// The thread, from the pid column (`-f -o FILE`) or `[pid N]`
     /// (`-f` to stderr); `None` when the line has none.
     pub tid: Option<u32>,
-    /// The `-ttt` timestamp, nanoseconds since the epoch.
-    pub time_ns: u64,
+    /// The timestamp, in whichever form strace wrote it.
+    pub stamp: Stamp,
     /// What the line says.
     pub body: Body<'a>,
 }
@@ -48,11 +49,23 @@ const EXPECTED_BODY: &str = "expected a system call (`name(args) = result`), \
     `<... name resumed>`, `+++ exited with N +++` or `--- SIGNAL ---`";
 
 /// Splits a line; `Ok(None)` for lines that carry nothing (blank lines,
-/// strace's own messages). The error says what was expected.
+/// strace's own messages, `-k`'s stack frames). The error says what was
+/// expected.
 pub fn line(l: &str) -> Result<Option<Line<'_>>, LineProblem> {
-    let l = l.trim_end();
-    if l.is_empty() || l.starts_with("strace: ") || l.starts_with("[ Process PID=") {
+    let l = l.trim();
+    if l.is_empty()
+        || l.starts_with("strace: ")
+        || l.starts_with("[ Process PID=")
+        || l.starts_with("> ")
+    {
         return Ok(None);
+    }
+    if l.starts_with("% time") {
+        return Err(LineProblem(
+            "this is the summary of `strace -c`, which holds no calls: record with \
+             strace -f -ttt -T -y -o FILE"
+                .into(),
+        ));
     }
     let (tid, rest) = if let Some(r) = l.strip_prefix("[pid") {
         let end = r
@@ -74,24 +87,33 @@ pub fn line(l: &str) -> Result<Option<Line<'_>>, LineProblem> {
             (None, l)
         }
     };
-    let (ts, rest) = word(rest);
-    let time_ns = timestamp(ts).ok_or_else(|| {
-        format!(
-            "expected a -ttt timestamp (seconds since the epoch, as 1700000000.123456) {}, \
-             found `{}` (record with strace -f -ttt -T -y -o FILE)",
-            if tid.is_some() {
-                "after the pid"
-            } else {
-                "at the start of the line"
-            },
-            ts.chars().take(40).collect::<String>()
-        )
+    let (ts, after) = word(rest);
+    let (stamp, rest) = match clock::stamp(ts) {
+        Some(s) => (s, after),
+        None => (Stamp::None, rest),
+    };
+    // `-n`'s `[  0]` and `-i`'s `[00007f...]` before the call.
+    let mut rest = rest;
+    while let Some((inside, after)) = rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        let inside = inside.trim();
+        if inside.is_empty() || !inside.bytes().all(|b| b.is_ascii_hexdigit() || b == b'?') {
+            break;
+        }
+        rest = after.trim_start();
+    }
+    let body = body(rest).map_err(|e| {
+        if stamp == Stamp::None && tid.is_none() {
+            let shown: String = l.chars().take(40).collect();
+            LineProblem(format!(
+                "expected strace output: a pid, a timestamp (-t, -tt, -ttt or -r) or \
+                 a system call at the start of the line, found `{shown}` (record with \
+                 strace -f -ttt -T -y -o FILE)"
+            ))
+        } else {
+            e
+        }
     })?;
-    Ok(Some(Line {
-        tid,
-        time_ns,
-        body: body(rest)?,
-    }))
+    Ok(Some(Line { tid, stamp, body }))
 }
 
 /// The first whitespace-separated word of `s` and the rest, trimmed.
@@ -100,21 +122,6 @@ fn word(s: &str) -> (&str, &str) {
         Some(i) => (&s[..i], s[i..].trim_start()),
         None => (s, ""),
     }
-}
-
-/// `1700000000.123456` (any number of decimals up to 9) in nanoseconds.
-fn timestamp(s: &str) -> Option<u64> {
-    let (secs, frac) = s.split_once('.')?;
-    if secs.is_empty()
-        || frac.is_empty()
-        || frac.len() > 9
-        || !secs.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let secs: u64 = secs.parse().ok()?;
-    let frac: u64 = frac.parse::<u64>().ok()? * 10u64.pow(9 - frac.len() as u32);
-    secs.checked_mul(1_000_000_000)?.checked_add(frac)
 }
 
 fn body(b: &str) -> Result<Body<'_>, LineProblem> {
@@ -259,7 +266,7 @@ pub fn call(text: &str) -> Result<Call<'_>, LineProblem> {
 fn latency(s: &str) -> (&str, Option<u64>) {
     if let Some(inner) = s.strip_suffix('>')
         && let Some(i) = inner.rfind('<')
-        && let Some(ns) = timestamp(&inner[i + 1..])
+        && let Some(ns) = clock::seconds(&inner[i + 1..])
     {
         return (inner[..i].trim_end(), Some(ns));
     }

@@ -56,6 +56,8 @@ pub const FULL: &[&str] = &["-f", "-ttt", "-T", "-y"];
 /// flags,result,lat_ns]`), its file by name.
 #[derive(Debug, Clone)]
 pub struct Ev {
+    /// When it was entered, nanoseconds from the trace's start.
+    pub t_ns: u64,
     /// Process and thread.
     pub pid: u64,
     /// The thread.
@@ -98,6 +100,7 @@ impl TraceFile {
                 paths.push(name.to_string());
             } else if let Some(a) = v.as_array() {
                 events.push(Ev {
+                    t_ns: a[0].as_u64().unwrap(),
                     pid: a[1].as_u64().unwrap(),
                     tid: a[2].as_u64().unwrap(),
                     name: a[3].as_str().unwrap().into(),

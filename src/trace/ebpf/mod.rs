@@ -238,6 +238,7 @@ impl Tracer for Ebpf {
                 duration_ns,
                 exit_status,
                 stopped,
+                notes: Vec::new(),
                 ..meta
             },
             calls: kernel.calls()?,
