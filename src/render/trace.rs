@@ -65,6 +65,7 @@ pub fn text(s: &StoredTrace) -> String {
             &format!("{name} latency (ns)"),
             &st.lat.log2(),
         ));
+        out.push_str(&sizes_text(name, &st.sizes));
     }
     if !t.files.is_empty() {
         out.push('\n');
@@ -103,10 +104,34 @@ pub fn calls_table(t: &crate::trace::model::Trace) -> (Table, Vec<(&String, &Sta
     (tab, calls)
 }
 
-/// Per file and direction: ops, bytes, sizes, sequential share, time.
+/// A call's sizes: each size and its count when they are exact and few
+/// (`read sizes: 1000B x50, 24B x10`), else log2 buckets.
+fn sizes_text(name: &str, h: &crate::trace::hist::LogHist) -> String {
+    if h.count() == 0 {
+        return String::new();
+    }
+    let exact = h.exact_values();
+    if h.is_exact() && exact.len() <= 8 {
+        let mut by: Vec<(u64, u64)> = exact;
+        by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let each: Vec<String> = (by.iter())
+            .map(|(v, n)| format!("{} x{n}", bytes_iec(*v as f64)))
+            .collect();
+        return format!("  {name} sizes: {}\n", each.join(", "));
+    }
+    format!(
+        "\n{}",
+        log2::buckets(&format!("{name} size (bytes)"), &h.log2())
+    )
+}
+
+/// Per file and direction: ops, bytes, sizes, sequential share, time;
+/// the file's syncs (fsync, fdatasync, ...) in their own column, on one of
+/// its rows (write, else other, else read).
 fn files(files: &[FileStats]) -> Table {
     let mut tab = Table::new([
         "file", "dir", "ops", "bytes", "size p50", "size max", "seq %", "mean us", "p99 us",
+        "syncs",
     ]);
     let mut rows: Vec<(&FileStats, &str, Stats)> = Vec::new();
     for f in files {
@@ -130,8 +155,25 @@ fn files(files: &[FileStats]) -> Table {
         }
     }
     rows.sort_by(|a, b| b.2.bytes.cmp(&a.2.bytes).then(b.2.count.cmp(&a.2.count)));
+    let sync_row = |f: &FileStats| {
+        let has = |dir: Class| f.of(dir).count > 0;
+        if has(Class::Write) {
+            "write"
+        } else if f.calls.values().map(|s| s.count).sum::<u64>()
+            > f.of(Class::Read).count + f.of(Class::Write).count
+        {
+            "other"
+        } else {
+            "read"
+        }
+    };
     for (f, dir, s) in rows {
         let moved = dir != "other";
+        let syncs = if sync_row(f) == dir {
+            f.of(Class::Sync).count.to_string()
+        } else {
+            "-".to_string()
+        };
         let dash = || "-".to_string();
         tab.push(vec![
             f.path.clone(),
@@ -159,6 +201,7 @@ fn files(files: &[FileStats]) -> Table {
             },
             us(s.sum_ns as f64 / s.count.max(1) as f64),
             us(s.lat.percentile(99.0) as f64),
+            syncs,
         ]);
     }
     tab
@@ -179,7 +222,11 @@ fn stats_json(s: &Stats) -> Value {
         "p99_ns": s.lat.percentile(99.0),
         "latency_log2_ns": s.lat.log2().iter().map(|(v, n)| json!([v, n])).collect::<Vec<_>>(),
         "size_log2_bytes": s.sizes.log2().iter().map(|(v, n)| json!([v, n])).collect::<Vec<_>>(),
-        "latency_slots": &s.lat,
+        "size_p50": s.sizes.percentile_low(50.0),
+        "size_max": s.sizes.percentile_low(100.0),
+        "sizes_exact": s.sizes.is_exact(),
+        "latency_slots": s.lat.slots().map(|(k, n)| (k.to_string(), json!(n)))
+            .collect::<serde_json::Map<String, Value>>(),
     })
 }
 

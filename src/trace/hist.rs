@@ -1,7 +1,10 @@
 //! Latency and size histograms of a trace: log2 buckets (dtrace's
 //! `quantize`) each split into 16 linear sub-buckets, so that a percentile
 //! read from them is within about 3% of the value measured. The BPF program
-//! computes the same slot ([`slot`]) in the kernel.
+//! computes the same slot ([`slot`]) in the kernel. A histogram built from
+//! values (events, not the kernel's slots) also keeps the values themselves
+//! while there are few different ones, so that the sizes of a trace with
+//! events are exact (1000-byte reads are 1000 B, not their slot's middle).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -31,32 +34,135 @@ pub fn low(s: usize) -> u64 {
     (SUB + s % SUB) << (k - 4)
 }
 
-/// A histogram: counts per slot, only the slots that have any.
+/// How many different values a histogram keeps exactly; past that, only
+/// its slots.
+pub const MAX_EXACT: usize = 256;
+
+/// A histogram: counts per slot, only the slots that have any; and the
+/// values themselves while every value came as one ([`LogHist::add`]) and
+/// there are at most [`MAX_EXACT`] different ones. Stored as the map of
+/// slots alone (as before exact values were kept) or, with exact values,
+/// as `{"slots": {...}, "exact": [[value, count], ...]}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(from = "Stored", into = "Stored")]
 pub struct LogHist {
-    /// Count per slot.
-    pub slots: BTreeMap<u16, u64>,
+    slots: BTreeMap<u16, u64>,
+    exact: Option<BTreeMap<u64, u64>>,
+}
+
+/// How a [`LogHist`] is stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    /// With exact values.
+    Exact {
+        slots: BTreeMap<String, u64>,
+        exact: Vec<(u64, u64)>,
+    },
+    /// Slots alone (JSON map keys are strings).
+    Slots(BTreeMap<String, u64>),
+}
+
+// Inside an untagged enum map keys reach serde as strings: the slots are
+// stored with string keys and parsed back.
+fn parse_slots(m: BTreeMap<String, u64>) -> BTreeMap<u16, u64> {
+    (m.into_iter())
+        .filter_map(|(k, v)| k.parse().ok().map(|k| (k, v)))
+        .collect()
+}
+
+fn show_slots(m: BTreeMap<u16, u64>) -> BTreeMap<String, u64> {
+    m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+impl From<Stored> for LogHist {
+    fn from(s: Stored) -> LogHist {
+        match s {
+            Stored::Exact { slots, exact } => LogHist {
+                slots: parse_slots(slots),
+                exact: Some(exact.into_iter().collect()),
+            },
+            Stored::Slots(m) => LogHist {
+                slots: parse_slots(m),
+                exact: None,
+            },
+        }
+    }
+}
+
+impl From<LogHist> for Stored {
+    fn from(h: LogHist) -> Stored {
+        match h.exact {
+            Some(e) if !e.is_empty() => Stored::Exact {
+                slots: show_slots(h.slots),
+                exact: e.into_iter().collect(),
+            },
+            _ => Stored::Slots(show_slots(h.slots)),
+        }
+    }
 }
 
 impl LogHist {
     /// Counts `n` values of `v`.
     pub fn add(&mut self, v: u64, n: u64) {
-        self.add_slot(slot(v), n);
+        if n == 0 {
+            return;
+        }
+        if self.slots.is_empty() {
+            self.exact.get_or_insert_with(BTreeMap::new);
+        }
+        self.bump(slot(v), n);
+        if let Some(e) = &mut self.exact {
+            *e.entry(v).or_default() += n;
+            if e.len() > MAX_EXACT {
+                self.exact = None;
+            }
+        }
     }
 
-    /// Counts `n` values in slot `s` (as the kernel reports them).
+    /// Counts `n` values in slot `s` (as the kernel reports them): the
+    /// histogram no longer knows its values exactly.
     pub fn add_slot(&mut self, s: usize, n: u64) {
         if n > 0 {
-            *self.slots.entry(s.min(SLOTS - 1) as u16).or_default() += n;
+            self.bump(s, n);
+            self.exact = None;
         }
+    }
+
+    fn bump(&mut self, s: usize, n: u64) {
+        *self.slots.entry(s.min(SLOTS - 1) as u16).or_default() += n;
     }
 
     /// Adds another histogram's counts.
     pub fn merge(&mut self, o: &LogHist) {
+        if o.slots.is_empty() {
+            return;
+        }
+        self.exact = match (self.slots.is_empty(), &mut self.exact, &o.exact) {
+            (true, _, e) => e.clone(),
+            (false, Some(mine), Some(theirs)) => {
+                for (&v, &n) in theirs {
+                    *mine.entry(v).or_default() += n;
+                }
+                Some(std::mem::take(mine)).filter(|m| m.len() <= MAX_EXACT)
+            }
+            _ => None,
+        };
         for (&s, &n) in &o.slots {
             *self.slots.entry(s).or_default() += n;
         }
+    }
+
+    /// The values and their counts, when kept exactly (else empty).
+    pub fn exact_values(&self) -> Vec<(u64, u64)> {
+        (self.exact.iter().flatten())
+            .map(|(&v, &n)| (v, n))
+            .collect()
+    }
+
+    /// Whether its percentiles are the values themselves.
+    pub fn is_exact(&self) -> bool {
+        self.exact.is_some()
     }
 
     /// How many values.
@@ -64,8 +170,9 @@ impl LogHist {
         self.slots.values().sum()
     }
 
-    /// The `p`th percentile (0..=100), the middle of the slot it falls in
-    /// (0 when empty).
+    /// The `p`th percentile (0..=100): the value itself when the
+    /// histogram is exact, else the middle of the slot it falls in (0 when
+    /// empty).
     pub fn percentile(&self, p: f64) -> u64 {
         let total = self.count();
         if total == 0 {
@@ -73,6 +180,14 @@ impl LogHist {
         }
         let want = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
         let mut seen = 0;
+        if let Some(e) = &self.exact {
+            for (&v, &n) in e {
+                seen += n;
+                if seen >= want {
+                    return v;
+                }
+            }
+        }
         for (&s, &n) in &self.slots {
             seen += n;
             if seen >= want {
@@ -83,11 +198,17 @@ impl LogHist {
         0
     }
 
-    /// The `p`th percentile as the lowest value of its slot: exact for
-    /// sizes that are multiples of the slot width (4096, 65536).
+    /// The `p`th percentile as the lowest value of its slot (exact for
+    /// sizes that are multiples of the slot width, 4096, 65536), or the
+    /// value itself when the histogram is exact.
     pub fn percentile_low(&self, p: f64) -> u64 {
-        let mid = self.percentile(p);
-        low(slot(mid))
+        let v = self.percentile(p);
+        if self.is_exact() { v } else { low(slot(v)) }
+    }
+
+    /// The slots that have values, as (slot, count).
+    pub fn slots(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.slots.iter().map(|(&s, &n)| (usize::from(s), n))
     }
 
     /// dtrace's view: counts per power of two, as (lower bound, count),
@@ -142,5 +263,31 @@ mod tests {
         let sum: u64 = h.log2().iter().map(|b| b.1).sum();
         assert_eq!(sum, 2001);
         assert_eq!(h.log2()[0].0, 512);
+        assert!(!h.is_exact(), "2001 different values");
+    }
+
+    #[test]
+    fn few_values_are_kept_exactly_and_stored_both_ways() {
+        let mut h = LogHist::default();
+        h.add(1000, 50);
+        h.add(24, 10);
+        assert_eq!((h.percentile(50.0), h.percentile_low(100.0)), (1000, 1000));
+        assert_eq!(h.percentile(1.0), 24);
+        let json = serde_json::to_string(&h).unwrap();
+        assert!(json.contains("\"exact\":[[24,10],[1000,50]]"), "{json}");
+        assert_eq!(serde_json::from_str::<LogHist>(&json).unwrap(), h);
+        // The kernel's slots: no exact values, stored as before.
+        let mut k = LogHist::default();
+        k.add_slot(slot(1000), 3);
+        let json = serde_json::to_string(&k).unwrap();
+        assert_eq!(json, format!("{{\"{}\":3}}", slot(1000)));
+        assert_eq!(serde_json::from_str::<LogHist>(&json).unwrap(), k);
+        assert_ne!(k.percentile(50.0), 1000);
+        let mut m = h.clone();
+        m.merge(&k);
+        assert!(!m.is_exact());
+        let mut e = LogHist::default();
+        e.merge(&h);
+        assert!(e.is_exact());
     }
 }

@@ -24,6 +24,7 @@ mod replay_copy;
 mod replay_ops;
 pub mod replay_scratch;
 mod replay_sys;
+pub mod sizes;
 pub mod store;
 pub mod strace;
 pub mod strace_clock;

@@ -319,7 +319,8 @@ impl Kernel {
                         (false, true) => low + low / 2,
                         (false, false) => low,
                     };
-                    h.add(v, c);
+                    // Approximate: slots only, never taken as exact values.
+                    h.add_slot(crate::trace::hist::slot(v), c);
                 }
                 h
             };

@@ -8,6 +8,7 @@ pub mod records;
 use super::error::{TraceError, TraceResult};
 use super::file::TraceWriter;
 use super::model::{Event, FileStats, Meta, Mode, Thread, Trace};
+use super::sizes::SizeTally;
 use super::{Request, Target, Tracer, pattern};
 use crate::metrics::clock::now_ns;
 use crate::sys::held::{Out, held};
@@ -141,6 +142,8 @@ impl Tracer for Ebpf {
         let mut events: Vec<Event> = Vec::new();
         // The files' access patterns, from the events as they stream by.
         let mut patterns = pattern::Analyser::default();
+        // Exact sizes, from the events (the kernel's are histogram slots).
+        let mut sizes = SizeTally::default();
         let mut handle =
             |b: &[u8], names: &mut Names, w: &mut Option<TraceWriter>| -> TraceResult<()> {
                 let Some(mut r) = records::parse(b) else {
@@ -161,6 +164,7 @@ impl Tracer for Ebpf {
                 };
                 r.event.file = names.index(r.dev, r.ino, r.event.pid, fd);
                 patterns.add_event(&r.event);
+                sizes.add(&r.event);
                 match w {
                     Some(w) => {
                         w.paths(&names.paths)?;
@@ -256,6 +260,7 @@ impl Tracer for Ebpf {
             events,
         };
         patterns.fill(&mut t);
+        sizes.fill(&mut t);
         t.files.sort_by(|a, b| a.path.cmp(&b.path));
         if let Some(w) = writer {
             w.finish(&t)?;
