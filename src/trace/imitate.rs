@@ -86,6 +86,9 @@ pub fn run(t: &Trace, dir: &Path, stop: &StopFlag) -> Result<Imitation> {
     let ours = pattern::by(&ran, |e| e.file);
     let mut rows = Vec::new();
     for (f, p) in &theirs {
+        if !job::is_file(&t.paths[*f as usize]) {
+            continue; // pipes and sockets are not in the job
+        }
         let name = &names[*f as usize];
         let run = ran
             .paths

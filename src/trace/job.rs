@@ -142,7 +142,7 @@ pub fn derive(t: &Trace, dir: Option<&Path>) -> TraceResult<JobFile> {
     let (mut data, mut vector) = (0, 0);
     for ((tid, f), p) in &per {
         let nonempty = p.read.sizes.count() + p.write.sizes.count();
-        if nonempty == 0 {
+        if nonempty == 0 || !is_file(&t.paths[*f as usize]) {
             continue;
         }
         data += nonempty;
@@ -182,14 +182,37 @@ pub fn derive(t: &Trace, dir: Option<&Path>) -> TraceResult<JobFile> {
             .max()
             .copied()
             .unwrap_or(pattern::BLOCK);
-        let size = whole.extent.div_ceil(pattern::BLOCK).max(1) * pattern::BLOCK;
+        // The job's blocks are the traced sizes rounded to 512: a file of
+        // the traced extent would end its sequential runs early (12-byte
+        // journal writes become 512-byte ones), so the extent grows as much.
+        let (traced, blocks) = [&whole.read, &whole.write]
+            .iter()
+            .fold((0, 0), |(t, b), d| {
+                let rounded: u64 = d.blocks.iter().map(|(s, n)| s * n).sum();
+                (t + d.bytes, b + rounded)
+            });
+        let scaled = if traced > 0 && blocks > traced {
+            (whole.extent as u128 * blocks as u128 / traced as u128) as u64
+        } else {
+            whole.extent
+        };
+        let size = scaled.div_ceil(pattern::BLOCK).max(1) * pattern::BLOCK;
         lines.push(line(
             "size",
             size.max(biggest),
-            format!(
-                "the furthest byte any thread reached in the file: {} (offset + length)",
-                whole.extent
-            ),
+            if scaled > whole.extent {
+                format!(
+                    "the furthest byte any thread reached in the file, {} (offset + length), \
+                     x {:.2}: the job's 512-byte-rounded blocks move {blocks} bytes where the trace moved {traced}",
+                    whole.extent,
+                    blocks as f64 / traced as f64
+                )
+            } else {
+                format!(
+                    "the furthest byte any thread reached in the file: {} (offset + length)",
+                    whole.extent
+                )
+            },
         ));
         options::directions(p, &mut lines);
         let empty = p.read.empty + p.write.empty;
@@ -207,11 +230,13 @@ pub fn derive(t: &Trace, dir: Option<&Path>) -> TraceResult<JobFile> {
                 }
             ),
         ));
-        let bytes = p.read.bytes + p.write.bytes;
         lines.push(line(
             "io_size",
-            bytes + bytes / 2,
-            format!("1.5 x the {bytes} bytes the thread moved, so that number_ios ends the job"),
+            nonempty * biggest,
+            format!(
+                "number_ios x the largest block ({biggest}): more than the I/Os can move, \
+                 so that number_ios ends the job"
+            ),
         ));
         options::syncs(p, &mut lines);
         options::pace(p, &mut lines);
@@ -227,7 +252,17 @@ pub fn derive(t: &Trace, dir: Option<&Path>) -> TraceResult<JobFile> {
             lines,
         });
     }
-    let sections = group(sections);
+    let mut sections = group(sections);
+    // Sections named alike (a thread's nine `__init__.pyc`) are numbered.
+    let mut taken = std::collections::BTreeSet::new();
+    for s in &mut sections {
+        let base = s.name.clone();
+        let mut n = 2;
+        while !taken.insert(s.name.clone()) {
+            s.name = format!("{base}-{n}");
+            n += 1;
+        }
+    }
     let what = t.meta.what();
     let head = vec![
         format!(
@@ -311,6 +346,14 @@ fn alike(a: &Section, b: &Section) -> bool {
 
 /// Sections alike ([`alike`]) become one with `numjobs`, the options that
 /// differ at their mean.
+/// Whether `path` names a file a job can read or write: not a pipe, a
+/// socket or an anonymous inode (`pipe:[N]`, `socket:[N]`, `anon_inode:..`).
+pub(crate) fn is_file(path: &str) -> bool {
+    !["pipe:[", "socket:[", "anon_inode:"]
+        .iter()
+        .any(|p| path.starts_with(p))
+}
+
 fn group(sections: Vec<Section>) -> Vec<Section> {
     let mut groups: Vec<Vec<Section>> = Vec::new();
     for s in sections {
