@@ -261,3 +261,82 @@ fn a_killed_event_trace_keeps_what_came_before_its_last_second() {
     let preads = text.lines().filter(|l| l.contains("\"pread64\"")).count();
     assert!(preads >= 50, "{preads} preads kept: {:.300}", text);
 }
+
+/// A file unlinked while open (stdin here) is named by its path, without
+/// the ` (deleted)` /proc adds, so its iolog exports (it was refused for
+/// the space in the name).
+#[test]
+fn an_unlinked_files_path_has_no_deleted_suffix() {
+    if !common::trace::can("an_unlinked_files_path_has_no_deleted_suffix") {
+        return;
+    }
+    let dir = scratch();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let f = root.join("gone.dat");
+    std::fs::write(&f, vec![1u8; 10_000]).unwrap();
+    let input = std::fs::File::open(&f).unwrap();
+    std::fs::remove_file(&f).unwrap();
+    let tf = root.join("t.trace");
+    let out = bin()
+        .args(["trace", "--no-store", "--events", "-f", "json", "-o"])
+        .arg(&tf)
+        .args(["--", "dd", "bs=4k", "of=/dev/null"])
+        .stdin(input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = parse_json(&out.stdout);
+    let paths: Vec<&str> = (v["files"].as_array().unwrap().iter())
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&s(&f)), "{paths:?}");
+    assert!(
+        !paths.iter().any(|p| p.ends_with(" (deleted)")),
+        "{paths:?}"
+    );
+    let log = root.join("t.iolog");
+    let (_, err) = succeed_text(
+        bin()
+            .args(["trace", "export", "--format", "iolog", "-o"])
+            .arg(&log)
+            .arg(&tf),
+    );
+    assert_eq!(err, "");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains(&format!("{} read 0 4096", s(&f))), "{text}");
+}
+
+/// A process is named by the program it became: `sh` that runs `cat` as
+/// a child and then execs `dd` shows as `dd` with a child `cat` (both
+/// kept the name `sh` they had before their execve).
+#[test]
+fn a_thread_is_named_after_its_exec() {
+    if !common::trace::can("a_thread_is_named_after_its_exec") {
+        return;
+    }
+    let out = bin()
+        .args(["trace", "--no-store", "-f", "json", "--", "sh", "-c"])
+        .arg("cat /dev/null; exec dd if=/dev/zero of=/dev/null count=1 status=none")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = parse_json(&out.stdout);
+    let main = v["meta"]["pid"].as_u64().unwrap();
+    let threads = v["threads"].as_array().unwrap();
+    let name = |t: &serde_json::Value| t["comm"].as_str().unwrap().to_string();
+    let me = threads.iter().find(|t| t["tid"] == main).unwrap();
+    assert_eq!(name(me), "dd", "{threads:?}");
+    let kids: Vec<String> = (threads.iter())
+        .filter(|t| t["ppid"] == main)
+        .map(name)
+        .collect();
+    assert_eq!(kids, ["cat"], "{threads:?}");
+}

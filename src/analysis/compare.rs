@@ -41,6 +41,19 @@ impl Member {
         }
     }
 
+    /// A trace read from its file: the program it traced, where unknown.
+    fn trace_file(t: &crate::trace::Trace) -> Member {
+        let name = match t.meta.command.first() {
+            Some(c) => format!("trace {c}"),
+            None => format!("trace -p {}", t.meta.pid),
+        };
+        Member {
+            run: None,
+            fingerprint: Fingerprint(vec![("kind", "trace".into()), ("command", name)]),
+            env: EnvFacts(vec![String::new(); super::env_diff::FIELDS.len()]),
+        }
+    }
+
     /// A run made now.
     fn made(result: &RunResult, run: Option<i64>) -> Member {
         let files: Vec<PathBuf> = result.files.iter().flatten().flatten().cloned().collect();
@@ -63,6 +76,8 @@ pub struct Side {
     pub samples: Vec<Figures>,
     /// Each run pooled here, stored or made now.
     pub members: Vec<Member>,
+    /// The traces pooled here (without their events), when it is traces.
+    pub traces: Vec<crate::trace::Trace>,
 }
 
 impl Side {
@@ -128,16 +143,22 @@ pub enum Source {
     Stored(Vec<i64>),
     /// Job arguments to run now: a job file, or a quoted set of fio options.
     Jobs(Vec<String>),
+    /// A trace file (`iolab trace -o FILE`).
+    TraceFile(PathBuf),
 }
 
 impl Source {
-    /// Reads a side argument: a stored run id, a job file, a quoted set of
-    /// `--options`, or a label (in that order). Job sides must parse.
+    /// Reads a side argument: a stored run id, a trace file, a job file, a
+    /// quoted set of `--options`, or a label (in that order). Job sides
+    /// must parse.
     pub fn resolve(arg: &str, store: Option<&Store>) -> Result<Source> {
         if let (Ok(id), Some(s)) = (arg.parse::<i64>(), store)
             && s.get(id)?.is_some()
         {
             return Ok(Source::Stored(vec![id]));
+        }
+        if crate::trace::file::is_trace_file(Path::new(arg)) {
+            return Ok(Source::TraceFile(PathBuf::from(arg)));
         }
         let jobs = if Path::new(arg).is_file() {
             Some(vec![arg.to_string()])
@@ -185,6 +206,8 @@ pub struct Comparison {
     pub sides: [Side; 2],
     /// One row per key figure both sides have.
     pub rows: Vec<Row>,
+    /// Traces on both sides: each call's count and latency in A and B.
+    pub calls: Vec<super::compare_calls::CallRow>,
     /// The one-line verdict on the headline figure.
     pub verdict: Option<Verdict>,
     /// Environment fields that differ between A's runs and B's.
@@ -230,7 +253,14 @@ impl Comparison {
                 "the two sides have no key figure in common",
             ));
         }
+        let traced = |s: &Side| s.traces.len() == s.members.len();
+        let calls = if traced(&sides[0]) && traced(&sides[1]) {
+            super::compare_calls::rows(&sides[0].traces, &sides[1].traces)
+        } else {
+            Vec::new()
+        };
         Ok(Comparison {
+            calls,
             verdict: verdict(&sides, &mut rows),
             env_diff: env_diff::diff(&env_of(&sides[0]), &env_of(&sides[1])),
             sides,
@@ -291,12 +321,25 @@ impl AbTest {
                 for id in ids {
                     let run = store.run(*id)?;
                     sides[i].members.push(Member::stored(&run));
+                    if run.kind == crate::trace::store::KIND {
+                        sides[i].traces.push(crate::trace::store::load(&run)?.trace);
+                    }
                     sides[i].samples.extend(run.summary.reps);
                     sides[i].runs.push(*id);
                 }
                 if let [id] = ids.as_slice() {
                     sides[i].name = format!("run {id}");
                 }
+            }
+        }
+        for (i, (_, src)) in self.sides.iter().enumerate() {
+            if let Source::TraceFile(p) = src {
+                let t = crate::trace::file::read(p)?;
+                sides[i].members.push(Member::trace_file(&t));
+                sides[i]
+                    .samples
+                    .extend(crate::trace::store::summary(&t).reps);
+                sides[i].traces.push(t);
             }
         }
         for (i, s) in sides.iter().enumerate() {

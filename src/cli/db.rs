@@ -176,3 +176,34 @@ mod tests {
         assert_eq!(super::shell_word(""), "''");
     }
 }
+
+/// The trace `arg` names: a trace file, or the id of a stored trace whose
+/// file is read (a stored trace keeps its figures; its events are in the
+/// file it was written to).
+pub fn trace_arg(arg: &Path, db: &DbArg) -> Result<iolab::trace::Trace> {
+    let id = arg.to_str().and_then(|s| s.parse::<i64>().ok());
+    let Some(id) = id.filter(|_| !arg.exists()) else {
+        return Ok(iolab::trace::file::read(arg)?);
+    };
+    let store = db.open_read_only()?;
+    let run = store.run(id)?;
+    let stored = iolab::trace::store::load(&run)?;
+    let Some(file) = stored.file else {
+        return Err(iolab::Error::usage(
+            format!("run {id}"),
+            "this stored trace has figures only, no trace file of its events: \
+             record it with `iolab trace --events -o FILE`",
+        ));
+    };
+    iolab::trace::file::read(&file).map_err(|e| match e {
+        iolab::trace::TraceError::Io { path, source }
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            iolab::Error::usage(
+                format!("run {id}"),
+                format!("its trace file {} is gone", path.display()),
+            )
+        }
+        e => e.into(),
+    })
+}

@@ -42,7 +42,8 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct ReplayArgs {
-    /// The trace file (recorded with --events, or imported).
+    /// The trace file (recorded with --events, or imported), or the id of
+    /// a stored trace (`iolab history`) whose file is read.
     pub trace: PathBuf,
     /// original (default), max, or a factor (2: twice as fast).
     #[arg(long, default_value = "original", value_name = "SPEED")]
@@ -58,12 +59,15 @@ pub struct ReplayArgs {
     #[arg(short = 'f', long, default_value = "normal",
           value_parser = ["normal", "json"], value_name = "FORMAT")]
     pub output_format: String,
+    /// Where stored traces are read from.
+    #[command(flatten)]
+    pub db: super::db::DbArg,
 }
 
 /// Runs `iolab replay`.
 pub fn execute(a: ReplayArgs) -> Result<()> {
     let speed = Speed::parse(&a.speed)?;
-    let trace = iolab::trace::file::read(&a.trace)?;
+    let trace = super::db::trace_arg(&a.trace, &a.db)?;
     let stop = StopFlag::on_signals().map_err(|e| Error::usage("signals", e.to_string()))?;
     let opts = Options {
         speed,

@@ -2,7 +2,7 @@
 
 use iolab::render::{json::pretty, trace_pattern};
 use iolab::runner::StopFlag;
-use iolab::trace::{file, imitate, iolog, job};
+use iolab::trace::{imitate, iolog, job};
 use iolab::{Error, Result};
 use std::path::PathBuf;
 
@@ -41,7 +41,8 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct ExportArgs {
-    /// The trace file (recorded with `iolab trace --events`).
+    /// The trace file (recorded with `iolab trace --events`), or the id of
+    /// a stored trace (`iolab history`) whose file is read.
     pub trace: PathBuf,
     /// What to write: iolog (fio iolog v3 per thread) or job (a fio job file).
     #[arg(long, value_parser = ["iolog", "job"], value_name = "FORMAT")]
@@ -61,6 +62,9 @@ pub struct ExportArgs {
     #[arg(short = 'f', long, default_value = "normal",
           value_parser = ["normal", "json"], value_name = "FORMAT")]
     pub output_format: String,
+    /// Where stored traces are read from.
+    #[command(flatten)]
+    pub db: super::db::DbArg,
 }
 
 /// Runs `iolab trace export`.
@@ -68,7 +72,7 @@ pub fn execute(a: ExportArgs) -> Result<()> {
     if a.run.is_some() && a.format != "job" {
         return Err(Error::usage("--run", "only with --format job"));
     }
-    let t = file::read(&a.trace)?;
+    let t = super::db::trace_arg(&a.trace, &a.db)?;
     let dir = a.dir.as_deref();
     let wrote_files = t.files.iter().any(|f| {
         f.of(iolab::trace::calls::Class::Write).count > 0

@@ -140,6 +140,7 @@ fn side(r: &ExecResult, cmd: &str) -> Side {
             fingerprint: Fingerprint(vec![("kind", "exec".into()), ("command", cmd.to_string())]),
             env: EnvFacts::of(&env, env!("CARGO_PKG_VERSION")),
         }],
+        traces: Vec::new(),
     }
 }
 

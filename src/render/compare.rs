@@ -57,9 +57,32 @@ pub fn header(c: &Comparison) -> String {
     )
 }
 
+/// Traces compared call by call: count and latency of each call in A and
+/// B (the figures of the traces, no test).
+pub fn calls_table(c: &Comparison) -> Table {
+    let mut t = Table::new([
+        "call", "count A", "count B", "change", "p50 us A", "p50 us B", "p99 us A", "p99 us B",
+    ]);
+    for r in &c.calls {
+        t.push(vec![
+            r.call.clone(),
+            fig(r.a.count),
+            fig(r.b.count),
+            r.count_change_pct
+                .map_or_else(|| "-".into(), |c| format!("{c:+.1}%")),
+            fig(r.a.p50_ns as f64 / 1000.0),
+            fig(r.b.p50_ns as f64 / 1000.0),
+            fig(r.a.p99_ns as f64 / 1000.0),
+            fig(r.b.p99_ns as f64 / 1000.0),
+        ]);
+    }
+    t
+}
+
 /// The lines under the table: how many rows are hidden, the verdict, the
-/// sides pooled despite different workloads, the environment diff.
-pub fn footer(c: &Comparison) -> String {
+/// sides pooled despite different workloads, the environment diff, and
+/// the traces' calls side by side (`calls`: that table, as text).
+pub fn footer(c: &Comparison, calls: &str) -> String {
     let mut out = String::new();
     let hidden = c.rows.len() - c.shown_rows().count();
     if hidden > 0 {
@@ -79,6 +102,10 @@ pub fn footer(c: &Comparison) -> String {
                 f.join("; ")
             );
         }
+    }
+    if !c.calls.is_empty() {
+        out += "\nper call (the traces' own figures; counts per trace, no test):\n";
+        out += calls;
     }
     if !c.env_diff.is_empty() {
         out += "\nenvironment differs between A and B:\n";
@@ -125,5 +152,6 @@ pub fn json(c: &Comparison) -> serde_json::Value {
         "verdict": c.verdict,
         "environment_diff": c.env_diff,
         "rows": c.rows,
+        "calls": c.calls,
     })
 }

@@ -86,7 +86,8 @@ pub trait Exporter: Sync {
     /// verdict and the environment diff under it.
     fn comparison(&self, c: &Comparison) -> Option<String> {
         let t = self.table(&compare::table(c))?;
-        Some(compare::header(c) + &t + &compare::footer(c))
+        let calls = self.table(&compare::calls_table(c))?;
+        Some(compare::header(c) + &t + &compare::footer(c, &calls))
     }
 
     /// One stored run (`iolab show`): shown as when it was made.

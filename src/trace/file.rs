@@ -154,6 +154,15 @@ fn ends_unfinished(f: &std::fs::File) -> bool {
     len > 0 && f.read_at(&mut b, len - 1).is_ok() && b[0] != b'\n'
 }
 
+/// Whether `path` is a file that begins as an iolab trace file does.
+pub fn is_trace_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 15];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|_| &head == b"{\"iolab_trace\":")
+}
+
 /// Reads a trace file (one cut off in its last line: up to that line).
 pub fn read(path: &Path) -> TraceResult<Trace> {
     let f = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;

@@ -181,6 +181,11 @@ impl Kernel {
             .map_err(|e| bpf_err("load on_fork")(e.to_string()))?;
         fork.attach()
             .map_err(|e| bpf_err("attach sched_process_fork")(e.to_string()))?;
+        let exec: &mut BtfTracePoint = program(&mut bpf, "on_exec")?;
+        exec.load("sched_process_exec", &btf)
+            .map_err(|e| bpf_err("load on_exec")(e.to_string()))?;
+        exec.attach()
+            .map_err(|e| bpf_err("attach sched_process_exec")(e.to_string()))?;
         let mut missing = Vec::new();
         {
             let mut table: Array<&mut MapData, CallArgs> = map(&mut bpf, "calls")?;

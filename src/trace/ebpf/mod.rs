@@ -316,7 +316,21 @@ fn merge_threads(
     pid: u32,
     command: &[String],
 ) -> Vec<Thread> {
-    first.extend(forked);
+    // The kernel's record of a thread (named at fork, renamed at exec)
+    // over what /proc said of it when the trace began.
+    for f in forked {
+        match first.iter_mut().find(|t| t.tid == f.tid) {
+            Some(t) => {
+                if !f.comm.is_empty() {
+                    t.comm = f.comm;
+                }
+                if f.ppid != 0 {
+                    t.ppid = f.ppid;
+                }
+            }
+            None => first.push(f),
+        }
+    }
     let mut seen: std::collections::BTreeSet<u32> = first.iter().map(|t| t.tid).collect();
     if seen.insert(pid) {
         let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))

@@ -147,6 +147,12 @@ impl Names {
         if !name.starts_with('/') {
             return None; // pipe:[..], socket:[..], anon_inode:...
         }
+        // An unlinked file: its path as it was (the suffix is /proc's, and
+        // no iolog could name a file with a space in it).
+        let name = match name.strip_suffix(" (deleted)") {
+            Some(p) => p.to_string(),
+            None => name,
+        };
         let key = (kernel_dev(md.dev()), md.ino());
         self.known.entry(key).or_insert(name.clone());
         Some(name)

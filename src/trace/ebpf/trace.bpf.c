@@ -537,4 +537,20 @@ int on_fork(__u64 *ctx) {
     return 0;
 }
 
+// Renames a traced thread that calls execve: it is named by the program it
+// became (the name it forked with, or none for the traced command itself,
+// was the one before).
+SEC("tp_btf/sched_process_exec")
+int on_exec(__u64 *ctx) {
+    __u64 ns = ns_pid_tgid();
+    __u32 tgid = ns >> 32, tid = (__u32)ns;
+    if (!tgid || !traced(tgid)) return 0;
+    struct thread t = { .tgid = tgid };
+    struct thread *had = bpf_map_lookup_elem(&threads, &tid);
+    if (had) t.ppid = had->ppid;
+    bpf_get_current_comm(&t.comm, sizeof(t.comm));
+    bpf_map_update_elem(&threads, &tid, &t, BPF_ANY);
+    return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";
