@@ -456,6 +456,7 @@ mod tests {
                 .iter()
                 .map(|v| Figures::from([("iops".to_string(), *v), ("time_s".to_string(), 1.0)]))
                 .collect(),
+            traces: vec![],
         }
     }
 
