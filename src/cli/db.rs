@@ -165,18 +165,6 @@ pub fn parse_when(opt: &str, s: &str) -> Result<i64> {
     ))
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn shell_words() {
-        assert_eq!(super::shell_word("--size=4M"), "--size=4M");
-        assert_eq!(super::shell_word("a b"), "'a b'");
-        assert_eq!(super::shell_word("it's"), "'it'\\''s'");
-        assert_eq!(super::shell_word("${threads}"), "'${threads}'");
-        assert_eq!(super::shell_word(""), "''");
-    }
-}
-
 /// The trace `arg` names: a trace file, or the id of a stored trace whose
 /// file is read (a stored trace keeps its figures; its events are in the
 /// file it was written to).
@@ -206,4 +194,16 @@ pub fn trace_arg(arg: &Path, db: &DbArg) -> Result<iolab::trace::Trace> {
         }
         e => e.into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shell_words() {
+        assert_eq!(super::shell_word("--size=4M"), "--size=4M");
+        assert_eq!(super::shell_word("a b"), "'a b'");
+        assert_eq!(super::shell_word("it's"), "'it'\\''s'");
+        assert_eq!(super::shell_word("${threads}"), "'${threads}'");
+        assert_eq!(super::shell_word(""), "''");
+    }
 }
