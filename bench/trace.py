@@ -28,10 +28,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def loop_ns(out):
-    """The loop's own time, from its `ios=... runtime_ns=...` line."""
+    """The loop's own time and its median pread, from its `ios=...
+    runtime_ns=... p50_ns=...` line."""
     line = next(l for l in out.splitlines() if "runtime_ns=" in l)
     fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-    return int(fields["runtime_ns"])
+    return int(fields["runtime_ns"]), int(fields["p50_ns"])
 
 
 def main():
@@ -73,6 +74,7 @@ def main():
         }
         names = list(tools)
         times = {n: [] for n in names}
+        p50s = {n: [] for n in names}
         subprocess.run(loop, check=True, capture_output=True)  # warm the cache
         for r in range(a.rounds):
             order = names[r % len(names):] + names[:r % len(names)]
@@ -81,15 +83,36 @@ def main():
                 if os.path.exists(t):
                     os.remove(t)
                 p = subprocess.run(tools[n](), check=True, capture_output=True, text=True)
-                times[n].append(loop_ns(p.stdout))
+                t, p50 = loop_ns(p.stdout)
+                times[n].append(t)
+                p50s[n].append(p50)
         base = statistics.median(times["bare"])
-        print(f"{a.reads} cached preads of {a.bs} B, {a.rounds} rounds (median of the loop's own time)")
-        print(f"{'tool':<22} {'loop s':>8} {'per pread us':>13} {'slowdown':>9}   rounds (s)")
+        bare, bpf = times["bare"], times["bpftrace hist"]
+
+        def vs_bpftrace(n):
+            """Per round, the time tool n added over the time bpftrace added
+            (both against that round's bare loop): the median, paired so that
+            the VM's drift between rounds cancels."""
+            r = [(t - b) / (x - b) for t, b, x in zip(times[n], bare, bpf) if x > b]
+            return statistics.median(r) if r else float("nan")
+
+        # The median pread of each run (500,000 of them): what a call costs
+        # at the median, which a stolen millisecond does not move.
+        p50 = {n: statistics.median(p50s[n]) for n in names}
+        bpf_p50 = p50["bpftrace hist"] - p50["bare"]
+        print(f"{a.reads} cached preads of {a.bs} B, {a.rounds} rounds (medians over the rounds)")
+        print("loop s: the loop's own time; +ns/call: the median pread's time over the bare "
+              "loop's; /bpftrace: that over bpftrace's (call), and per round the loop time "
+              "added over bpftrace's (loop)")
+        print(f"{'tool':<22} {'loop s':>7} {'slowdown':>9} {'p50 ns':>7} {'+ns/call':>9} "
+              f"{'/bpftrace call':>15} {'/bpftrace loop':>15}   rounds (s)")
         for n in names:
             m = statistics.median(times[n])
             rounds = " ".join(f"{t / 1e9:.3f}" for t in times[n])
-            print(f"{n:<22} {m / 1e9:8.3f} {m / a.reads / 1e3:13.2f} {m / base - 1:+9.1%}   {rounds}")
-
+            added = p50[n] - p50["bare"]
+            call = f"{added / bpf_p50:.2f}" if bpf_p50 > 0 else "-"
+            print(f"{n:<22} {m / 1e9:7.3f} {m / base - 1:+9.1%} {p50[n]:7.0f} {added:+9.0f} "
+                  f"{call:>15} {vs_bpftrace(n):>15.2f}   {rounds}")
 
 if __name__ == "__main__":
     main()

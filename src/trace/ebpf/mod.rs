@@ -8,12 +8,13 @@ pub mod records;
 use super::error::{TraceError, TraceResult};
 use super::file::TraceWriter;
 use super::model::{Event, FileStats, Meta, Mode, Thread, Trace};
-use super::sizes::SizeTally;
+use super::sizes::{FileTally, SizeTally};
 use super::{Request, Target, Tracer, pattern};
 use crate::metrics::clock::now_ns;
 use crate::sys::held::{Out, held};
 use kernel::Kernel;
 use records::Names;
+use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::time::Duration;
@@ -144,6 +145,8 @@ impl Tracer for Ebpf {
         let mut patterns = pattern::Analyser::default();
         // Exact sizes, from the events (the kernel's are histogram slots).
         let mut sizes = SizeTally::default();
+        // In event mode the per-file figures, from the events.
+        let mut per_file = FileTally::default();
         let mut handle =
             |b: &[u8], names: &mut Names, w: &mut Option<TraceWriter>| -> TraceResult<()> {
                 let Some(mut r) = records::parse(b) else {
@@ -165,6 +168,7 @@ impl Tracer for Ebpf {
                 r.event.file = names.index(r.dev, r.ino, r.event.pid, fd);
                 patterns.add_event(&r.event);
                 sizes.add(&r.event);
+                per_file.add(&r.event);
                 match w {
                     Some(w) => {
                         w.paths(&names.paths)?;
@@ -235,7 +239,12 @@ impl Tracer for Ebpf {
             handle(&item, &mut names, &mut writer)?;
         }
         let (lost_events, lost_opens) = kernel.lost()?;
-        let files = kernel.files()?;
+        // In event mode the kernel keeps no per-file figures.
+        let files = if req.mode == Mode::Events {
+            BTreeMap::new()
+        } else {
+            kernel.files()?
+        };
         let threads = merge_threads(threads, kernel.threads()?, &events, pid, &meta.command);
         let mut t = Trace {
             meta: Meta {
@@ -259,6 +268,23 @@ impl Tracer for Ebpf {
             paths: names.paths,
             events,
         };
+        if req.mode == Mode::Events {
+            t.files = per_file.files(&t.paths);
+            // The kernel counts sequential calls per file: in event mode here.
+            for (name, st) in t.calls.iter_mut() {
+                st.sequential = (t.files.iter())
+                    .filter_map(|f| f.calls.get(name))
+                    .map(|s| s.sequential)
+                    .sum();
+            }
+            if t.lost > 0 {
+                t.meta.notes.push(format!(
+                    "{} events lost (the ring buffer was full): the per-file figures, made \
+                     from the events, miss those calls; the per-call figures count them",
+                    t.lost
+                ));
+            }
+        }
         patterns.fill(&mut t);
         sizes.fill(&mut t);
         t.files.sort_by(|a, b| a.path.cmp(&b.path));
