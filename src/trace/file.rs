@@ -95,25 +95,33 @@ impl TraceWriter {
 
     /// Writes one event.
     pub fn event(&mut self, e: &Event) -> TraceResult<()> {
-        use std::fmt::Write as _;
+        // Integers by itoa, not `fmt`: a traced program can make a million
+        // calls a second, and this runs for each.
+        let mut n = itoa::Buffer::new();
         let l = &mut self.line;
         l.clear();
-        let _ = write!(
-            l,
-            "[{},{},{},\"{}\",{},",
-            e.t_ns,
-            e.pid,
-            e.tid,
-            e.name(),
-            e.fd
-        );
-        for v in [e.file.map(u64::from), e.offset] {
-            let _ = match v {
-                Some(v) => write!(l, "{v},"),
-                None => write!(l, "null,"),
-            };
+        l.push('[');
+        for v in [e.t_ns, u64::from(e.pid), u64::from(e.tid)] {
+            l.push_str(n.format(v));
+            l.push(',');
         }
-        let _ = writeln!(l, "{},{},{},{}]", e.len, e.flags, e.result, e.lat_ns);
+        l.push('"');
+        l.push_str(e.name());
+        l.push_str("\",");
+        l.push_str(n.format(e.fd));
+        l.push(',');
+        for v in [e.file.map(u64::from), e.offset] {
+            l.push_str(v.as_ref().map_or("null", |v| n.format(*v)));
+            l.push(',');
+        }
+        l.push_str(n.format(e.len));
+        l.push(',');
+        l.push_str(n.format(e.flags));
+        l.push(',');
+        l.push_str(n.format(e.result));
+        l.push(',');
+        l.push_str(n.format(e.lat_ns));
+        l.push_str("]\n");
         self.out
             .write_all(self.line.as_bytes())
             .map_err(|e| TraceError::io(&self.path, e))
