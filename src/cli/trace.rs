@@ -56,7 +56,7 @@ pub struct TraceArgs {
 pub enum TraceCmd {
     /// Write a trace as a fio iolog (v3, per thread) or a fio job file that imitates it.
     Export(trace_export::ExportArgs),
-    /// Read `strace -f -ttt -T -y` output as a trace (store it, write a trace file).
+    /// Read strace output (any of its forms; best `-f -ttt -T -y`) as a trace (store it, write a trace file).
     Import(trace_import::ImportArgs),
 }
 
