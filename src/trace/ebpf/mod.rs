@@ -186,7 +186,10 @@ impl Tracer for Ebpf {
         if let Some(f) = req.attached {
             f();
         }
-        let deadline = req.duration.map(|d| t0 + d.as_nanos() as u64);
+        // --duration counts from the command's release, not from t0 (taken
+        // before the programs were loaded, which on a loaded machine can
+        // take a good part of a second).
+        let deadline = req.duration.map(|d| now_ns() + d.as_nanos() as u64);
         let mut exit_status = None;
         let mut flushed = now_ns();
         let mut batch = Batch::default();
