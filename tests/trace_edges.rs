@@ -277,19 +277,12 @@ fn an_unlinked_files_path_has_no_deleted_suffix() {
     let input = std::fs::File::open(&f).unwrap();
     std::fs::remove_file(&f).unwrap();
     let tf = root.join("t.trace");
-    let out = bin()
-        .args(["trace", "--no-store", "--events", "-f", "json", "-o"])
+    let mut out = bin();
+    out.args(["trace", "--no-store", "--events", "-f", "json", "-o"])
         .arg(&tf)
         .args(["--", "dd", "bs=4k", "of=/dev/null"])
-        .stdin(input)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = parse_json(&out.stdout);
+        .stdin(input);
+    let v = parse_json(&succeed(&mut out));
     let paths: Vec<&str> = (v["files"].as_array().unwrap().iter())
         .map(|x| x["path"].as_str().unwrap())
         .collect();
@@ -318,17 +311,10 @@ fn a_thread_is_named_after_its_exec() {
     if !common::trace::can("a_thread_is_named_after_its_exec") {
         return;
     }
-    let out = bin()
-        .args(["trace", "--no-store", "-f", "json", "--", "sh", "-c"])
-        .arg("cat /dev/null; exec dd if=/dev/zero of=/dev/null count=1 status=none")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = parse_json(&out.stdout);
+    let mut out = bin();
+    out.args(["trace", "--no-store", "-f", "json", "--", "sh", "-c"])
+        .arg("cat /dev/null; exec dd if=/dev/zero of=/dev/null count=1 status=none");
+    let v = parse_json(&succeed(&mut out));
     let main = v["meta"]["pid"].as_u64().unwrap();
     let threads = v["threads"].as_array().unwrap();
     let name = |t: &serde_json::Value| t["comm"].as_str().unwrap().to_string();
