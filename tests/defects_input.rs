@@ -338,7 +338,9 @@ fn defect_07_include_fan_out_is_bounded() {
         e.contains("empty.inc: more than 1024 includes in all"),
         "{e}"
     );
-    assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
+    // A guard against the blow-up (64^n includes), not a timing: far over
+    // what a linear count takes on any machine, far under the blow-up.
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
     // 15 + 15 * 64 = 975 includes are fine.
     let jobs = job::jobs_from_args(&[job("ok.fio", "2.inc", 15)]).unwrap();
     assert_eq!(jobs[0].size, Some(64 << 10));
@@ -348,15 +350,14 @@ fn defect_07_include_fan_out_is_bounded() {
 fn defect_07_a_huge_unknown_option_is_refused_at_once() {
     // Found by the fuzz driver: "did you mean" compared the whole key with
     // every option name (Jaro-Winkler, length times length): a 64 KiB key
-    // took 0.5 s, this one 2 s. The suggestion is still made.
-    let key = format!("--filename{}", "é".repeat(128 << 10));
+    // took 0.5 s, 128 Ki characters 2 s, so these 512 Ki would take 30 s.
+    // The limit guards against that quadratic cost, not a timing: a
+    // linear check takes milliseconds even on a loaded machine. The
+    // suggestion is still made.
+    let key = format!("--filename{}", "é".repeat(512 << 10));
     let t0 = Instant::now();
     let e = parse_err(&["--name=a", &key]);
-    assert!(
-        t0.elapsed() < Duration::from_millis(200),
-        "{:?}",
-        t0.elapsed()
-    );
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
     assert!(
         e.ends_with("(did you mean 'filename'?)"),
         "{}",
@@ -380,7 +381,8 @@ fn defect_07_global_lines_cost_once_not_once_per_job() {
     let f = write_file(dir.path(), "quadratic.fio", &text);
     let t0 = Instant::now();
     let jobs = job::jobs_from_args(&[s(&f).to_string()]).unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    // A guard against the quadratic cost (51 s), not a timing.
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
     assert_eq!(jobs.len(), 4096);
     let all_the_same = jobs.iter().all(|j| j.options == jobs[0].options);
     assert!(
@@ -403,17 +405,41 @@ fn defect_07_global_lines_cost_once_not_once_per_job() {
 #[test]
 fn defect_07_fio_keywords_cost_nothing_per_line() {
     // Found by the fuzz driver: each $ncpus read the cgroup's files again
-    // (50 us), so 4,096 lines of numjobs=$ncpus took 235 ms; these 0.7 s.
+    // (50 us), so 4,096 lines of numjobs=$ncpus took 235 ms. Counted, not
+    // timed (a loaded machine makes any time limit flaky): the machine's
+    // files are opened once per process, not once per line.
+    if !have("strace", "defect_07_fio_keywords_cost_nothing_per_line") {
+        return;
+    }
     let dir = scratch();
-    let lines = "numjobs=$ncpus\nsize=($mb_memory*0+1m)\n".repeat(10_000);
+    let lines = "numjobs=$ncpus\nsize=($mb_memory*0+1m)\n".repeat(2_000);
     let f = write_file(dir.path(), "k.fio", &format!("[a]\n{lines}"));
-    let t0 = Instant::now();
-    let jobs = job::jobs_from_args(&[s(&f).to_string()]).unwrap();
+    let log = dir.path().join("opens");
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=open,openat", "-o", s(&log)])
+        .arg(env!("CARGO_BIN_EXE_iolab"))
+        .args(["run", "--parse-only", s(&f)])
+        .output()
+        .unwrap();
     assert!(
-        t0.elapsed() < Duration::from_millis(300),
-        "{:?}",
-        t0.elapsed()
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let opens = std::fs::read_to_string(&log).unwrap();
+    let count = |what: &str| opens.lines().filter(|l| l.contains(what)).count();
+    assert!(
+        count("/proc/meminfo") >= 1,
+        "$mb_memory read /proc/meminfo:\n{opens}"
+    );
+    assert!(count("/proc/meminfo") <= 2, "once, not per line:\n{opens}");
+    assert!(
+        count("cgroup") <= 10,
+        "$ncpus once, not per line: {} opens",
+        count("cgroup")
+    );
+    // The values themselves.
+    let jobs = job::jobs_from_args(&[s(&f).to_string()]).unwrap();
     let ncpus = std::thread::available_parallelism().unwrap().get();
     assert_eq!(
         (jobs[0].numjobs as usize, jobs[0].size),

@@ -46,8 +46,51 @@ pub const MAX_EXACT: usize = 256;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(from = "Stored", into = "Stored")]
 pub struct LogHist {
-    slots: BTreeMap<u16, u64>,
+    slots: Slots,
     exact: Option<BTreeMap<u64, u64>>,
+}
+
+/// Counts per slot, kept dense from the lowest slot used to the highest:
+/// a tracer adds millions of values a second, and one index is cheaper
+/// than a map's search (a latency histogram spans a few hundred slots).
+#[derive(Debug, Clone, Default)]
+struct Slots {
+    base: usize,
+    counts: Vec<u64>,
+}
+
+impl Slots {
+    fn bump(&mut self, s: usize, n: u64) {
+        if self.counts.is_empty() {
+            self.base = s;
+        } else if s < self.base {
+            let grow = self.base - s;
+            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.base = s;
+        }
+        let i = s - self.base;
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, 0);
+        }
+        self.counts[i] += n;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The slots with values, as (slot, count), lowest first.
+    fn iter(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        (self.counts.iter().enumerate())
+            .filter(|(_, n)| **n > 0)
+            .map(|(i, &n)| (self.base + i, n))
+    }
+}
+
+impl PartialEq for Slots {
+    fn eq(&self, o: &Slots) -> bool {
+        self.iter().eq(o.iter())
+    }
 }
 
 /// How a [`LogHist`] is stored.
@@ -65,14 +108,20 @@ enum Stored {
 
 // Inside an untagged enum map keys reach serde as strings: the slots are
 // stored with string keys and parsed back.
-fn parse_slots(m: BTreeMap<String, u64>) -> BTreeMap<u16, u64> {
-    (m.into_iter())
-        .filter_map(|(k, v)| k.parse().ok().map(|k| (k, v)))
-        .collect()
+fn parse_slots(m: BTreeMap<String, u64>) -> Slots {
+    let mut out = Slots::default();
+    for (k, v) in m {
+        if let Ok(s) = k.parse::<usize>()
+            && v > 0
+        {
+            out.bump(s.min(SLOTS - 1), v);
+        }
+    }
+    out
 }
 
-fn show_slots(m: BTreeMap<u16, u64>) -> BTreeMap<String, u64> {
-    m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+fn show_slots(m: Slots) -> BTreeMap<String, u64> {
+    m.iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 impl From<Stored> for LogHist {
@@ -130,7 +179,7 @@ impl LogHist {
     }
 
     fn bump(&mut self, s: usize, n: u64) {
-        *self.slots.entry(s.min(SLOTS - 1) as u16).or_default() += n;
+        self.slots.bump(s.min(SLOTS - 1), n);
     }
 
     /// Adds another histogram's counts.
@@ -148,8 +197,8 @@ impl LogHist {
             }
             _ => None,
         };
-        for (&s, &n) in &o.slots {
-            *self.slots.entry(s).or_default() += n;
+        for (s, n) in o.slots.iter() {
+            self.slots.bump(s, n);
         }
     }
 
@@ -167,7 +216,7 @@ impl LogHist {
 
     /// How many values.
     pub fn count(&self) -> u64 {
-        self.slots.values().sum()
+        self.slots.counts.iter().sum()
     }
 
     /// The `p`th percentile (0..=100): the value itself when the
@@ -188,10 +237,10 @@ impl LogHist {
                 }
             }
         }
-        for (&s, &n) in &self.slots {
+        for (s, n) in self.slots.iter() {
             seen += n;
             if seen >= want {
-                let (lo, hi) = (low(s.into()), low(usize::from(s) + 1));
+                let (lo, hi) = (low(s), low(s + 1));
                 return lo + (hi - lo) / 2;
             }
         }
@@ -208,7 +257,7 @@ impl LogHist {
 
     /// The slots that have values, as (slot, count).
     pub fn slots(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        self.slots.iter().map(|(&s, &n)| (usize::from(s), n))
+        self.slots.iter()
     }
 
     /// dtrace's view: counts per power of two, as (lower bound, count),
@@ -216,8 +265,8 @@ impl LogHist {
     /// between included.
     pub fn log2(&self) -> Vec<(u64, u64)> {
         let mut by: BTreeMap<u32, u64> = BTreeMap::new();
-        for (&s, &n) in &self.slots {
-            let v = low(s.into());
+        for (s, n) in self.slots.iter() {
+            let v = low(s);
             let k = if v == 0 { 0 } else { 64 - v.leading_zeros() };
             *by.entry(k).or_default() += n;
         }

@@ -8,8 +8,9 @@
 use super::calls::{self, Class};
 use super::hist::LogHist;
 use super::model::{Event, FileStats, Trace};
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// The block sizes of [`DirPattern::blocks`] are multiples of this.
 pub const BLOCK: u64 = 512;
@@ -236,9 +237,9 @@ impl<K: Ord> Default for Analyser<K> {
     fn default() -> Self {
         Analyser {
             out: BTreeMap::new(),
-            prev_end: HashMap::new(),
-            last: HashMap::new(),
-            moved: HashMap::new(),
+            prev_end: HashMap::default(),
+            last: HashMap::default(),
+            moved: HashMap::default(),
             pos: Positions::default(),
         }
     }

@@ -9,7 +9,8 @@
 
 use super::hist::LogHist;
 use super::model::{Event, FileStats, Stats, Trace};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 /// The sizes of the data-moving events, per call.
 #[derive(Debug, Default)]

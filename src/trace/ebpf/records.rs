@@ -3,7 +3,7 @@
 //! files events refer to.
 
 use crate::trace::model::Event;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
