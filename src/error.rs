@@ -217,7 +217,9 @@ impl Error {
                 crate::disk::DiskError::Usage { .. } | crate::disk::DiskError::Rule(_) => {
                     code::USAGE
                 }
-                crate::disk::DiskError::NotEmpty(_) => code::REFUSED,
+                crate::disk::DiskError::NotEmpty(_)
+                | crate::disk::DiskError::MountPoint { .. }
+                | crate::disk::DiskError::Nested { .. } => code::REFUSED,
                 crate::disk::DiskError::Interrupted { signal } => code::SIGNAL_BASE + signal,
                 _ => code::FAILED,
             },

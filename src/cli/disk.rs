@@ -198,6 +198,7 @@ pub fn execute(a: DiskArgs) -> Result<()> {
                 rules: rules.pairs()?,
                 seed,
                 made_dir: false,
+                made_parents: Vec::new(),
             };
             // Caught from the start: a signal at any moment of `up` undoes it.
             let stop =

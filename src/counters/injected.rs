@@ -28,7 +28,7 @@ impl Counter for Injected {
         }
         let mut v = Values::new();
         for (run, st) in disks {
-            if !state::alive(st.pid) {
+            if !st.daemon_alive() {
                 continue;
             }
             let Ok(Answer::Status(s)) = ask(&run, &Request::Status, Duration::from_secs(1)) else {

@@ -98,11 +98,30 @@ impl Injector for Block {
             return Err(size(format!("at least {} MiB for {fs}", least >> 20)));
         }
         let free = crate::sys::machine::meminfo("MemAvailable");
-        if spec.image.is_none() && free > 0 && spec.size > free {
-            return Err(size(format!(
-                "an in-memory image no larger than the {} MiB of memory available (--image FILE keeps it on disk)",
-                free >> 20
-            )));
+        if spec.image.is_none() && free > 0 {
+            // The other in-memory disks may still fill what they have not
+            // taken yet: their images count against what is available.
+            let others = promised_to_other_disks(&spec.dir);
+            let promised: u64 = others.iter().map(|(_, n)| n).sum();
+            let left = free.saturating_sub(promised);
+            if spec.size > left {
+                let named: Vec<String> = (others.iter())
+                    .map(|(d, n)| format!("{} {} MiB", d.display(), n >> 20))
+                    .collect();
+                let of = match named.is_empty() {
+                    true => String::new(),
+                    false => format!(
+                        " ({} MiB available, of which iolab's in-memory disks may still take {} MiB: {})",
+                        free >> 20,
+                        promised >> 20,
+                        named.join(", ")
+                    ),
+                };
+                return Err(size(format!(
+                    "an in-memory image no larger than the {} MiB of memory left{of}; --image FILE keeps it on disk",
+                    left >> 20
+                )));
+            }
         }
         if !reuse && !on_path(tool) {
             return Err(DiskError::ToolMissing {
@@ -313,4 +332,28 @@ impl Mounted for BlockMount {
         self.gate.close();
         r
     }
+}
+
+/// The in-memory disks that run now (other than at `dir`), each with what
+/// its image may still take: its size less what its daemon holds already.
+fn promised_to_other_disks(dir: &Path) -> Vec<(PathBuf, u64)> {
+    (super::state::all().into_iter())
+        .filter(|(_, st)| st.spec.dir != dir && st.spec.layer == "block")
+        .filter(|(_, st)| st.spec.image.is_none() && st.daemon_alive())
+        .map(|(_, st)| {
+            let held = resident_bytes(st.pid);
+            (st.spec.dir, st.spec.size.saturating_sub(held))
+        })
+        .collect()
+}
+
+/// `VmRSS` of process `pid`, in bytes (0 when unreadable).
+fn resident_bytes(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kb| kb * 1024)
 }

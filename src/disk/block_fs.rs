@@ -131,6 +131,32 @@ impl Filesystem for BlockFs {
         self.gate.answer(d.delay_ns, answer);
     }
 
+    /// The loop device's discards (`fstrim`, `rm` with `-o discard`, mkfs)
+    /// arrive as punched holes: the blocks read back as zeros and their
+    /// memory is freed. Allocation (mode 0) has nothing to do.
+    fn fallocate(
+        &self,
+        _r: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        let zero = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_ZERO_RANGE;
+        if mode & !(zero | libc::FALLOC_FL_KEEP_SIZE) != 0 {
+            return reply.error(Errno::EOPNOTSUPP);
+        }
+        if mode & zero == 0 {
+            return reply.ok();
+        }
+        match self.image.punch(offset, length, fh.0) {
+            Ok(Ok(())) => reply.ok(),
+            Ok(Err(Stale)) | Err(_) => reply.error(Errno::EIO),
+        }
+    }
+
     fn flush(&self, _r: &Request, _i: INodeNo, _fh: FileHandle, _l: LockOwner, reply: ReplyEmpty) {
         reply.ok();
     }

@@ -37,26 +37,29 @@ pub fn prepare(spec: &mut Spec) -> Result<PathBuf, DiskError> {
         return Err(DiskError::NotRoot);
     }
     injector.check(spec)?;
-    let dir = &spec.dir;
-    if dir.exists() {
-        if !dir.is_dir() {
+    // Where DIR is, resolved before anything is made: nesting and mount
+    // points are refused first.
+    let (resolved, missing) = resolve(&spec.dir)?;
+    refuse_unsafe(&resolved)?;
+    if missing.is_empty() {
+        if !resolved.is_dir() {
             return Err(DiskError::Usage {
-                what: dir.display().to_string(),
+                what: resolved.display().to_string(),
                 expected: "a directory to mount the disk at".into(),
             });
         }
-        let dir = dir
-            .canonicalize()
-            .map_err(|e| DiskError::io(format!("cannot resolve {}", dir.display()), e))?;
-        spec.dir = dir;
     } else {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| DiskError::io(format!("cannot make {}", dir.display()), e))?;
+        // Made one by one, so that `down` knows which (and only those).
+        for d in &missing {
+            std::fs::create_dir(d)
+                .map_err(|e| DiskError::io(format!("cannot make {}", d.display()), e))?;
+        }
         spec.made_dir = true;
-        spec.dir = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        spec.made_parents = missing[..missing.len() - 1].to_vec();
     }
+    spec.dir = resolved;
     let run = state::run_dir(&spec.dir);
-    if run.exists() || mount::is_mount_point(&spec.dir) {
+    if run.exists() {
         return Err(DiskError::AlreadyUp(spec.dir.clone()));
     }
     let empty = std::fs::read_dir(&spec.dir)
@@ -95,6 +98,8 @@ pub fn start(exe: &Path, run: &Path, stop: &StopFlag) -> Result<State, DiskError
         .map_err(|e| DiskError::io(format!("cannot start {}", exe.display()), e))?;
     if let Some(mut st) = state::load(run) {
         st.pid = child.id();
+        // Our own unreaped child: its PID is its own until we wait for it.
+        st.start = crate::sys::pidfd::stat(st.pid).map_or(0, |s| s.start);
         state::save(run, &st)?;
     }
     let out = child.stdout.take().expect("piped");
@@ -146,6 +151,56 @@ pub fn start(exe: &Path, run: &Path, stop: &StopFlag) -> Result<State, DiskError
     state::load(run).ok_or_else(|| daemon_failed(run, "no state file after start"))
 }
 
+/// `dir` made absolute with its existing part resolved (symbolic links,
+/// `..`), and the directories that do not exist yet, outermost first.
+fn resolve(dir: &Path) -> Result<(PathBuf, Vec<PathBuf>), DiskError> {
+    let abs = std::path::absolute(dir)
+        .map_err(|e| DiskError::io(format!("cannot resolve {}", dir.display()), e))?;
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name().map(|n| n.to_os_string()));
+        existing = existing.parent().unwrap_or(Path::new("/"));
+    }
+    let mut path = existing
+        .canonicalize()
+        .map_err(|e| DiskError::io(format!("cannot resolve {}", existing.display()), e))?;
+    let mut missing = Vec::new();
+    for name in rest.into_iter().rev().flatten() {
+        path.push(name);
+        missing.push(path.clone());
+    }
+    Ok((path, missing))
+}
+
+/// Refuses a DIR that is a mount point iolab did not make (`/`, `/proc`,
+/// any mounted file system: mounting over it hides it), one inside
+/// another iolab disk, or one that holds an iolab disk below it.
+fn refuse_unsafe(dir: &Path) -> Result<(), DiskError> {
+    let ours = state::all();
+    let is_ours = |p: &Path| ours.iter().any(|(_, st)| st.spec.dir == p);
+    if let Some((fstype, source)) = mount::mounted_at(dir)
+        && !is_ours(dir)
+    {
+        return Err(DiskError::MountPoint {
+            dir: dir.to_path_buf(),
+            fstype,
+            from: source,
+        });
+    }
+    for (_, st) in &ours {
+        let other = &st.spec.dir;
+        if other != dir && (dir.starts_with(other) || other.starts_with(dir)) {
+            return Err(DiskError::Nested {
+                dir: dir.to_path_buf(),
+                other: other.clone(),
+                inside: dir.starts_with(other),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The line the daemon prints when DIR is usable.
 pub const READY: &str = "ready";
 /// What starts the line it prints when it could not make the disk.
@@ -173,9 +228,7 @@ fn daemon_failed(run: &Path, message: &str) -> DiskError {
 /// private directory, and DIR when `prepare` made it.
 pub fn abandon(run: &Path, spec: &Spec) {
     let _ = std::fs::remove_dir_all(run);
-    if spec.made_dir {
-        let _ = std::fs::remove_dir(&spec.dir);
-    }
+    spec.remove_made_dirs();
 }
 
 /// The private directory of the disk at `dir`.
@@ -195,6 +248,14 @@ pub enum Found {
     Running(Box<Status>),
     /// Its daemon is gone (killed): `down` cleans up.
     Gone(Box<State>),
+    /// Its daemon runs but did not answer (a permission error is not
+    /// death): why.
+    Unanswered {
+        /// The disk.
+        state: Box<State>,
+        /// What went wrong asking.
+        why: String,
+    },
 }
 
 /// The status of the disk at `dir`, or of every disk.
@@ -208,6 +269,14 @@ pub fn status(dir: Option<&Path>) -> Result<Vec<Found>, DiskError> {
         .map(
             |(run, st)| match control::ask(&run, &Request::Status, Duration::from_secs(10)) {
                 Ok(Answer::Status(s)) => Found::Running(s),
+                Err(e) if st.daemon_alive() => Found::Unanswered {
+                    state: Box::new(st),
+                    why: e.to_string(),
+                },
+                Ok(other) if st.daemon_alive() => Found::Unanswered {
+                    state: Box::new(st),
+                    why: format!("it answered {other:?}"),
+                },
                 _ => Found::Gone(Box::new(st)),
             },
         )
@@ -258,16 +327,20 @@ pub enum Down {
 /// Unmounts the disk at `dir` and removes everything it made.
 pub fn down(dir: &Path) -> Result<Down, DiskError> {
     let (run, st) = find(dir)?;
-    if state::alive(st.pid) {
+    // The daemon named for sure (PID and start time): a process that took
+    // a dead daemon's PID is never asked nor signalled.
+    if let Some(daemon) = st.daemon() {
         match control::ask(&run, &Request::Down, WAIT) {
             Ok(Answer::Down) => return Ok(Down::ByDaemon),
             Ok(other) => return Err(unexpected(&run, "down", dir, other)),
             Err(_) => {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(st.pid as i32),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-                std::thread::sleep(Duration::from_millis(100));
+                crate::sys::pidfd::signal(&daemon, libc::SIGKILL);
+                for _ in 0..50 {
+                    if !crate::sys::pidfd::running(&daemon) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
             }
         }
     }
@@ -297,8 +370,6 @@ pub fn clean(run: &Path, st: &State) -> Result<(), DiskError> {
     }
     std::fs::remove_dir_all(run)
         .map_err(|e| DiskError::io(format!("cannot remove {}", run.display()), e))?;
-    if st.spec.made_dir {
-        let _ = std::fs::remove_dir(&st.spec.dir);
-    }
+    st.spec.remove_made_dirs();
     Ok(())
 }

@@ -79,9 +79,7 @@ pub fn serve(
     }
     let r = mounted.unmount();
     let _ = std::fs::remove_dir_all(run);
-    if st.spec.made_dir {
-        let _ = std::fs::remove_dir(&st.spec.dir);
-    }
+    st.spec.remove_made_dirs();
     if let Some(c) = down_to {
         let a = match &r {
             Ok(()) => Answer::Down,
@@ -119,6 +117,7 @@ fn build(spec: &Spec, run: &Path) -> Result<Built, DiskError> {
     let st = State {
         spec: spec.clone(),
         pid: std::process::id(),
+        start: crate::sys::pidfd::own_start(),
         started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
         parts: mounted.parts(),
     };

@@ -59,6 +59,48 @@ impl Dist {
         }
     }
 
+    /// Refuses a distribution whose draws cannot have the mean asked for:
+    /// a jitter wider than the mean (the range is cut at 0), a normal whose
+    /// cut at 0 moves its mean by more than 1%, a lognormal of mean 0 with
+    /// a spread. Why, with the mean it would inject.
+    pub fn check(&self) -> Result<(), String> {
+        let ms = show;
+        match *self {
+            Dist::Jitter { mean, jitter } if jitter > mean => Err(format!(
+                "{} ± {} reaches below 0: the delays would be drawn from 0 to {} and average {}, not {}; give a jitter of at most the mean, or normal:/lognormal: for a long tail",
+                ms(mean as f64),
+                ms(jitter as f64),
+                ms((mean + jitter) as f64),
+                ms((mean + jitter) as f64 / 2.0),
+                ms(mean as f64)
+            )),
+            Dist::Normal { mean, sd } if sd > 0 => {
+                let (m, s) = (mean as f64, sd as f64);
+                // E[max(X, 0)] for X ~ N(m, s): the mean once cut at 0.
+                let n = statrs::distribution::Normal::standard();
+                use statrs::distribution::{Continuous, ContinuousCDF};
+                let z = m / s;
+                let cut = m * n.cdf(z) + s * n.pdf(z);
+                match (cut - m).abs() > 0.01 * m {
+                    true => Err(format!(
+                        "a normal delay of mean {} and spread {} is below 0 in {:.1}% of draws, which are injected as 0: the mean injected would be {}, not {}; give a spread of at most a third of the mean, or lognormal: (never below 0)",
+                        ms(m),
+                        ms(s),
+                        100.0 * n.cdf(-z),
+                        ms(cut),
+                        ms(m)
+                    )),
+                    false => Ok(()),
+                }
+            }
+            Dist::LogNormal { mean: 0, sd } if sd > 0 => Err(
+                "a lognormal delay has a mean above 0 (lognormal:MEAN,SPREAD, as lognormal:1ms,500us)"
+                    .into(),
+            ),
+            _ => Ok(()),
+        }
+    }
+
     /// One delay, ns.
     pub fn draw(&self, rng: &mut impl Rng) -> u64 {
         match *self {
@@ -79,6 +121,18 @@ impl Dist {
             }
         }
     }
+}
+
+/// A delay as it is written on the command line: `3ms`, `1.5ms`, `200us`.
+fn show(ns: f64) -> String {
+    let (v, unit) = match ns {
+        n if n >= 1e6 => (n / 1e6, "ms"),
+        n if n >= 1e3 => (n / 1e3, "us"),
+        n => (n, "ns"),
+    };
+    let text = format!("{v:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}{unit}")
 }
 
 /// The value at `p` percent of the (percent, value) points `q`.
@@ -111,6 +165,60 @@ fn gauss(rng: &mut impl Rng) -> f64 {
 mod tests {
     use super::*;
     use rand_core::SeedableRng;
+
+    #[test]
+    fn distributions_that_cannot_have_their_mean_are_refused() {
+        let ms = 1_000_000;
+        let e = Dist::Jitter {
+            mean: ms,
+            jitter: 5 * ms,
+        }
+        .check()
+        .unwrap_err();
+        assert!(e.contains("average 3") && e.contains("not 1"), "{e}");
+        assert!(
+            Dist::Jitter {
+                mean: ms,
+                jitter: ms
+            }
+            .check()
+            .is_ok()
+        );
+        let e = Dist::Normal { mean: ms, sd: ms }.check().unwrap_err();
+        assert!(e.contains("15.9% of draws"), "{e}");
+        assert!(
+            Dist::Normal {
+                mean: ms,
+                sd: ms / 3
+            }
+            .check()
+            .is_ok()
+        );
+        assert!(Dist::Normal { mean: 0, sd: ms }.check().is_err());
+        assert!(Dist::LogNormal { mean: 0, sd: ms }.check().is_err());
+        assert!(
+            Dist::LogNormal {
+                mean: ms,
+                sd: 5 * ms
+            }
+            .check()
+            .is_ok()
+        );
+        // What passes injects its mean: the sample mean of the draws.
+        for d in [
+            Dist::Jitter {
+                mean: ms,
+                jitter: ms,
+            },
+            Dist::Normal {
+                mean: ms,
+                sd: ms / 3,
+            },
+        ] {
+            let (mean, _) = stats(d.clone());
+            assert!((mean / ms as f64 - 1.0).abs() < 0.01, "{d:?}: {mean}");
+        }
+    }
 
     fn stats(d: Dist) -> (f64, f64) {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);

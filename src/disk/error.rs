@@ -44,6 +44,27 @@ pub enum DiskError {
     /// There is already an iolab disk at DIR.
     #[error("{} already has an iolab disk (see iolab disk status; iolab disk down removes it)", .0.display())]
     AlreadyUp(PathBuf),
+    /// DIR is a mount point iolab did not make: mounting over it would
+    /// hide what is there.
+    #[error("{} is a mount point iolab did not make ({fstype} from {from}): iolab disk mounts only over an empty directory of its own file system", .dir.display())]
+    MountPoint {
+        /// The directory.
+        dir: PathBuf,
+        /// Its file system type (`proc`, `ext4`).
+        fstype: String,
+        /// What is mounted there.
+        from: String,
+    },
+    /// DIR is inside another iolab disk, or holds one below it.
+    #[error("{}", nested_text(.dir, .other, *.inside))]
+    Nested {
+        /// The directory asked for.
+        dir: PathBuf,
+        /// The other disk's directory.
+        other: PathBuf,
+        /// `dir` is inside `other` (else `other` is inside `dir`).
+        inside: bool,
+    },
     /// No iolab disk at DIR.
     #[error("no iolab disk at {} (iolab disk status lists them)", .0.display())]
     NotFound(PathBuf),
@@ -100,6 +121,20 @@ pub enum DiskError {
     /// The thread serving a disk of this process panicked.
     #[error("the disk thread stopped unexpectedly")]
     ThreadLost,
+}
+
+fn nested_text(dir: &std::path::Path, other: &std::path::Path, inside: bool) -> String {
+    let (d, o) = (dir.display(), other.display());
+    match inside {
+        true => format!(
+            "{d} is inside the iolab disk at {o}: disks do not nest (its teardown would pull the \
+             inner disk's file system away); use another directory, or iolab disk down {o} first"
+        ),
+        false => format!(
+            "{d} holds the iolab disk at {o}: disks do not nest; use another directory, or \
+             iolab disk down {o} first"
+        ),
+    }
 }
 
 impl DiskError {

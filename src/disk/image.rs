@@ -15,10 +15,28 @@ enum Backing {
     File(File),
 }
 
+/// What a block held before its first write since the last flush.
+enum Old {
+    /// Only zeros (a block never written, or discarded): nothing is kept,
+    /// so filling a fresh disk does not take its size twice in memory.
+    Zeros(usize),
+    /// These bytes.
+    Data(Vec<u8>),
+}
+
+impl Old {
+    fn len(&self) -> usize {
+        match self {
+            Old::Zeros(n) => *n,
+            Old::Data(d) => d.len(),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Log {
     /// Blocks written since the last flush, with what they held before.
-    undo: HashMap<u64, Vec<u8>>,
+    undo: HashMap<u64, Old>,
     /// Bumped by a crash: writes through handles opened before it fail.
     epoch: u64,
 }
@@ -120,9 +138,13 @@ impl Image {
         let mut b = start / BLOCK * BLOCK;
         while b < end {
             if let std::collections::hash_map::Entry::Vacant(slot) = log.undo.entry(b) {
-                let mut old = vec![0u8; (BLOCK.min(self.len - b)) as usize];
-                self.read_into(b, &mut old)?;
-                slot.insert(old);
+                let mut old = [0u8; BLOCK as usize];
+                let old = &mut old[..(BLOCK.min(self.len - b)) as usize];
+                self.read_into(b, old)?;
+                slot.insert(match old.iter().all(|&x| x == 0) {
+                    true => Old::Zeros(old.len()),
+                    false => Old::Data(old.to_vec()),
+                });
             }
             b += BLOCK;
         }
@@ -147,7 +169,10 @@ impl Image {
         log.epoch += 1;
         let mut restored = 0;
         for (b, old) in log.undo.drain() {
-            self.write_raw(b, &old)?;
+            match &old {
+                Old::Zeros(n) => self.write_raw(b, &vec![0u8; *n])?,
+                Old::Data(d) => self.write_raw(b, d)?,
+            }
             restored += old.len() as u64;
         }
         if let Backing::File(f) = &self.backing {
@@ -161,9 +186,78 @@ impl Image {
         self.lock().undo.values().map(|v| v.len() as u64).sum()
     }
 
+    /// Bytes the undo log holds copies of (blocks that held data before
+    /// their write since the last flush; fresh blocks cost nothing).
+    pub fn undo_bytes(&self) -> u64 {
+        (self.lock().undo.values())
+            .map(|v| match v {
+                Old::Zeros(_) => 0,
+                Old::Data(d) => d.len() as u64,
+            })
+            .sum()
+    }
+
+    /// Discards `len` bytes at `offset` (a discard or trim from the file
+    /// system, a hole punched): they read back as zeros and, in memory,
+    /// whole pages are given back to the system. A discard is kept across a
+    /// crash (a device may drop discarded data at once); a write to those
+    /// blocks since the last flush is still undone by a crash.
+    pub fn punch(&self, offset: u64, len: u64, epoch: u64) -> std::io::Result<Result<(), Stale>> {
+        let end = offset.saturating_add(len).min(self.len);
+        let start = offset.min(end);
+        let log = self.lock();
+        if log.epoch != epoch {
+            return Ok(Err(Stale));
+        }
+        match &self.backing {
+            Backing::Memory(m) => {
+                let mut m = m.write().unwrap_or_else(|e| e.into_inner());
+                let range = &mut m[start as usize..end as usize];
+                range.fill(0);
+                release_pages(range);
+            }
+            Backing::File(f) => punch_file(f, start, end - start)?,
+        }
+        drop(log);
+        Ok(Ok(()))
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Log> {
         self.log.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// Gives the whole pages inside `buf` (already zero) back to the system.
+fn release_pages(buf: &mut [u8]) {
+    let page = crate::sys::machine::page_size() as usize;
+    let at = buf.as_mut_ptr() as usize;
+    let first = at.div_ceil(page) * page;
+    let last = (at + buf.len()) / page * page;
+    if last > first {
+        // SAFETY: [first, last) lies inside `buf`, which we borrow mutably
+        // and which holds only zeros; MADV_DONTNEED on private anonymous
+        // memory makes those pages read as zeros again, so the bytes seen
+        // through `buf` do not change. No allocator metadata is in it.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
+}
+
+/// `fallocate(PUNCH_HOLE | KEEP_SIZE)` on an image file.
+fn punch_file(f: &File, offset: u64, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+    // SAFETY: a descriptor we own and integers.
+    let r = unsafe { libc::fallocate(f.as_raw_fd(), mode, offset as i64, len as i64) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -184,6 +278,24 @@ mod tests {
         // A handle of the old epoch can no longer write.
         assert_eq!(img.write(0, &[9], 0).unwrap(), Err(Stale));
         assert_eq!(img.write(0, &[9], 1).unwrap(), Ok(1));
+    }
+
+    #[test]
+    fn fresh_blocks_cost_no_undo_copy_and_punched_ones_read_zero() {
+        let img = Image::memory(1 << 20);
+        img.write(0, &[5u8; 65536], 0).unwrap().unwrap();
+        assert_eq!((img.unflushed(), img.undo_bytes()), (65536, 0));
+        img.crash().unwrap();
+        assert_eq!(img.read(0, 4096).unwrap(), vec![0u8; 4096], "zeros back");
+        img.write(0, &[5u8; 65536], 1).unwrap().unwrap();
+        img.flush().unwrap();
+        img.write(0, &[6u8; 4096], 1).unwrap().unwrap();
+        assert_eq!(img.undo_bytes(), 4096, "a block with data is copied");
+        img.punch(100, 20_000, 1).unwrap().unwrap();
+        assert_eq!(img.read(0, 100).unwrap(), vec![6u8; 100]);
+        assert_eq!(img.read(100, 20_000).unwrap(), vec![0u8; 20_000]);
+        assert_eq!(img.read(20_100, 10).unwrap(), vec![5u8; 10]);
+        assert_eq!(img.punch(0, 1, 0).unwrap(), Err(Stale));
     }
 
     #[test]

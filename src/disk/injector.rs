@@ -33,6 +33,29 @@ pub struct Spec {
     pub seed: u64,
     /// `up` made `dir` (so `down` removes it).
     pub made_dir: bool,
+    /// The directories above `dir` that `up` made (`up a/b/c` in an empty
+    /// place made `a` and `a/b`), outermost first: `down` removes them too,
+    /// each only while empty.
+    #[serde(default)]
+    pub made_parents: Vec<PathBuf>,
+}
+
+impl Spec {
+    /// Removes the directories `up` made (DIR, then its parents), each only
+    /// when it is empty: nothing another program put there is touched.
+    pub fn remove_made_dirs(&self) {
+        if !self.made_dir {
+            return;
+        }
+        if std::fs::remove_dir(&self.dir).is_err() {
+            return;
+        }
+        for p in self.made_parents.iter().rev() {
+            if std::fs::remove_dir(p).is_err() {
+                return;
+            }
+        }
+    }
 }
 
 /// A layer that can be built under a directory.

@@ -328,6 +328,12 @@ fn parse_ops(text: &str) -> [bool; 4] {
 
 /// `1ms`, `1ms~200us`, `normal:1ms,200us`, `lognormal:1ms,500us`.
 fn parse_dist(text: &str, err: &dyn Fn(&str) -> RuleError) -> Result<Dist, RuleError> {
+    let d = parse_dist_text(text, err)?;
+    d.check().map_err(|why| err(&why))?;
+    Ok(d)
+}
+
+fn parse_dist_text(text: &str, err: &dyn Fn(&str) -> RuleError) -> Result<Dist, RuleError> {
     let ns = |t: &str| {
         parse_time_us(t)
             .map(|us| us * 1000)

@@ -16,6 +16,11 @@ pub struct State {
     pub spec: Spec,
     /// The serving daemon.
     pub pid: u32,
+    /// When the daemon started (clock ticks after boot, from
+    /// `/proc/PID/stat`): with `pid` it names the daemon for sure; 0 in a
+    /// state file from before it was recorded (then no signal is sent).
+    #[serde(default)]
+    pub start: u64,
     /// When it came up (RFC 3339).
     pub started: String,
     /// What the layer made: (`loop`, `/dev/loop3 (direct I/O)`), ...
@@ -85,13 +90,35 @@ pub fn all() -> Vec<(PathBuf, State)> {
     found
 }
 
-/// True while process `pid` runs (and is not a zombie).
-pub fn alive(pid: u32) -> bool {
-    pid != 0
-        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| Some(s.rsplit_once(") ")?.1.chars().next()? != 'Z'))
-            .unwrap_or(false)
+impl State {
+    /// A pidfd of the daemon while it runs: the process with its PID and
+    /// its start time, never another that took the PID after it died.
+    /// A state file from before start times were kept names its daemon by
+    /// its command line instead (`iolab disk serve RUN`).
+    pub fn daemon(&self) -> Option<std::os::fd::OwnedFd> {
+        if self.start != 0 {
+            return crate::sys::pidfd::open_started(self.pid, self.start);
+        }
+        let run = run_dir(&self.spec.dir);
+        crate::sys::pidfd::open_if(self.pid, |_| serves(self.pid, &run))
+    }
+
+    /// True while the daemon runs (see [`State::daemon`]).
+    pub fn daemon_alive(&self) -> bool {
+        self.daemon().is_some()
+    }
+}
+
+/// True when process `pid` runs `iolab disk serve RUN` for this `run`.
+fn serves(pid: u32, run: &Path) -> bool {
+    let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        return false;
+    };
+    let args: Vec<&[u8]> = cmd.split(|&b| b == 0).filter(|a| !a.is_empty()).collect();
+    use std::os::unix::ffi::OsStrExt;
+    args.len() == 4
+        && args[1..3] == [b"disk".as_slice(), b"serve"]
+        && args[3] == run.as_os_str().as_bytes()
 }
 
 /// The injected disk mounted at `mount_point`, described with its rules
@@ -99,7 +126,7 @@ pub fn alive(pid: u32) -> bool {
 pub fn injected_at(mount_point: &Path) -> String {
     all()
         .into_iter()
-        .find(|(_, st)| st.spec.dir == mount_point && alive(st.pid))
+        .find(|(_, st)| st.spec.dir == mount_point && st.daemon_alive())
         .map(|(_, st)| {
             let rules = crate::render::disk::rules_line(&st.spec.rules);
             let fs = match st.spec.layer.as_str() {

@@ -62,6 +62,14 @@ pub fn status_text(found: &[Found]) -> String {
                     made_of(st)
                 ));
             }
+            Found::Unanswered { state: st, why } => {
+                out.push_str(&format!(
+                    "{}: its daemon (pid {}) runs but did not answer: {why}\n  {}\n\n",
+                    st.spec.dir.display(),
+                    st.pid,
+                    made_of(st)
+                ));
+            }
             Found::Running(s) => {
                 let st = &s.state;
                 out.push_str(&format!(

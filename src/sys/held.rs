@@ -243,9 +243,29 @@ impl Held {
         if self.status.is_some() {
             return;
         }
-        for p in self.tree() {
-            let _ = kill(Pid::from_raw(p as i32), sig);
+        for fd in self.tree_fds() {
+            super::pidfd::signal(&fd, sig as libc::c_int);
         }
+    }
+
+    /// pidfds of the command and every process under it, each opened only
+    /// while its parent is the one it was found under: a process that ended
+    /// meanwhile and whose PID another took is left out.
+    fn tree_fds(&self) -> Vec<OwnedFd> {
+        let mut fds: Vec<OwnedFd> = super::pidfd::open(self.pid).into_iter().collect();
+        let mut parents = vec![self.pid];
+        let mut i = 0;
+        while i < parents.len() {
+            let parent = parents[i];
+            for c in children(parent) {
+                if let Some(fd) = super::pidfd::open_if(c, |st| st.ppid == parent) {
+                    fds.push(fd);
+                    parents.push(c);
+                }
+            }
+            i += 1;
+        }
+        fds
     }
 
     /// Stops the command as Ctrl-C does: SIGINT to it and every process
@@ -257,9 +277,7 @@ impl Held {
         if self.try_wait().is_some() {
             return (self.status, 0);
         }
-        let fds: Vec<OwnedFd> = (self.tree().into_iter())
-            .filter_map(|p| super::pidfd::open(p).ok())
-            .collect();
+        let fds = self.tree_fds();
         for fd in &fds {
             super::pidfd::signal(fd, libc::SIGINT);
         }

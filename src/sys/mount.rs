@@ -60,6 +60,21 @@ pub fn mount_points() -> Vec<PathBuf> {
         .collect()
 }
 
+/// The file system type and source mounted at `path` (the last mount
+/// there, the one visible), if `path` is a mount point.
+pub fn mounted_at(path: &Path) -> Option<(String, String)> {
+    std::fs::read_to_string("/proc/self/mounts")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let point = PathBuf::from(unescape(f.get(1)?));
+            Some((point, f.get(2)?.to_string(), unescape(f.first()?)))
+        })
+        .rfind(|(p, _, _)| p == path)
+        .map(|(_, t, s)| (t, s))
+}
+
 /// True when `path` is a mount point.
 pub fn is_mount_point(path: &Path) -> bool {
     mount_points().iter().any(|m| m == path)
