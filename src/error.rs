@@ -229,7 +229,9 @@ impl Error {
             },
             Error::Exec(e) => match **e {
                 crate::exec::ExecError::Usage { .. } => code::USAGE,
-                crate::exec::ExecError::RunsFailed { first_status, .. } => first_status,
+                // The program's own status is in the message: passed on as iolab's
+                // exit code, 3 would read as "no space" and 4 as "refused".
+                crate::exec::ExecError::RunsFailed { .. } => code::FAILED,
                 _ => code::FAILED,
             },
             Error::Trace(e) => match **e {

@@ -299,3 +299,51 @@ fn delays_that_cannot_have_their_mean_are_refused() {
     );
     assert!(!d.dir.exists(), "refused before anything was made");
 }
+
+#[test]
+fn small_things_are_said_plainly() {
+    if !can("small_things_are_said_plainly") {
+        return;
+    }
+    let d = TestDisk::new();
+    let up = |dir: &Path, args: &[&str]| {
+        let mut c = d.cmd();
+        c.args(["disk", "up", s(dir), "--size", "32M"]).args(args);
+        c
+    };
+    // A negative delay with a space is the rule's error, not clap's.
+    fails_with(
+        &mut up(&d.dir, &["--delay", "-1ms"]),
+        code::USAGE,
+        "'-1ms' is negative",
+    );
+    // A rate that is no size says why, not "more than 0".
+    let e = fails_with(&mut up(&d.dir, &["--bw", "1e30"]), code::USAGE, "--bw 1e30");
+    assert!(!e.contains("more than 0"), "{e}");
+    // Metadata rules never fire on the block layer.
+    fails_with(
+        &mut up(&d.dir, &["--delay", "meta=2ms"]),
+        code::USAGE,
+        "meta rules need --layer fs",
+    );
+    // A directory name with a newline: the suggested commands quote it.
+    let odd = d.dir.parent().unwrap().join("a\nb");
+    let out = stdout_text(&mut up(&odd, &[]));
+    let q = format!("iolab disk down $'{}'", s(&odd).replace('\n', "\\n"));
+    assert!(out.contains(&q), "{out}");
+    // Down while a file is open under it: it says it detached lazily.
+    let held = std::fs::File::create(odd.join("open")).unwrap();
+    let said = stdout_text(d.cmd().args(["disk", "down", s(&odd)]));
+    assert!(said.contains("detached lazily"), "{said}");
+    drop(held);
+    for _ in 0..100 {
+        if !std::fs::read_to_string("/proc/mounts")
+            .unwrap()
+            .contains("a\\012b")
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_clean(&odd, &d.run);
+}

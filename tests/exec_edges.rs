@@ -293,3 +293,68 @@ fn ctrl_c_at_a_terminal_stops_the_run_as_interrupted_not_failed() {
     assert_eq!(v["runs"].as_array().unwrap().len(), 1);
     assert_eq!(v["runs"][0]["interrupted"], true);
 }
+
+#[test]
+fn stdin_is_read_alike_by_every_run_or_refused() {
+    // Issue 35: with stdin from a pipe, runs after the first read EOF
+    // silently; from a file, each run now reads it from its start.
+    let _t = turn();
+    let d = scratch();
+    let out = d.path().join("out");
+    let script = format!("cat >> {}", s(&out));
+    let mut c = bin();
+    c.args([
+        "exec",
+        "--no-store",
+        "--repeat",
+        "2",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    c.stdin(std::process::Stdio::piped());
+    let err = fails_with(&mut c, code::USAGE, "stdin is a pipe");
+    assert!(err.contains("--repeat 2"), "{err}");
+    assert!(!out.exists(), "refused before any run");
+    let input = d.path().join("in");
+    std::fs::write(&input, "abc\n").unwrap();
+    let mut c = bin();
+    c.args([
+        "-q",
+        "exec",
+        "--no-store",
+        "--repeat",
+        "3",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    c.stdin(std::fs::File::open(&input).unwrap());
+    succeed(&mut c);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "abc\n".repeat(3));
+}
+
+#[test]
+fn a_password_in_a_url_is_not_stored() {
+    let _t = turn();
+    let d = scratch();
+    let db = d.path().join("t.db");
+    succeed(
+        with_db(&db)
+            .args(["-q", "exec", "--", "true"])
+            .env(
+                "DATABASE_URL",
+                "postgres://app:s3cret-pw@db.example:5432/app",
+            )
+            .env("IOLAB_TEST_PLAIN", "kept as is"),
+    );
+    let v = stdout_text(with_db(&db).args(["show", "1", "-f", "json"]));
+    assert!(!v.contains("s3cret-pw"), "the password was stored");
+    assert!(
+        v.contains("postgres://app:<redacted>@db.example:5432/app"),
+        "{v}"
+    );
+    assert!(v.contains("kept as is"), "other variables are kept");
+}

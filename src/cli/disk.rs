@@ -57,16 +57,16 @@ pub struct DiskArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RuleArgs {
     /// Delay: [OPS=]TIME[@WHERE] (1ms, read=normal:1ms,200us).
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE", allow_hyphen_values = true)]
     pub delay: Vec<String>,
     /// Errors: [OPS=]ERRNO@SHARE or ERRNO@after=SIZE (EIO@0.01).
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE", allow_hyphen_values = true)]
     pub fail: Vec<String>,
     /// Bandwidth cap: [OPS=]BYTES a second (100MiB).
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE", allow_hyphen_values = true)]
     pub bw: Vec<String>,
     /// IOPS cap: [OPS=]N a second.
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE", allow_hyphen_values = true)]
     pub iops: Vec<String>,
     /// Results database `hist:RUN` reads (default: $IOLAB_DB, else
     /// ~/.local/share/iolab/iolab.db).
@@ -257,7 +257,11 @@ pub fn execute(a: DiskArgs) -> Result<()> {
         DiskCmd::Down { dir } => {
             let how = client::down(&dir)?;
             let note = match how {
-                Down::ByDaemon => "",
+                Down::ByDaemon { lazy: false } => "",
+                Down::ByDaemon { lazy: true } => {
+                    " (it was busy for 5 s, a file still open under it, so it was detached lazily: \
+                     its file system and loop device go once the last file closes)"
+                }
                 Down::Cleaned => " (its daemon was gone: cleaned up by hand)",
             };
             super::write_out(&format!("{} removed{note}\n", dir.display()), None)

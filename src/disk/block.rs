@@ -252,8 +252,10 @@ impl BlockMount {
     }
 
     /// Unmounts DIR and lets the loop device go.
-    fn unmount_dir(&mut self) -> Result<(), DiskError> {
-        mount::unmount(&self.spec.dir, BUSY_WAIT)
+    /// Unmounts DIR and lets the loop device go; true when DIR was busy
+    /// and detached lazily.
+    fn unmount_dir(&mut self) -> Result<bool, DiskError> {
+        let how = mount::unmount(&self.spec.dir, BUSY_WAIT)
             .map_err(|e| DiskError::io(format!("cannot unmount {}", self.spec.dir.display()), e))?;
         if let Some(lo) = self.lo.take() {
             let n = lo.number();
@@ -262,7 +264,7 @@ impl BlockMount {
                 let _ = loopdev::detach(n);
             }
         }
-        Ok(())
+        Ok(how == mount::Unmounted::Lazy)
     }
 }
 
@@ -319,7 +321,7 @@ impl Mounted for BlockMount {
         r.map(|()| dropped)
     }
 
-    fn unmount(mut self: Box<Self>) -> Result<(), DiskError> {
+    fn unmount(mut self: Box<Self>) -> Result<bool, DiskError> {
         // Unmounting writes back what is dirty: at full speed, not delayed.
         self.gate.arm(false);
         let r = self.unmount_dir();

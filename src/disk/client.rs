@@ -25,7 +25,7 @@ const WAIT: Duration = Duration::from_secs(120);
 /// private directory with the spec in it; returns that directory.
 pub fn prepare(spec: &mut Spec) -> Result<PathBuf, DiskError> {
     let injector = super::injector::find(&spec.layer)?;
-    parse_all(&spec.rules)?;
+    super::rules::check_layer(&spec.layer, &parse_all(&spec.rules)?)?;
     if spec.backing.is_some() && spec.layer != "fs" {
         return Err(DiskError::Usage {
             what: "--backing".into(),
@@ -285,8 +285,9 @@ pub fn status(dir: Option<&Path>) -> Result<Vec<Found>, DiskError> {
 
 /// Replaces the rules of the disk at `dir`.
 pub fn set(dir: &Path, rules: Vec<(String, String)>) -> Result<Status, DiskError> {
-    parse_all(&rules)?;
-    let (run, _) = find(dir)?;
+    let parsed = parse_all(&rules)?;
+    let (run, st) = find(dir)?;
+    super::rules::check_layer(&st.spec.layer, &parsed)?;
     match control::ask(&run, &Request::Set { rules }, WAIT)? {
         Answer::Status(s) => Ok(*s),
         other => Err(unexpected(&run, "set", dir, other)),
@@ -318,8 +319,12 @@ fn unexpected(run: &Path, what: &str, dir: &Path, a: Answer) -> DiskError {
 /// How `down` went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Down {
-    /// The daemon unmounted and removed everything.
-    ByDaemon,
+    /// The daemon unmounted and removed everything (`lazy`: DIR was busy
+    /// and was detached lazily).
+    ByDaemon {
+        /// Detached lazily: its file system goes once the last file closes.
+        lazy: bool,
+    },
     /// The daemon was gone (or did not answer): iolab cleaned up itself.
     Cleaned,
 }
@@ -331,7 +336,7 @@ pub fn down(dir: &Path) -> Result<Down, DiskError> {
     // a dead daemon's PID is never asked nor signalled.
     if let Some(daemon) = st.daemon() {
         match control::ask(&run, &Request::Down, WAIT) {
-            Ok(Answer::Down) => return Ok(Down::ByDaemon),
+            Ok(Answer::Down { lazy }) => return Ok(Down::ByDaemon { lazy }),
             Ok(other) => return Err(unexpected(&run, "down", dir, other)),
             Err(_) => {
                 crate::sys::pidfd::signal(&daemon, libc::SIGKILL);

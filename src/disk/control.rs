@@ -55,8 +55,13 @@ pub enum Answer {
         /// Bytes dropped.
         dropped: u64,
     },
-    /// For `down`: all removed.
-    Down,
+    /// For `down`: all removed (`lazy`: DIR was busy and was detached
+    /// lazily; its file system goes once the last file closes).
+    Down {
+        /// Detached lazily.
+        #[serde(default)]
+        lazy: bool,
+    },
     /// The request failed.
     Failed {
         /// Why.

@@ -82,14 +82,14 @@ pub fn serve(
     st.spec.remove_made_dirs();
     if let Some(c) = down_to {
         let a = match &r {
-            Ok(()) => Answer::Down,
+            Ok(lazy) => Answer::Down { lazy: *lazy },
             Err(e) => Answer::Failed {
                 message: e.to_string(),
             },
         };
         let _ = control::write_answer(&c, &a);
     }
-    r
+    r.map(drop)
 }
 
 /// Waits up to [`POLL`] for a client: true when one is waiting.

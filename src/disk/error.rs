@@ -124,7 +124,7 @@ pub enum DiskError {
 }
 
 fn nested_text(dir: &std::path::Path, other: &std::path::Path, inside: bool) -> String {
-    let (d, o) = (dir.display(), other.display());
+    let (d, o) = (dir.display(), crate::metrics::format::shell_path(other));
     match inside {
         true => format!(
             "{d} is inside the iolab disk at {o}: disks do not nest (its teardown would pull the \

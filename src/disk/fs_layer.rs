@@ -109,7 +109,7 @@ impl Mounted for FsMount {
         })
     }
 
-    fn unmount(mut self: Box<Self>) -> Result<(), DiskError> {
+    fn unmount(mut self: Box<Self>) -> Result<bool, DiskError> {
         // What is still queued is answered now, the rest at full speed:
         // a long delay does not hold the unmount up.
         self.gate.arm(false);
@@ -117,7 +117,7 @@ impl Mounted for FsMount {
         let r = mount::unmount(&self.dir, BUSY_WAIT)
             .map_err(|e| DiskError::io(format!("cannot unmount {}", self.dir.display()), e));
         if let Some(s) = self.session.take() {
-            match r {
+            match &r {
                 // Unmounted: the session ends (its device reads ENODEV).
                 Ok(Unmounted::Clean | Unmounted::NotMounted) => {
                     let _ = s.join();
@@ -127,6 +127,6 @@ impl Mounted for FsMount {
                 _ => std::mem::forget(s),
             }
         }
-        r.map(drop)
+        r.map(|how| how == Unmounted::Lazy)
     }
 }

@@ -87,8 +87,10 @@ pub trait Mounted: Send {
     /// system again; the bytes dropped.
     fn crash(&mut self) -> Result<u64, DiskError>;
 
-    /// Unmounts and removes everything the layer made.
-    fn unmount(self: Box<Self>) -> Result<(), DiskError>;
+    /// Unmounts and removes everything the layer made; true when DIR was
+    /// still busy (a file open under it) after a few seconds and was
+    /// detached lazily: its file system goes once the last file closes.
+    fn unmount(self: Box<Self>) -> Result<bool, DiskError>;
 }
 
 /// Every layer, the default first.

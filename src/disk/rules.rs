@@ -268,9 +268,10 @@ pub fn parse(flag: &'static str, text: &str) -> Result<Rule, RuleError> {
         "bw" => {
             let rate = what.strip_suffix("/s").unwrap_or(what);
             let n = parse_size(rate)
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| err("bytes a second, more than 0 (100MiB or 100MiB/s)"))?;
+                .map_err(|e| err(&format!("bytes a second (100MiB or 100MiB/s): {e}")))?;
+            if n == 0 {
+                return Err(err("bytes a second, more than 0 (100MiB or 100MiB/s)"));
+            }
             (Effect::Bandwidth(n), parts.next())
         }
         _ => {
@@ -304,6 +305,29 @@ pub fn parse_all(list: &[(String, String)]) -> Result<Vec<Rule>, RuleError> {
             }),
         })
         .collect()
+}
+
+/// Refuses rules that can never fire on `layer`: on the block layer a rule
+/// for metadata operations alone (it sees only reads, writes and flushes of
+/// blocks: a file system's metadata reaches it as those).
+pub fn check_layer(layer: &str, rules: &[Rule]) -> Result<(), RuleError> {
+    let only_meta = |r: &&Rule| r.ops == [false, false, false, true];
+    match rules.iter().find(only_meta) {
+        Some(r) if layer == "block" => Err(RuleError {
+            flag: match r.effect {
+                Effect::Delay(_) => "delay",
+                Effect::Fail { .. } => "fail",
+                Effect::Bandwidth(_) => "bw",
+                Effect::Iops(_) => "iops",
+            },
+            text: r.text.clone(),
+            expected: "read, write or flush: the block layer sees no metadata operations (a file \
+                       system's metadata reaches it as reads and writes of blocks), so a meta rule \
+                       would never fire; meta rules need --layer fs"
+                .into(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The name of an operation kind (`read`).

@@ -40,7 +40,8 @@ pub enum ExecError {
         runs: usize,
         /// Their exit statuses (128 + the signal for one killed).
         statuses: Vec<String>,
-        /// The first failed run's status, iolab's exit code.
+        /// The first failed run's status (iolab exits 1: the status is in
+        /// the message).
         first_status: i32,
     },
 }

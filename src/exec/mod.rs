@@ -161,15 +161,8 @@ impl ExecResult {
 /// digits and `_@%+=:,./-` in single quotes (pasted into a shell, it runs
 /// the same command).
 pub fn command_line(argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
-            if a.is_empty() || !a.chars().all(safe) {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            } else {
-                a.clone()
-            }
-        })
+    (argv.iter())
+        .map(|a| crate::metrics::format::shell_word(a))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -180,9 +173,43 @@ pub fn kept_env() -> BTreeMap<String, String> {
     std::env::vars()
         .map(|(k, v)| match secret_name(&k) {
             true => (k, "<redacted>".to_string()),
-            false => (k, v),
+            false => (k, redact_url_password(&v)),
         })
         .collect()
+}
+
+/// `v` with the password of every URL in it replaced by `<redacted>`:
+/// `postgres://app:s3cret@db/x` becomes `postgres://app:<redacted>@db/x`
+/// (a `DATABASE_URL` carries its credentials whatever its name).
+pub fn redact_url_password(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    let mut rest = v;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        // The authority ends at the first '/', '?' or '#' (or whitespace).
+        let end = tail
+            .find(|c: char| matches!(c, '/' | '?' | '#') || c.is_whitespace())
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(amp) => {
+                let userinfo = &authority[..amp];
+                match userinfo.split_once(':') {
+                    Some((user, _)) => {
+                        out.push_str(user);
+                        out.push_str(":<redacted>");
+                    }
+                    None => out.push_str(userinfo),
+                }
+                out.push_str(&authority[amp..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// True for a variable name that suggests a secret: `*TOKEN*`,
@@ -227,6 +254,26 @@ mod tests {
     }
 
     #[test]
+    fn passwords_in_urls_are_redacted() {
+        assert_eq!(
+            redact_url_password("postgres://app:s3cret@db:5432/x?ssl=1"),
+            "postgres://app:<redacted>@db:5432/x?ssl=1"
+        );
+        assert_eq!(
+            redact_url_password("a http://u:p@h/ b mysql://root:pw@x"),
+            "a http://u:<redacted>@h/ b mysql://root:<redacted>@x"
+        );
+        for plain in [
+            "https://example.com/a@b",
+            "http://user@host/",
+            "no url",
+            "p:q@r",
+        ] {
+            assert_eq!(redact_url_password(plain), plain);
+        }
+    }
+
+    #[test]
     fn a_command_line_pastes_back_into_a_shell() {
         let argv: Vec<String> = ["true", "a|b", "a;b", ">x", "a*", "it's", "plain-1.txt"]
             .map(String::from)
@@ -235,5 +282,8 @@ mod tests {
             command_line(&argv),
             "true 'a|b' 'a;b' '>x' 'a*' 'it'\\''s' plain-1.txt"
         );
+        // A control character stays on the line, as bash's $'...' reads it.
+        let argv = vec!["ls".to_string(), "a\nb's".to_string()];
+        assert_eq!(command_line(&argv), "ls $'a\\nb\\'s'");
     }
 }

@@ -62,6 +62,19 @@ impl ExecRequest {
             std::fs::symlink_metadata(f)
                 .map_err(|e| ExecError::usage(format!("--files {}", f.display()), e.to_string()))?;
         }
+        if self.repeat > 1
+            && let Some(kind) = stdin_stream()
+        {
+            return Err(ExecError::usage(
+                format!("--repeat {}", self.repeat),
+                format!(
+                    "stdin is {kind}: the first run would read it all and the later ones only its end \
+                     (EOF), so the runs would not be alike; save it to a file and redirect from the \
+                     file (each run then reads it from its start), or use < /dev/null"
+                ),
+            )
+            .into());
+        }
         if self.profile {
             flame::check()?;
         }
@@ -69,6 +82,35 @@ impl ExecRequest {
             super::traced::check()?;
         }
         Ok(())
+    }
+}
+
+/// What iolab's stdin is when it is a stream that a run would use up (a
+/// pipe, a socket): runs after the first would read only its end.
+fn stdin_stream() -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = std::fs::metadata("/proc/self/fd/0").ok()?.file_type();
+    match (t.is_fifo(), t.is_socket()) {
+        (true, _) => Some("a pipe"),
+        (_, true) => Some("a socket"),
+        _ => None,
+    }
+}
+
+/// Where a regular file on stdin stands when the runs begin: each run
+/// starts there again (the runs share iolab's open file).
+fn stdin_offset() -> Option<i64> {
+    let t = std::fs::metadata("/proc/self/fd/0").ok()?;
+    // SAFETY: lseek on fd 0 with SEEK_CUR and 0 only reads the offset.
+    let at = unsafe { libc::lseek(0, 0, libc::SEEK_CUR) };
+    (t.is_file() && at >= 0).then_some(at)
+}
+
+/// Puts stdin back at `at` (see [`stdin_offset`]).
+fn rewind_stdin(at: Option<i64>) {
+    if let Some(at) = at {
+        // SAFETY: lseek on fd 0, a regular file: integers only.
+        unsafe { libc::lseek(0, at, libc::SEEK_SET) };
     }
 }
 
@@ -99,7 +141,9 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
     // The devices under the named paths (or the directory): once.
     let disks = counters::disks_of(&out.watched());
     let mut profiles = Vec::new();
+    let stdin_at = stdin_offset();
     for i in 1..=req.repeat {
+        rewind_stdin(stdin_at);
         if stop.is_set() {
             out.interrupted = true;
             break;

@@ -56,6 +56,38 @@ pub fn local_time(unix: i64) -> String {
     )
 }
 
+/// `word` as one shell word, pasted into a shell it is `word` again: as
+/// is when it holds only letters, digits and `_@%+=:,./-`; in single
+/// quotes otherwise; as `$'...'` with escapes when it holds a control
+/// character (a newline in a directory name stays on one line).
+pub fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        return word.to_string();
+    }
+    if !word.chars().any(char::is_control) {
+        return format!("'{}'", word.replace('\'', "'\\''"));
+    }
+    let mut out = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// A path as one shell word (see [`shell_word`]).
+pub fn shell_path(p: &std::path::Path) -> String {
+    shell_word(&p.to_string_lossy())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +98,13 @@ mod tests {
         assert_eq!(si(1_500.0), "1.5k");
         assert_eq!(bytes_iec(26_843_545.6), "25.6MiB");
         assert_eq!(bytes_si(26_900_000.0), "26.9MB");
+    }
+
+    #[test]
+    fn shell_words_paste_back() {
+        assert_eq!(shell_word("/mnt/slow"), "/mnt/slow");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("a\nb"), "$'a\\nb'");
+        assert_eq!(shell_word(""), "''");
     }
 }

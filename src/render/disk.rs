@@ -6,6 +6,7 @@ use crate::disk::client::Found;
 use crate::disk::rules::op_name;
 use crate::disk::state::State;
 use crate::metrics::format::bytes_iec;
+use crate::metrics::format::shell_path;
 
 /// A duration in ns as people read it (`1.02 ms`, `350 us`, `12.0 s`).
 pub fn ns(v: f64) -> String {
@@ -38,8 +39,9 @@ pub fn made_of(st: &State) -> String {
 /// The lines `up` prints once DIR is usable.
 pub fn up_text(st: &State) -> String {
     let dir = st.spec.dir.display();
+    let q = shell_path(&st.spec.dir);
     format!(
-        "iolab disk up at {dir}\n  {}\n  rules: {}\n  daemon pid {}; iolab disk status {dir}, iolab disk down {dir}\n",
+        "iolab disk up at {dir}\n  {}\n  rules: {}\n  daemon pid {}; iolab disk status {q}, iolab disk down {q}\n",
         made_of(st),
         rules_line(&st.spec.rules),
         st.pid,
@@ -56,8 +58,9 @@ pub fn status_text(found: &[Found]) -> String {
         match f {
             Found::Gone(st) => {
                 let dir = st.spec.dir.display();
+                let q = shell_path(&st.spec.dir);
                 out.push_str(&format!(
-                    "{dir}: its daemon (pid {}) is gone; iolab disk down {dir} removes what is left\n  {}\n\n",
+                    "{dir}: its daemon (pid {}) is gone; iolab disk down {q} removes what is left\n  {}\n\n",
                     st.pid,
                     made_of(st)
                 ));
@@ -84,7 +87,7 @@ pub fn status_text(found: &[Found]) -> String {
                     out.push_str(&format!(
                         "  the file system is read-only now (it stopped after a write error): \
                          iolab disk crash {dir} mounts it again\n",
-                        dir = st.spec.dir.display()
+                        dir = shell_path(&st.spec.dir)
                     ));
                 }
                 if let Some(u) = s.unflushed {

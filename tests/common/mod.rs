@@ -38,6 +38,8 @@ pub fn iolab() -> Command {
 pub fn bin() -> std::process::Command {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
     c.env("IOLAB_DB", test_db());
+    // Never the test runner's own stdin (a pipe under some CI runners).
+    c.stdin(std::process::Stdio::null());
     c
 }
 
