@@ -225,7 +225,9 @@ fn compare_job_files_interleaved_with_significance() {
     // The stored runs compare again by label, as a table.
     let (t, _) = succeed_text(with_db(&db).args(["compare", "ab:A", "ab:B"]));
     assert!(
-        t.contains("verdict: B ran") && table_row(&t, "p50 (us)").contains("B worse, significant"),
+        t.contains("verdict on ")
+            && t.contains(": B ran")
+            && table_row(&t, "p50 (us)").contains("B worse, significant"),
         "{t}"
     );
 }
@@ -245,7 +247,10 @@ fn compare_two_stored_runs() {
         ops.contains("512") && ops.contains("128") && ops.contains("-75.0%"),
         "{ops}"
     );
-    assert!(t.contains("no test"), "one sample per side: {t}");
+    assert!(
+        t.contains("not tested: 1 run per side, 3 needed"),
+        "one sample per side: {t}"
+    );
     let (md, _) = succeed_text(with_db(&db).args(["compare", "1", "2", "--format", "markdown"]));
     assert!(md.contains("| metric |"), "{md}");
     fails_with(with_db(&db).args(["compare", "1", "nope"]), 2, "'nope'");

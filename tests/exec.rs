@@ -103,7 +103,7 @@ fn compare_exec_of_dd_block_sizes_gives_a_verdict_and_the_counters() {
             .args(["-q", "compare", "--exec", &cmd("4k"), &cmd("1M")])
             .args(["--repeat", "3", "--cache", "cold", "--files", s(&f)]),
     );
-    assert!(out.contains("verdict: "), "{out}");
+    assert!(out.contains("verdict on time (s): "), "{out}");
     assert!(
         out.contains("times faster than") || out.contains("times slower than"),
         "{out}"

@@ -350,7 +350,7 @@ fn a_database_that_refuses_the_write_fails_every_command() {
             [&["sweep", "--vary", "bs=4k,8k"][..], &job_args].concat(),
             "bs",
         ),
-        (vec!["compare", "--repeat", "1", &job, &job], "verdict:"),
+        (vec!["compare", "--repeat", "1", &job, &job], "verdict on "),
         (
             vec![
                 "lab",

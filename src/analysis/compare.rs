@@ -5,7 +5,7 @@
 //! headline figure; each side checked to be one workload (its runs'
 //! fingerprints), and the environments of A and B told apart.
 
-pub use super::difference::{ALPHA, MIN_EFFECT_PCT, Row};
+pub use super::difference::{ALPHA, MIN_EFFECT_PCT, MIN_RUNS, Outcome, Row};
 use super::env_diff::{self, EnvDiff, EnvFacts};
 use super::fingerprint::{self, FieldDiff, Fingerprint, MixedWorkloads, UnlikeTraces};
 use super::verdict::{self, Verdict};
@@ -125,9 +125,17 @@ fn samples(s: &Side, key: &str) -> Vec<f64> {
 /// The verdict of `rows` (on the headline figure, see [`super::verdict`]),
 /// marking that row as shown.
 pub fn verdict(sides: &[Side; 2], rows: &mut [Row]) -> Option<Verdict> {
-    let time_based = sides.iter().any(|s| s.any("time_based", "1"));
-    let tree = sides.iter().any(|s| s.any("kind", "tree"));
-    let (row, why) = verdict::headline(rows, time_based, tree)?;
+    let either = |field: &str, value: &str| sides.iter().any(|s| s.any(field, value));
+    let work = if either("kind", "tree") {
+        verdict::Work::Tree
+    } else if either("kind", "exec") {
+        verdict::Work::Commands
+    } else {
+        verdict::Work::Jobs {
+            time_based: either("time_based", "1"),
+        }
+    };
+    let (row, why) = verdict::headline(rows, work)?;
     let better = metric(row.metric).map_or(Better::Neutral, |m| m.better);
     let v = Verdict::new(row, why, better);
     for r in rows.iter_mut().filter(|r| r.metric == v.metric) {
@@ -481,6 +489,6 @@ mod tests {
         assert!(rows.iter().find(|r| r.metric == "iops").unwrap().shown);
         let one = compare(&side("a", &[1.0]), &side("b", &[2.0]));
         let iops = one.iter().find(|r| r.metric == "iops").unwrap();
-        assert!(iops.verdict.starts_with("no test"), "{}", iops.verdict);
+        assert_eq!(iops.verdict, "not tested: 1 run per side, 3 needed");
     }
 }

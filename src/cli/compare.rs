@@ -15,10 +15,13 @@ every repetition a sample), a fio job file, or a quoted set of fio options.
 Job files and option sets are run now, --repeat times each, interleaved.
 
 The verdict line says how many times faster B ran than A (hyperfine's ratio
-of means, ± its propagated standard deviation) on the headline figure: the
-run time when both sides did the same fixed work, else the bandwidth (IOPS
-without one). A figure is significant when Welch's t-test gives p < 0.05 and
-it changed by 1% or more; only those and the headline are shown unless --all.
+of means, ± its propagated standard deviation) on one figure it names: the
+run time when both sides did the same fixed work (and always for --exec),
+else the bandwidth (IOPS without one); its words and p are that figure's row's.
+A figure is tested (Welch's t-test) only with 3 or more samples a side that
+vary: below 3 it is 'not tested', without spread its values are exact. It is
+significant when p < 0.05 and it changed by 1% or more; only those and the
+verdict's figure are shown unless --all.
 A label whose runs are of different workloads (rw, bs, engine, iodepth,
 numjobs, size, direct, cache, time_based) is refused unless --force.
 

@@ -6,10 +6,11 @@
 //! [`super::compare_plot`].
 
 use super::table::{Table, fig};
-use crate::analysis::compare::{ALPHA, Comparison, MIN_EFFECT_PCT, Side};
+use crate::analysis::compare::{ALPHA, Comparison, MIN_EFFECT_PCT, MIN_RUNS, Side};
 
 /// The comparison as a table: figure, A mean ± sd, B mean ± sd, change,
-/// verdict; the rows [`Comparison::shown_rows`].
+/// verdict; the rows [`Comparison::shown_rows`]. A side of one sample has
+/// no known spread: its sd is `-`, never 0.
 pub fn table(c: &Comparison) -> Table {
     let [a, b] = &c.sides;
     let mut t = Table::new([
@@ -25,9 +26,9 @@ pub fn table(c: &Comparison) -> Table {
         t.push(vec![
             r.label.to_string(),
             fig(r.a_mean),
-            fig(r.a_sd),
+            r.a_sd.map_or_else(|| "-".into(), fig),
             fig(r.b_mean),
-            fig(r.b_sd),
+            r.b_sd.map_or_else(|| "-".into(), fig),
             r.change_pct
                 .map_or_else(|| "-".into(), |c| format!("{c:+.1}%")),
             r.verdict.clone(),
@@ -46,13 +47,18 @@ pub fn header(c: &Comparison) -> String {
         let ids: Vec<String> = s.runs.iter().map(|r| r.to_string()).collect();
         format!(", runs {}", ids.join(","))
     };
+    let samples = |s: &Side| match s.samples.len() {
+        1 => "1 sample, spread unknown".to_string(),
+        n => format!("{n} samples"),
+    };
     format!(
-        "A = {} ({} samples{})\nB = {} ({} samples{})\nchange = (B - A) / A; significant: Welch's t-test p < {ALPHA} and a change of {MIN_EFFECT_PCT}% or more\n\n",
+        "A = {} ({}{})\nB = {} ({}{})\nchange = (B - A) / A; significant: Welch's t-test p < {ALPHA} and a change of {MIN_EFFECT_PCT}% or more; \
+         tested with {MIN_RUNS}+ samples a side that vary\n\n",
         a.name,
-        a.samples.len(),
+        samples(a),
         runs(a),
         b.name,
-        b.samples.len(),
+        samples(b),
         runs(b),
     )
 }
@@ -87,12 +93,12 @@ pub fn footer(c: &Comparison, calls: &str) -> String {
     let hidden = c.rows.len() - c.shown_rows().count();
     if hidden > 0 {
         out += &format!(
-            "({hidden} more figure{} within noise or unchanged; --all shows every row)\n",
+            "({hidden} more figure{} not significant or changed under {MIN_EFFECT_PCT}%; --all shows every row)\n",
             if hidden == 1 { "" } else { "s" }
         );
     }
     if let Some(v) = &c.verdict {
-        out += &format!("\nverdict: {}\n", v.text);
+        out += &format!("\n{}\n", v.line());
     }
     for (side, fields) in ["A", "B"].iter().zip(&c.pooled) {
         if !fields.is_empty() {
@@ -120,7 +126,9 @@ pub fn footer(c: &Comparison, calls: &str) -> String {
 
 /// The comparison as one JSON document: both sides (with any workload
 /// fields their runs differ in), the verdict, the environment diff and
-/// every row (each says whether it is significant and shown by default).
+/// every row (each says whether it is significant and shown by default;
+/// without a test, its `welch` and the verdict's `p` are null and
+/// `no_test_reason` says why).
 pub fn json(c: &Comparison) -> serde_json::Value {
     let [a, b] = &c.sides;
     let side = |s: &Side, pooled: &[crate::analysis::fingerprint::FieldDiff]| {
@@ -149,6 +157,7 @@ pub fn json(c: &Comparison) -> serde_json::Value {
         "test": "Welch's t-test, two-sided",
         "alpha": ALPHA,
         "min_effect_pct": MIN_EFFECT_PCT,
+        "min_runs": MIN_RUNS,
         "verdict": c.verdict,
         "environment_diff": c.env_diff,
         "rows": c.rows,

@@ -90,7 +90,12 @@ fn draw<DB: DrawingBackend>(
         .map_err(drawing)?;
     let sub = c.verdict.as_ref().map_or_else(
         || "mean of each side; error bars: 95% CI of the mean; * significant".to_string(),
-        |v| format!("{}; error bars: 95% CI of the mean; * significant", v.text),
+        |v| {
+            format!(
+                "{}; error bars: 95% CI of the mean; * significant",
+                v.line()
+            )
+        },
     );
     root.draw_text(&sub, &(f, 13).into_font().color(&BLACK), (14, 34))
         .map_err(drawing)?;

@@ -163,19 +163,19 @@ fn verdict(e: &ExecResult) -> String {
     let walls: Vec<f64> = e.ok_runs().map(|r| r.wall_ns as f64 / 1e9).collect();
     let mut out = String::new();
     if !walls.is_empty() {
-        let n = walls.len() as f64;
-        let mean = walls.iter().sum::<f64>() / n;
-        let sd = if walls.len() > 1 {
-            (walls.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-        } else {
-            0.0
+        let mean = crate::analysis::stats::mean(&walls);
+        // One run has no known spread: no "± 0.000".
+        let _ = match walls.len() {
+            1 => writeln!(
+                out,
+                "wall time {mean:.3} s (1 successful run, spread unknown)"
+            ),
+            n => writeln!(
+                out,
+                "wall time {mean:.3} ± {:.3} s (mean ± sd of {n} successful runs)",
+                crate::analysis::stats::stddev(&walls)
+            ),
         };
-        let _ = writeln!(
-            out,
-            "wall time {mean:.3} ± {sd:.3} s (mean ± sd of {} successful run{})",
-            walls.len(),
-            if walls.len() == 1 { "" } else { "s" }
-        );
     }
     if let Some(f) = e.first_run() {
         let _ = writeln!(
