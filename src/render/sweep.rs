@@ -26,7 +26,12 @@ pub fn table(s: &SweepResult, m: &MetricDef) -> Table {
             row.push(d.summary.total.get(k).map(|v| fig(*v)).unwrap_or_default());
         }
         if multi {
-            row.push(fig(stats::stddev(&d.summary.samples(m.key))));
+            // One repetition has no known spread: "-", never 0.
+            let samples = d.summary.samples(m.key);
+            row.push(match samples.len() {
+                0 | 1 => "-".into(),
+                _ => fig(stats::stddev(&samples)),
+            });
         }
         row.push(d.run.map(|i| i.to_string()).unwrap_or_default());
         t.push(row);
