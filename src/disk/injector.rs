@@ -25,6 +25,10 @@ pub struct Spec {
     pub image: Option<PathBuf>,
     /// File layer: the directory served at `dir`.
     pub backing: Option<PathBuf>,
+    /// Block layer: the loop device's readahead in KiB (None: the
+    /// kernel's default, 2560 on 6.x against 128 for most disks).
+    #[serde(default)]
+    pub read_ahead_kb: Option<u32>,
     /// Mount options of the file system (`commit=60`).
     pub mount_options: String,
     /// The rules, as (flag, value): `("delay", "1ms")`.
