@@ -263,8 +263,8 @@ fn read_ahead_sets_the_loop_device() {
     if !can("read_ahead_sets_the_loop_device") {
         return;
     }
-    // The kernel gives a loop device a large readahead (2560 KiB on 6.x,
-    // twice its largest request): --read-ahead sets it. 0 turns it off,
+    // The kernel gives a loop device a readahead of its choosing (128 or
+    // 2560 KiB on Linux 6.18): --read-ahead sets it. 0 turns it off,
     // which the reads show: one request per 4 KiB read.
     let d = TestDisk::up(&["--size", "64M", "--read-ahead", "0"]);
     let st = d.status();
