@@ -257,3 +257,61 @@ fn sigterm_to_up_alone_removes_the_disk_even_once_it_is_up() {
     // As `timeout` or systemd do: the signal goes to `up` only, early.
     signal_up("sigterm_to_up_alone", "64M", Duration::ZERO, libc::SIGTERM);
 }
+
+#[test]
+fn read_ahead_sets_the_loop_device() {
+    if !can("read_ahead_sets_the_loop_device") {
+        return;
+    }
+    // The kernel gives a loop device a readahead of its choosing (128 or
+    // 2560 KiB on Linux 6.18): --read-ahead sets it. 0 turns it off,
+    // which the reads show: one request per 4 KiB read.
+    let d = TestDisk::up(&["--size", "64M", "--read-ahead", "0"]);
+    let st = d.status();
+    let lo = st["state"]["parts"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p[0] == "loop"))
+        .unwrap_or_else(|| panic!("{st}"))[1]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(lo.contains("read_ahead_kb 0"), "{lo}");
+    let n = lo.trim_start_matches("/dev/loop");
+    let n = &n[..n.find(' ').unwrap()];
+    let sysfs = std::fs::read_to_string(format!("/sys/block/loop{n}/queue/read_ahead_kb"));
+    assert_eq!(sysfs.unwrap().trim(), "0");
+    assert_eq!(st["state"]["spec"]["read_ahead_kb"], 0, "{st}");
+    let f = d.file("f");
+    lay_out(&f, "4m");
+    let r = d.run_json(&job("r", &f, "--size=4m --rw=read --bs=4k --cache=cold"));
+    let ops = &r["jobs"][0]["iolab"]["counters"]["injected"]["read_ops"];
+    assert!(ops.as_u64().unwrap() >= 1024, "{ops} reads for 1024 pages");
+    d.down();
+    // A block-layer flag: the file layer refuses it, and KiB must be a number.
+    let d = TestDisk::new();
+    let up = |args: &[&str]| {
+        let mut c = d.cmd();
+        c.args(["disk", "up", s(&d.dir)]).args(args);
+        c
+    };
+    let backing = scratch();
+    fails_with(
+        &mut up(&[
+            "--layer",
+            "fs",
+            "--backing",
+            s(backing.path()),
+            "--read-ahead",
+            "128",
+        ]),
+        code::USAGE,
+        "--read-ahead 128",
+    );
+    fails_with(&mut up(&["--read-ahead", "lots"]), code::USAGE, "lots");
+    fails_with(
+        &mut up(&["--read-ahead", "4194304"]),
+        code::USAGE,
+        "at most",
+    );
+    assert_clean(&d.dir, &d.run);
+}

@@ -30,6 +30,9 @@ const FILE_SYSTEMS: &[(&str, &str, &[&str], &str)] = &[
     ("xfs", "mkfs.xfs", &["-q", "-f"], "xfsprogs"),
 ];
 
+/// The largest `--read-ahead` taken, in KiB (1 GiB).
+pub const MAX_READ_AHEAD_KB: u32 = 1 << 20;
+
 /// How long an unmount waits for a busy file system before detaching it.
 const BUSY_WAIT: Duration = Duration::from_secs(5);
 
@@ -96,6 +99,12 @@ impl Injector for Block {
         };
         if !reuse && spec.size < least {
             return Err(size(format!("at least {} MiB for {fs}", least >> 20)));
+        }
+        if let Some(kb) = spec.read_ahead_kb.filter(|kb| *kb > MAX_READ_AHEAD_KB) {
+            return Err(DiskError::Usage {
+                what: format!("--read-ahead {kb}"),
+                expected: format!("KiB of readahead, at most {MAX_READ_AHEAD_KB} (1 GiB)"),
+            });
         }
         let free = crate::sys::machine::meminfo("MemAvailable");
         if spec.image.is_none() && free > 0 {
@@ -206,7 +215,8 @@ struct BlockMount {
 }
 
 impl BlockMount {
-    /// Loop device over the image, mkfs when `fresh`, mount at DIR.
+    /// Loop device over the image, mkfs when `fresh`, mount at DIR, then
+    /// the loop device's readahead when one was asked for.
     fn attach_and_mount(&mut self, fresh: bool) -> Result<(), DiskError> {
         let img = self.fuse_dir.join(IMAGE_NAME);
         let lo = LoopDevice::attach(&img, true).map_err(|e| {
@@ -248,7 +258,18 @@ impl BlockMount {
                 ),
                 e,
             )
-        })
+        })?;
+        // Set once mounted: mkfs and the mount set the device's limits
+        // again, and with them its readahead.
+        if let (Some(kb), Some(lo)) = (self.spec.read_ahead_kb, &self.lo) {
+            lo.set_read_ahead_kb(kb).map_err(|e| {
+                DiskError::io(
+                    format!("cannot set the readahead of {} to {kb} KiB", dev.display()),
+                    e,
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// Unmounts DIR and lets the loop device go.
@@ -277,7 +298,13 @@ impl Mounted for BlockMount {
             } else {
                 "buffered"
             };
-            p.push(("loop".into(), format!("{} ({dio})", lo.path().display())));
+            let ra = lo
+                .read_ahead_kb()
+                .map_or_else(String::new, |kb| format!(", read_ahead_kb {kb}"));
+            p.push((
+                "loop".into(),
+                format!("{} ({dio}{ra})", lo.path().display()),
+            ));
         }
         let image = match &self.spec.image {
             Some(f) => f.display().to_string(),

@@ -51,6 +51,14 @@ fn backing_of(spec: &Spec) -> Result<PathBuf, DiskError> {
 impl Injector for Fs {
     fn check(&self, spec: &Spec) -> Result<(), DiskError> {
         need_device("/dev/fuse", "FUSE serves the backing directory at DIR")?;
+        if let Some(kb) = spec.read_ahead_kb {
+            return Err(DiskError::Usage {
+                what: format!("--read-ahead {kb}"),
+                expected:
+                    "the block layer's (the readahead of its loop device): drop it or --layer fs"
+                        .into(),
+            });
+        }
         backing_of(spec).map(drop)
     }
 

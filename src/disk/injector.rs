@@ -25,6 +25,10 @@ pub struct Spec {
     pub image: Option<PathBuf>,
     /// File layer: the directory served at `dir`.
     pub backing: Option<PathBuf>,
+    /// Block layer: the loop device's readahead in KiB (None: whatever
+    /// the kernel gives it: 128 or 2560 on Linux 6.18).
+    #[serde(default)]
+    pub read_ahead_kb: Option<u32>,
     /// Mount options of the file system (`commit=60`).
     pub mount_options: String,
     /// The rules, as (flag, value): `("delay", "1ms")`.

@@ -58,6 +58,12 @@ impl Serving {
         &self.dir
     }
 
+    /// The readahead of its loop device in KiB (block layer).
+    pub fn loop_read_ahead_kb(&self) -> Option<u32> {
+        let n = *crate::sys::loopdev::attached_under(&self.run).first()?;
+        crate::sys::loopdev::read_ahead_kb(n)
+    }
+
     /// Replaces its rules, as (flag, value): `("delay", "1ms")`.
     pub fn set(&self, rules: Vec<(String, String)>) -> Result<(), DiskError> {
         let req = super::control::Request::Set { rules };

@@ -171,11 +171,40 @@ fn save(o: &Outcome, out: &Path) -> Result<Vec<String>> {
         let ids: Vec<String> = o.runs.iter().map(|i| i.to_string()).collect();
         lines.push(format!(
             "stored runs {} (label lab:{}): iolab report {} -o {}.html",
-            ids.join(","),
+            id_ranges(&o.runs),
             o.lab,
             ids.join(" "),
             o.lab
         ));
     }
     Ok(lines)
+}
+
+/// Run ids as runs of consecutive ones: `5-10,15,17-20` (a lab repeating
+/// its passes stores a hundred).
+fn id_ranges(ids: &[i64]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        out.push(match j > i {
+            true => format!("{}-{}", ids[i], ids[j]),
+            false => ids[i].to_string(),
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn id_ranges_join_consecutive_ids() {
+        assert_eq!(super::id_ranges(&[5, 6, 7, 9, 11, 12]), "5-7,9,11-12");
+        assert_eq!(super::id_ranges(&[3]), "3");
+        assert_eq!(super::id_ranges(&[]), "");
+    }
 }

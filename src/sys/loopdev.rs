@@ -1,7 +1,7 @@
 //! Loop devices, by ioctl (the `loopdev` crates generate their bindings
 //! with bindgen, which needs libclang to build): attach a file with direct
-//! I/O and autoclear, find the loop devices backed by files under a
-//! directory, detach one.
+//! I/O and autoclear, set its readahead, find the loop devices backed by
+//! files under a directory, detach one.
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -13,6 +13,8 @@ pub const CONTROL: &str = "/dev/loop-control";
 const LOOP_CTL_GET_FREE: libc::c_ulong = 0x4C82;
 const LOOP_CONFIGURE: libc::c_ulong = 0x4C0A;
 const LOOP_CLR_FD: libc::c_ulong = 0x4C01;
+/// `BLKRASET` of `<linux/fs.h>`: the device's readahead, in 512-byte sectors.
+const BLKRASET: libc::c_ulong = 0x1262;
 const LO_FLAGS_AUTOCLEAR: u32 = 4;
 const LO_FLAGS_DIRECT_IO: u32 = 16;
 
@@ -147,6 +149,18 @@ impl LoopDevice {
             .is_ok_and(|s| s.trim() == "1")
     }
 
+    /// Sets its readahead to `kb` KiB (`read_ahead_kb` of its queue): how
+    /// far ahead the page cache reads a file read sequentially.
+    pub fn set_read_ahead_kb(&self, kb: u32) -> std::io::Result<()> {
+        // SAFETY: BLKRASET takes an integer, the readahead in sectors.
+        unsafe { ioctl_int(&self.dev, BLKRASET, libc::c_ulong::from(kb) * 2) }.map(drop)
+    }
+
+    /// Its readahead in KiB, as the kernel has it.
+    pub fn read_ahead_kb(&self) -> Option<u32> {
+        read_ahead_kb(self.number)
+    }
+
     /// Closes it: with autoclear the kernel detaches it once its mounts
     /// are gone; waits up to `wait` for that.
     pub fn release(self, wait: std::time::Duration) -> bool {
@@ -167,6 +181,15 @@ impl LoopDevice {
 pub fn backing_file(n: u32) -> Option<PathBuf> {
     let s = std::fs::read_to_string(format!("/sys/block/loop{n}/loop/backing_file")).ok()?;
     Some(PathBuf::from(s.trim_end_matches('\n')))
+}
+
+/// The readahead of `/dev/loopN` in KiB (`queue/read_ahead_kb`).
+pub fn read_ahead_kb(n: u32) -> Option<u32> {
+    std::fs::read_to_string(format!("/sys/block/loop{n}/queue/read_ahead_kb"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The loop devices whose backing files lie under `dir`.
