@@ -10,11 +10,30 @@ use common::*;
 fn direct_reads_match_the_device() {
     let (d, f) = scratch_file();
     for engine in ["psync", "io_uring"] {
-        let v = run_json(&job(
-            "d",
-            &f,
-            &format!("--size=32M --rw=randread --bs=4k --direct=1 --ioengine={engine} --iodepth=8"),
-        ));
+        // The device is shared (the suite loads its next test binaries from
+        // it): other reads only ever add, so one of three tries is clean.
+        let measure = || {
+            run_json(&job(
+                "d",
+                &f,
+                &format!(
+                    "--size=32M --rw=randread --bs=4k --direct=1 --ioengine={engine} --iodepth=8"
+                ),
+            ))
+        };
+        let clean = |v: &serde_json::Value| {
+            let io = &counters(v)["disks"][0]["iostat"];
+            io["rareq-sz"]
+                .as_f64()
+                .is_some_and(|r| (r - 4.0).abs() < 0.5)
+        };
+        let mut v = measure();
+        for _ in 0..2 {
+            if clean(&v) {
+                break;
+            }
+            v = measure();
+        }
         let disks = counters(&v)["disks"].as_array().unwrap();
         if disks.is_empty() {
             eprintln!(

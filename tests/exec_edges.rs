@@ -199,7 +199,7 @@ fn a_side_that_never_succeeds_is_named_with_its_status() {
     let db = d.path().join("t.db");
     let err = fails_with(
         with_db(&db).args(["-q", "compare", "--exec", "true", "exit 3", "--repeat", "2"]),
-        3,
+        code::FAILED,
         "2 of 2 runs of sh -c 'exit 3' failed",
     );
     assert!(err.contains("exit status 3, 3"), "{err}");
