@@ -415,29 +415,20 @@ fn defect_07_fio_keywords_cost_nothing_per_line() {
     let lines = "numjobs=$ncpus\nsize=($mb_memory*0+1m)\n".repeat(2_000);
     let f = write_file(dir.path(), "k.fio", &format!("[a]\n{lines}"));
     let log = dir.path().join("opens");
-    let out = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=open,openat", "-o", s(&log)])
-        .arg(env!("CARGO_BIN_EXE_iolab"))
-        .args(["run", "--parse-only", s(&f)])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        std::process::Command::new("strace")
+            .args(["-f", "-qq", "-e", "trace=open,openat", "-o", s(&log)])
+            .arg(env!("CARGO_BIN_EXE_iolab"))
+            .args(["run", "--parse-only", s(&f)]),
     );
     let opens = std::fs::read_to_string(&log).unwrap();
     let count = |what: &str| opens.lines().filter(|l| l.contains(what)).count();
+    let (meminfo, cgroup) = (count("/proc/meminfo"), count("cgroup"));
     assert!(
-        count("/proc/meminfo") >= 1,
-        "$mb_memory read /proc/meminfo:\n{opens}"
+        (1..=2).contains(&meminfo),
+        "/proc/meminfo once, not per line:\n{opens}"
     );
-    assert!(count("/proc/meminfo") <= 2, "once, not per line:\n{opens}");
-    assert!(
-        count("cgroup") <= 10,
-        "$ncpus once, not per line: {} opens",
-        count("cgroup")
-    );
+    assert!(cgroup <= 10, "$ncpus once, not per line: {cgroup} opens");
     // The values themselves.
     let jobs = job::jobs_from_args(&[s(&f).to_string()]).unwrap();
     let ncpus = std::thread::available_parallelism().unwrap().get();
