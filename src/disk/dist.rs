@@ -63,40 +63,29 @@ impl Dist {
     /// a jitter wider than the mean (the range is cut at 0), a normal whose
     /// cut at 0 moves its mean by more than 1%, a lognormal of mean 0 with
     /// a spread. Why, with the mean it would inject.
-    pub fn check(&self) -> Result<(), String> {
-        let ms = show;
+    pub fn check(&self) -> Result<(), Unfit> {
         match *self {
-            Dist::Jitter { mean, jitter } if jitter > mean => Err(format!(
-                "{} ± {} reaches below 0: the delays would be drawn from 0 to {} and average {}, not {}; give a jitter of at most the mean, or normal:/lognormal: for a long tail",
-                ms(mean as f64),
-                ms(jitter as f64),
-                ms((mean + jitter) as f64),
-                ms((mean + jitter) as f64 / 2.0),
-                ms(mean as f64)
-            )),
+            Dist::Jitter { mean, jitter } if jitter > mean => {
+                Err(Unfit::JitterBelowZero { mean, jitter })
+            }
             Dist::Normal { mean, sd } if sd > 0 => {
                 let (m, s) = (mean as f64, sd as f64);
                 // E[max(X, 0)] for X ~ N(m, s): the mean once cut at 0.
                 let n = statrs::distribution::Normal::standard();
                 use statrs::distribution::{Continuous, ContinuousCDF};
                 let z = m / s;
-                let cut = m * n.cdf(z) + s * n.pdf(z);
-                match (cut - m).abs() > 0.01 * m {
-                    true => Err(format!(
-                        "a normal delay of mean {} and spread {} is below 0 in {:.1}% of draws, which are injected as 0: the mean injected would be {}, not {}; give a spread of at most a third of the mean, or lognormal: (never below 0)",
-                        ms(m),
-                        ms(s),
-                        100.0 * n.cdf(-z),
-                        ms(cut),
-                        ms(m)
-                    )),
+                let injected = m * n.cdf(z) + s * n.pdf(z);
+                match (injected - m).abs() > 0.01 * m {
+                    true => Err(Unfit::NormalCut {
+                        mean,
+                        sd,
+                        below_pct: 100.0 * n.cdf(-z),
+                        injected,
+                    }),
                     false => Ok(()),
                 }
             }
-            Dist::LogNormal { mean: 0, sd } if sd > 0 => Err(
-                "a lognormal delay has a mean above 0 (lognormal:MEAN,SPREAD, as lognormal:1ms,500us)"
-                    .into(),
-            ),
+            Dist::LogNormal { mean: 0, sd } if sd > 0 => Err(Unfit::LogNormalZero),
             _ => Ok(()),
         }
     }
@@ -121,6 +110,41 @@ impl Dist {
             }
         }
     }
+}
+
+/// Why a distribution cannot inject the mean it names ([`Dist::check`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unfit {
+    /// A uniform jitter wider than its mean: the range is cut at 0.
+    #[error(
+        "{} ± {} reaches below 0: the delays would be drawn from 0 to {} and average {}, not {}; give a jitter of at most the mean, or normal:/lognormal: for a long tail",
+        show(*.mean as f64), show(*.jitter as f64), show((.mean + .jitter) as f64),
+        show((.mean + .jitter) as f64 / 2.0), show(*.mean as f64)
+    )]
+    JitterBelowZero {
+        /// The mean asked for, ns.
+        mean: u64,
+        /// The half width, ns.
+        jitter: u64,
+    },
+    /// A normal whose draws below 0 (injected as 0) move its mean.
+    #[error(
+        "a normal delay of mean {} and spread {} is below 0 in {below_pct:.1}% of draws, which are injected as 0: the mean injected would be {}, not {}; give a spread of at most a third of the mean, or lognormal: (never below 0)",
+        show(*.mean as f64), show(*.sd as f64), show(*.injected), show(*.mean as f64)
+    )]
+    NormalCut {
+        /// The mean asked for, ns.
+        mean: u64,
+        /// The standard deviation, ns.
+        sd: u64,
+        /// The share of draws below 0, percent.
+        below_pct: f64,
+        /// The mean those draws inject, ns.
+        injected: f64,
+    },
+    /// A lognormal of mean 0 (it has none).
+    #[error("a lognormal delay has a mean above 0 (lognormal:MEAN,SPREAD, as lognormal:1ms,500us)")]
+    LogNormalZero,
 }
 
 /// A delay as it is written on the command line: `3ms`, `1.5ms`, `200us`.
@@ -184,7 +208,10 @@ mod tests {
             .check()
             .is_ok()
         );
-        let e = Dist::Normal { mean: ms, sd: ms }.check().unwrap_err();
+        let e = Dist::Normal { mean: ms, sd: ms }
+            .check()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("15.9% of draws"), "{e}");
         assert!(
             Dist::Normal {

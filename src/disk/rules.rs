@@ -353,7 +353,7 @@ fn parse_ops(text: &str) -> [bool; 4] {
 /// `1ms`, `1ms~200us`, `normal:1ms,200us`, `lognormal:1ms,500us`.
 fn parse_dist(text: &str, err: &dyn Fn(&str) -> RuleError) -> Result<Dist, RuleError> {
     let d = parse_dist_text(text, err)?;
-    d.check().map_err(|why| err(&why))?;
+    d.check().map_err(|why| err(&why.to_string()))?;
     Ok(d)
 }
 
