@@ -198,7 +198,8 @@ mod tests {
             jitter: 5 * ms,
         }
         .check()
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("average 3") && e.contains("not 1"), "{e}");
         assert!(
             Dist::Jitter {
