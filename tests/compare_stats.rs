@@ -121,6 +121,14 @@ fn assert_untested(p: &Printed) {
     }
 }
 
+/// Nothing tested, the verdict on time agreeing with its row, and saying
+/// `why`.
+fn assert_untested_on_time(p: &Printed, why: &str) {
+    assert_untested(p);
+    assert_verdict_agrees(p, "time (s)");
+    assert!(p.verdict.contains(why), "{}", p.verdict);
+}
+
 /// `--repeat 2` and `--repeat 1`: every row and the verdict say "not
 /// tested" and why; one run shows no spread (no "± 0.00", the sd cells
 /// are no 0); the verdict is on the run time. The stored sides read back
@@ -131,13 +139,7 @@ fn below_three_runs_a_side_nothing_is_called_significant() {
     let (_d, db) = scratch_db();
     let out = exec_compare(&db, "2", &[]);
     let p = printed(&out);
-    assert_untested(&p);
-    assert_verdict_agrees(&p, "time (s)");
-    assert!(
-        p.verdict.contains("not tested: 2 runs per side, 3 needed"),
-        "{}",
-        p.verdict
-    );
+    assert_untested_on_time(&p, "not tested: 2 runs per side, 3 needed");
     // Read back from the database: the same rule.
     let again = printed(&stdout_text(
         with_db(&db).args(["compare", "1", "2", "--all"]),
@@ -164,12 +166,9 @@ fn below_three_runs_a_side_nothing_is_called_significant() {
     let (_d1, db1) = scratch_db();
     let out = exec_compare(&db1, "1", &[]);
     let p = printed(&out);
-    assert_untested(&p);
-    assert_verdict_agrees(&p, "time (s)");
+    assert_untested_on_time(&p, "not tested: 1 run per side, 3 needed");
     assert!(
-        p.verdict.contains("not tested: 1 run per side, 3 needed")
-            && p.verdict.contains("spread unknown")
-            && !p.verdict.contains('±'),
+        p.verdict.contains("spread unknown") && !p.verdict.contains('±'),
         "{}",
         p.verdict
     );
