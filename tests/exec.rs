@@ -35,7 +35,13 @@ fn cold_cat_reads_the_device_and_misses_warm_cat_hits() {
             assert_eq!(u(&c["before"]), 0, "{c}");
             assert_eq!(u(&c["misses"]), pages, "{c}");
             assert_eq!(u(&c["hits"]), 0, "{c}");
-            assert_eq!(u(&io["read_bytes"]), size, "read from storage: {io}");
+            // The file came from storage; a cold locale or loader file
+            // cat also opened may add a page or two (CI saw +4 KiB).
+            let stored = u(&io["read_bytes"]);
+            assert!(
+                (size..=size + 4 * 4096).contains(&stored),
+                "read from storage: {io}"
+            );
             if on_disk {
                 assert!(dev_reads(r) > 0, "cold: device reads {r}");
             }
