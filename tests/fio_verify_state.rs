@@ -238,3 +238,48 @@ fn a_failed_verify_leaves_the_next_job_running() {
         );
     }
 }
+
+/// fio's `--aux-path DIR`: the write job's state file goes to DIR, not the
+/// working directory, and a loading job finds it there only with the flag,
+/// under both tools; a DIR that is no directory is refused before any I/O.
+#[test]
+fn aux_path_holds_the_state_files() {
+    skip_unless_installed!("fio");
+    let d = scratch();
+    let aux = d.path().join("aux");
+    std::fs::create_dir(&aux).unwrap();
+    let flag = format!("--aux-path={}", aux.display());
+    let with = |args: &[&'static str]| -> Vec<String> {
+        std::iter::once(flag.clone())
+            .chain(args.iter().map(|a| a.to_string()))
+            .collect()
+    };
+    for tool in ["fio", "iolab"] {
+        let _ = std::fs::remove_file(d.path().join("v.dat"));
+        let (code, _, err) = run(tool, d.path(), &strs(&with(WRITE)));
+        assert_eq!(code, 0, "{tool}: {err}");
+        let state = aux.join("local-w-0-verify.state");
+        assert_eq!(std::fs::metadata(&state).unwrap().len(), 432, "{tool}");
+        assert!(!d.path().join("local-w-0-verify.state").exists(), "{tool}");
+        let (code, jobs, err) = run(tool, d.path(), &strs(&with(READ)));
+        assert_eq!(
+            (code, &jobs[0]["error"]),
+            (0, &Value::from(0)),
+            "{tool}: {err}"
+        );
+        let (code, _, err) = run(tool, d.path(), READ);
+        assert_ne!(code, 0, "{tool} found a state outside --aux-path");
+        assert!(err.contains("local-w-0-verify.state"), "{tool}: {err}");
+        std::fs::remove_file(state).unwrap();
+    }
+    let (code, _, err) = run("iolab", d.path(), &[&["--aux-path=v.dat"], WRITE].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--aux-path") && err.contains("not a directory"),
+        "{err}"
+    );
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}

@@ -63,6 +63,11 @@ pub struct FioFlags {
     #[arg(long, value_name = "ENGINE[,OPTION]", num_args = 0..=1, require_equals = true,
           default_missing_value = "")]
     pub enghelp: Option<String>,
+    /// Where verify state files (`verify_state_save`, `verify_state_load`)
+    /// and `verify_dump` files go, instead of the working directory (fio's
+    /// --aux-path).
+    #[arg(long, value_name = "DIR")]
+    pub aux_path: Option<PathBuf>,
     /// fio's smalloc pool in KiB: accepted, no effect (iolab has no such pool).
     #[arg(long, value_name = "KiB", value_parser = clap::value_parser!(u64).range(1..))]
     pub alloc_size: Option<u64>,
@@ -84,6 +89,7 @@ pub const VALUED: &[&str] = &[
     "--enghelp",
     "--alloc-size",
     "--inflate-log",
+    "--aux-path",
 ];
 /// fio's flags of `run` without a value (`--cmdhelp` and `--enghelp` take
 /// theirs only with `=`).

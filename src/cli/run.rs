@@ -195,13 +195,24 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
             .collect();
         write_out(&lines, None)?;
     }
-    let jobs = match job::jobs_from_args_in(job_args, args.max_jobs, &fio.section) {
+    let mut jobs = match job::jobs_from_args_in(job_args, args.max_jobs, &fio.section) {
         // fio parses global options alone without complaint.
         Err(e) if fio.parse_only && matches!(*e.problem, job::JobProblem::NoJob) => return Ok(()),
         jobs => jobs?,
     };
     if fio.readonly {
         runner::readonly::check(&jobs)?;
+    }
+    if let Some(dir) = &fio.aux_path {
+        if !dir.is_dir() {
+            return Err(Error::usage(
+                "--aux-path",
+                format!("{} is not a directory", dir.display()),
+            ));
+        }
+        for j in &mut jobs {
+            j.verify.aux_dir = Some(dir.clone());
+        }
     }
     if fio.parse_only {
         return Ok(());

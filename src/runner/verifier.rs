@@ -57,6 +57,8 @@ pub struct Verifier {
     backlog: u64,
     batch: usize,
     dump: bool,
+    /// fio's `--aux-path`: where the state and dump files go.
+    aux_dir: Option<std::path::PathBuf>,
     /// The engine splits slat/clat: the verify reads fill those too.
     split: bool,
     thread: u16,
@@ -92,7 +94,7 @@ impl Verifier {
             return Ok(None);
         };
         let state = match v.state_load {
-            true => Some(State::load(&job.name, index)?),
+            true => Some(State::load(v.aux_dir.as_deref(), &job.name, index)?),
             false => None,
         };
         Ok(Some(Verifier {
@@ -111,6 +113,7 @@ impl Verifier {
                 v.backlog as usize
             },
             dump: v.dump,
+            aux_dir: v.aux_dir.clone(),
             split,
             thread: (clone + 1) as u16,
             issued: 0,
@@ -134,7 +137,9 @@ impl Verifier {
     /// Saves fio's state file of a write job (`verify_state_save`).
     pub fn save_state(&self) -> std::io::Result<()> {
         match &self.completions {
-            Some(c) => c.state(&self.who.0, self.who.1, self.issued).save(),
+            Some(c) => c
+                .state(&self.who.0, self.who.1, self.issued)
+                .save(self.aux_dir.as_deref()),
             None => Ok(()),
         }
     }
@@ -195,13 +200,17 @@ impl Verifier {
         self.backlog > 0 && (self.log.len() as u64).is_multiple_of(self.backlog)
     }
 
-    /// Writes fio's dump files of a bad block in the working directory:
-    /// `NAME.OFFSET.received` (what was read).
+    /// Writes fio's dump files of a bad block in the working directory
+    /// (or fio's `--aux-path`): `NAME.OFFSET.received` (what was read).
     fn dump(&self, m: &Mismatch, data: &[u8]) -> std::io::Result<()> {
         let name = std::path::Path::new(&m.file)
             .file_name()
             .map_or_else(|| "block".into(), |n| n.to_string_lossy().into_owned());
-        std::fs::write(format!("{name}.{}.received", m.offset), data)
+        let file = format!("{name}.{}.received", m.offset);
+        match &self.aux_dir {
+            Some(d) => std::fs::write(d.join(file), data),
+            None => std::fs::write(file, data),
+        }
     }
 }
 

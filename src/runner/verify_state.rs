@@ -20,7 +20,7 @@
 //! `numberio` whose offset is not among the completed writes.
 
 use super::verify::fio_crc32c;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// fio's `VSTATE_HDR_VERSION`.
 const VERSION: u64 = 3;
@@ -46,6 +46,15 @@ pub struct State {
     pub numberio: u64,
     /// Completed writes: (file index, offset), newest first per file.
     pub comps: Vec<(u64, u64)>,
+}
+
+/// The state file of job `name`, clone index `index`, in `dir` (fio's
+/// `--aux-path`; `None`: the working directory).
+pub fn path_in(dir: Option<&Path>, name: &str, index: u64) -> PathBuf {
+    match dir {
+        Some(d) => d.join(file_name(name, index)),
+        None => file_name(name, index),
+    }
 }
 
 /// fio's name of the state file of job `name`, clone index `index`.
@@ -134,9 +143,9 @@ impl State {
         })
     }
 
-    /// Writes the state file in the working directory (synchronously, as
-    /// fio opens it with O_SYNC).
-    pub fn save(&self) -> std::io::Result<()> {
+    /// Writes the state file in `dir` (`None`: the working directory),
+    /// synchronously, as fio opens it with O_SYNC.
+    pub fn save(&self, dir: Option<&Path>) -> std::io::Result<()> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
         let mut f = std::fs::OpenOptions::new()
@@ -145,13 +154,14 @@ impl State {
             .truncate(true)
             .mode(0o644)
             .custom_flags(libc::O_SYNC)
-            .open(file_name(&self.name, self.index))?;
+            .open(path_in(dir, &self.name, self.index))?;
         f.write_all(&self.to_bytes())
     }
 
-    /// Loads the state of job `name`, clone index `index`.
-    pub fn load(name: &str, index: u64) -> Result<State, StateError> {
-        let path = file_name(name, index);
+    /// Loads the state of job `name`, clone index `index`, from `dir`
+    /// (`None`: the working directory).
+    pub fn load(dir: Option<&Path>, name: &str, index: u64) -> Result<State, StateError> {
+        let path = path_in(dir, name, index);
         let b = std::fs::read(&path).map_err(|source| StateError::Read {
             path: path.clone(),
             source,

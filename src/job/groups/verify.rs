@@ -102,6 +102,9 @@ pub struct Verify {
     pub state_load: bool,
     /// `verify_async`: fio's verify threads (iolab checks inline).
     pub asynchronous: u32,
+    /// fio's `--aux-path` (a flag of the command line, not a job option):
+    /// the directory of the state and dump files (`None`: the working one).
+    pub aux_dir: Option<std::path::PathBuf>,
     /// The contents of written buffers.
     pub buffers: Buffers,
 }
@@ -122,6 +125,7 @@ impl Default for Verify {
             state_save: true,
             state_load: false,
             asynchronous: 0,
+            aux_dir: None,
             buffers: Buffers::default(),
         }
     }
