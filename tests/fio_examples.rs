@@ -34,8 +34,10 @@ const EXAMPLES: &[(&str, Status)] = &[
     ("butterfly", Runs),
     ("cmdprio-bssplit", Differs("io_bytes in all: fio ")),
     ("cmdprio-percentage", Runs),
+    ("cpuio", Runs),
     ("dedupe-global", Runs),
     ("disk-zone-profile", Runs),
+    ("exec", Runs),
     ("exitwhat", Runs),
     ("falloc", Runs),
     ("filecreate-ioengine", Runs),
@@ -73,7 +75,6 @@ const EXCLUDED: &[(&str, &str)] = &[
         "cpp_null",
         "cpp_null is an engine built from fio's source tree, not in fio's packages",
     ),
-    ("cpuio", "burns CPU, no I/O"),
     (
         "cross-stripe-verify",
         "written for a ~3.7 TB NVMe drive; on a scaled file its 30 jobs overlap and fio 3.33's own verify fails (bad header numberio)",
@@ -104,10 +105,6 @@ const EXCLUDED: &[(&str, &str)] = &[
     (
         "example_latency_steadystate",
         "steadystate=lat is newer than fio 3.33",
-    ),
-    (
-        "exec",
-        "needs turbostat and ioengine=cpuio, which iolab lacks: tests/fio_engines_ext.rs runs its `sleep` job",
     ),
     (
         "fixed-rate-submission",

@@ -97,7 +97,8 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: boo
         }
         let d = &mut cx.recs[io.ddir() as usize];
         d.lat.record(if TIMED { t1 - t0 } else { 0 });
-        d.bytes += io.len as u64;
+        // fio's FIO_NOIO engines (exec, cpuio): an I/O of no bytes.
+        d.bytes += if E::NO_IO { 0 } else { io.len as u64 };
         let checked = if io.write {
             cx.after_write(io.file) && cx.write_done(0, io)
         } else {
@@ -111,6 +112,9 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: boo
             cx.log_io(io, t1, t1 - t0, t1 - t0, 0);
         }
         if PACE {
+            if let (Some(us), Some(p)) = (engine.think_us(), cx.pace.as_mut()) {
+                p.set_think_us(us);
+            }
             match pace_after(cx, io, t1 - t0, t1, stop) {
                 Step::On | Step::Reset => {}
                 Step::Stopped => return true,
