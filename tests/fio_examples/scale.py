@@ -39,6 +39,7 @@ S = {
  "latency-profile": [("filename=/dev/sda", "filename=latency-profile.dat\nsize=1m")],
  "null": [("size=100g", "size=16m")],
  "rand-zones": [("size=2g", "size=1m")],
+ "surface-scan": [],
  "ssd-steadystate": [("filename=/dev/fioa", "filename=fioa.dat\nsize=1m")],
  "ssd-test": [("size=10g", "size=1m"), ("runtime=60", "runtime=1"), ("directory=/mount-point-of-ssd", "directory=mount-point-of-ssd")],
  "steadystate": [("size=128m", "size=1m"), ("runtime=5m", "runtime=1"), ("ss_dur=30s", "ss_dur=1s"), ("ss_ramp=10s", "ss_ramp=0"), ("ss_dur=10s", "ss_dur=1s"), ("ss_ramp=5s", "ss_ramp=0")],
