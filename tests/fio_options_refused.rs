@@ -34,15 +34,12 @@ fn ios(v: &Value) -> [u64; 2] {
 fn fio_options_iolab_lacks_say_not_supported_yet() {
     for opt in [
         "bwavgtime=500",
-        "create_serialize=0",
         "clocksource=clock_gettime",
         "iopsavgtime=500",
         "max_latency=10s",
         "disk_util=0",
         "unit_base=8",
         "cgroup=x",
-        "fill_device=1",
-        "fill_fs=1",
         "write_barrier=2",
         "significant_figures=4",
         "trim_percentage=10",

@@ -135,6 +135,7 @@ impl ExecEngine {
 impl Engine for ExecEngine {
     const MOVES_DATA: bool = false;
     const DISKLESS: bool = true;
+    const NO_IO: bool = true;
     const OPTIONS: &'static [&'static str] =
         &["program", "arguments", "grace_time", "std_redirect"];
 

@@ -39,7 +39,6 @@ impl Kind {
 
 /// Every engine fio has that iolab does not, with its kind.
 pub const FIO_ENGINES: &[(&str, Kind)] = &[
-    ("cpuio", Kind::Later),
     ("dev-dax", Kind::Hardware),
     ("dfs", Kind::Remote),
     ("dircreate", Kind::Later),

@@ -19,6 +19,7 @@ pub mod registry;
 
 pub use flags::EngineFlags;
 
+pub use cpuio::{CpuMode, CpuioOptions};
 pub use e4defrag::E4defragOptions;
 pub use exec::ExecOptions;
 pub use fio_engines::FIO_ENGINES;
@@ -42,6 +43,7 @@ registry::engines! {
     Filedelete => filedelete::FiledeleteEngine, "filedelete", [], "", "no data: each file's first I/O is an unlink(2) of its name, timed";
     Filecreate => filecreate::FilecreateEngine, "filecreate", [], "", "no data: each file's first I/O creates it (open(2) with O_CREAT), timed; nothing laid out first";
     Exec => exec::ExecEngine, "exec", [], "program= and runtime=", "no I/O: runs program= for the job's runtime, then stops it (SIGTERM, grace_time, SIGKILL)";
+    Cpuio => cpuio::CpuioEngine, "cpuio", [], "cpuload= and runtime=", "no I/O: burns CPU (spins, or sorts with cpumode=qsort) cpuload percent of the time, in chunks of cpuchunks µs";
     Null => null::NullEngine, "null", [], "", "no I/O at all: iolab's own cost per I/O";
 }
 
@@ -119,6 +121,8 @@ pub struct EngineArgs {
     pub e4defrag: E4defragOptions,
     /// `program`, `arguments`, `grace_time`, `std_redirect` (`exec`).
     pub exec: ExecOptions,
+    /// `cpuload`, `cpuchunks`, `cpumode`, `exit_on_io_done` (`cpuio`).
+    pub cpuio: CpuioOptions,
     /// The job's name (`exec`'s `%n` and output files).
     pub name: String,
     /// `directory` (where `e4defrag`'s donor file is).
@@ -207,6 +211,10 @@ pub trait Engine: Send + Sized {
     /// `filesize`), and each descriptor given is `/dev/null`'s.
     const DISKLESS: bool = false;
 
+    /// True when its calls are I/Os of no bytes (fio's `FIO_NOIO`: `exec`,
+    /// `cpuio`): each counts as an I/O, none moves a byte.
+    const NO_IO: bool = false;
+
     /// Checks a job's settings before anything runs (a combination the
     /// engine cannot do is refused here, with the reason).
     fn check(_cfg: &EngineConfig) -> Result<(), EngineError> {
@@ -262,6 +270,13 @@ pub trait Engine: Send + Sized {
     /// `io_u->ioprio`); 0: the thread's own, or no per-I/O priorities.
     fn last_prio(&self) -> u16 {
         0
+    }
+
+    /// The think time the engine sets after its last call, in
+    /// microseconds (fio's `cpuio` writes `td->o.thinktime` as it goes);
+    /// `None`: the job's own `thinktime`.
+    fn think_us(&self) -> Option<u64> {
+        None
     }
 
     /// Sends the queued I/Os to the kernel; returns how many were sent.

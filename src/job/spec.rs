@@ -340,6 +340,7 @@ impl JobSpec {
             args: std::sync::Arc::new(crate::engine::EngineArgs {
                 e4defrag: self.engine_opts.e4defrag.clone(),
                 exec: self.engine_opts.exec.clone(),
+                cpuio: self.engine_opts.cpuio.clone(),
                 name: self.name.clone(),
                 directory: self.directory.clone(),
                 offset: self.offset,

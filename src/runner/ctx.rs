@@ -67,6 +67,11 @@ pub struct Ctx<'a> {
     pub ignored: Ignored,
     /// The error that stopped the clone was ENOSPC or EDQUOT.
     pub no_space: bool,
+    /// `fill_device`: ENOSPC or EDQUOT on a write ends the clone, without
+    /// an error, and a short write is issued again for the rest (fio).
+    pub fill_device: bool,
+    /// A `fill_device` clone found the file system full (fio's terminate).
+    pub filled: bool,
     /// What each write's buffer gets (`refill_buffers`, `scramble_buffers`),
     /// when it changes per write.
     pub contents: Option<Box<Contents>>,
@@ -169,9 +174,10 @@ impl Ctx<'_> {
         now >= self.deadline || ended
     }
 
-    /// True when the launcher asked this clone to end (`exitall`, steady state).
+    /// True when the launcher asked this clone to end (`exitall`, steady
+    /// state), or `fill_device` found the file system full.
     pub fn ended(&self) -> bool {
-        self.watch.as_ref().is_some_and(|w| w.ctl.ended())
+        self.filled || self.watch.as_ref().is_some_and(|w| w.ctl.ended())
     }
 
     /// Starts the figures over at `now`, as fio's `reset_all_stats` at the

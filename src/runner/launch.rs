@@ -118,6 +118,7 @@ fn worker(
         io_log,
         sched: job.process.sched(clone),
         continue_on: job.process.continue_on,
+        fill_device: job.files.fill_device,
         // fio's gtod_reduce: no latency asked for, none measured.
         timed: !(job.pacing.disable_lat && job.pacing.disable_clat && job.pacing.disable_slat),
         contents,
@@ -234,9 +235,12 @@ pub fn run_clones(
                 if !std::mem::replace(&mut started[j], true) {
                     events.starting(j);
                 }
-                let (job, files) = (&jobs[j], &layout.clones[j][c as usize]);
+                let job = &jobs[j];
+                let files = super::layout::sized_now(job, c, &layout.clones[j][c as usize]);
                 let watch = (watched || live).then(|| ctls[i].clone());
-                let (opened, w) = match open_clone(job, files).and_then(|f| {
+                let (opened, w) = match files.and_then(|files| {
+                    let files = &files[..];
+                    let f = open_clone(job, files)?;
                     let index = first_index(jobs, j) + u64::from(c);
                     Ok((f, worker(job, files, (c, index), tables, watch, &flows)?))
                 }) {

@@ -26,7 +26,15 @@ pub struct CloneFile {
     pub region: Region,
     /// Not on disk: the engine uses no file (`null`).
     pub diskless: bool,
+    /// Its region is worked out when the clone starts, from the file's size
+    /// then: a job without `size` whose file a `fill_device` job fills
+    /// first (fio sets each job's files up as the job starts).
+    pub at_start: bool,
 }
+
+/// The region of a `fill_device` job without `size`: fio's `size=-1`, no
+/// end but a full file system (no file system holds 4 EiB).
+pub const FILL_LEN: u64 = 1 << 62;
 
 /// Every clone's files, and what the layout holds for the run.
 #[derive(Debug)]
@@ -110,7 +118,14 @@ pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
                     make_parents: !job.filenames.is_empty() && job.directory.is_none(),
                     space_only: space_only(job),
                 });
-                let len = file_len(job, c, i, per_file);
+                if fills(job) {
+                    // fio's fallocate_file and extend_file leave it as it is.
+                    n.space_only = Some(Allocate::None);
+                }
+                let len = match file_len(job, c, i, per_file) {
+                    None if fills(job) => Some(0),
+                    len => len,
+                };
                 if let Some(len) = len {
                     n.len = Some(n.len.unwrap_or(0).max(len));
                 }
@@ -120,6 +135,46 @@ pub fn needs(jobs: &[JobSpec]) -> Vec<Need> {
         }
     }
     needs.into_values().collect()
+}
+
+/// True when `job` fills its files to ENOSPC without a `size` to stop at.
+fn fills(job: &JobSpec) -> bool {
+    job.files.fill_device && job.size.is_none() && job.files.filesize.is_none()
+}
+
+/// The paths some `fill_device` job of `jobs` fills.
+fn filled_paths(jobs: &[JobSpec]) -> std::collections::BTreeSet<PathBuf> {
+    (jobs.iter().filter(|j| fills(j)))
+        .flat_map(|j| (0..j.numjobs).flat_map(move |c| clone_paths(j, c)))
+        .collect()
+}
+
+/// `files` of clone `clone` of `job`, with the regions of those sized at
+/// the clone's start worked out from the files' sizes now (the others as
+/// they are).
+pub fn sized_now(job: &JobSpec, clone: u32, files: &[CloneFile]) -> Result<Vec<CloneFile>> {
+    let mut out = files.to_vec();
+    let per_file = job.size.map(|s| s / files.len().max(1) as u64);
+    for f in out.iter_mut().filter(|f| f.at_start) {
+        let fsize = std::fs::metadata(&f.path)
+            .map_err(|e| Error::io(format!("cannot stat {}", f.path.display()), e))?
+            .len();
+        let start = access::region_start(job, clone, fsize).min(fsize);
+        let len = access::region_len(job, start, fsize, per_file);
+        if job.bs_min > len {
+            return Err(JobError::invalid(
+                &job.name,
+                format!(
+                    "bs ({}) is larger than {} once filled ({fsize} bytes)",
+                    job.bs_min,
+                    f.path.display()
+                ),
+            )
+            .into());
+        }
+        f.region = Region { start, len };
+    }
+    Ok(out)
 }
 
 /// How the files `job` is the first to use are made when missing: only
@@ -156,9 +211,10 @@ pub fn lay_out(jobs: &[JobSpec], allow_overwrite: bool, stop: &StopFlag) -> Resu
             .collect(),
         _claims: Vec::new(),
     };
+    let filled = filled_paths(jobs);
     for job in jobs {
         let clones = (0..job.numjobs)
-            .map(|c| clone_files(job, c, &files))
+            .map(|c| clone_files(job, c, &files, &filled))
             .collect::<Result<Vec<_>>>();
         match clones {
             Ok(c) => layout.clones.push(c),
@@ -177,6 +233,7 @@ fn clone_files(
     job: &JobSpec,
     c: u32,
     files: &BTreeMap<PathBuf, &Prepared>,
+    filled: &std::collections::BTreeSet<PathBuf>,
 ) -> Result<Vec<CloneFile>> {
     let paths = clone_paths(job, c);
     let per_file = job.size.map(|s| s / paths.len() as u64);
@@ -192,6 +249,17 @@ fn clone_files(
                 ))
             })?;
             (len, FileId::default())
+        } else if fills(job) {
+            (FILL_LEN, files[&p].id)
+        } else if job.size.is_none() && job.files.filesize.is_none() && filled.contains(&p) {
+            out.push(CloneFile {
+                id: files[&p].id,
+                path: p,
+                region: Region { start: 0, len: 0 },
+                diskless: false,
+                at_start: true,
+            });
+            continue;
         } else {
             (files[&p].size, files[&p].id)
         };
@@ -217,6 +285,7 @@ fn clone_files(
             id,
             region: Region { start, len },
             diskless: job.diskless(),
+            at_start: false,
         });
     }
     Ok(out)

@@ -352,7 +352,10 @@ fn repetitions(
             counters: Default::default(),
             since: Snapshot::take(disks),
         };
-        let clones = launch::run_clones(jobs, layout, &active, stop, &mut ev)?;
+        let mut clones = launch::run_clones(jobs, layout, &active, stop, &mut ev)?;
+        for c in &mut clones {
+            ev.warnings.append(&mut c.totals.warnings);
+        }
         ev.count();
         let took = crate::metrics::clock::now_ns().saturating_sub(clock.rep_start_ns);
         // A job that Ctrl-C kept from starting makes the repetition partial.

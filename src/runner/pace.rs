@@ -402,6 +402,12 @@ impl Pace {
         }
     }
 
+    /// Sets `thinktime` from now on (fio's `cpuio` changes it as it goes).
+    pub fn set_think_us(&mut self, us: u64) {
+        self.think_us = us;
+        self.spin_us = self.spin_us.min(us);
+    }
+
     /// Thinks: spins `thinktime_spin`, sleeps the rest of `thinktime`;
     /// with `rate_ignore_thinktime` the rate does not catch up on it.
     pub fn think(&mut self, write: bool, stop: &StopFlag) -> Step {

@@ -42,6 +42,10 @@ pub struct Totals {
     /// A clone stopped because the file system was full (exit code 3).
     #[serde(default)]
     pub no_space: bool,
+    /// What went wrong without failing the clone (fio logs it and goes on:
+    /// a verify state file it cannot write); the run's warnings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// What `verify` checked and found.
     #[serde(default)]
     pub verify: super::verifier::VerifyTotals,

@@ -81,8 +81,21 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: boo
             }
             clock
         };
+        let mut counted = io.len as u64;
         match res {
             Ok(Queued::Done(n)) if n == io.len as usize => {}
+            Ok(Queued::Done(n)) if cx.fill_device && io.write && n > 0 => {
+                match write_rest(cx, engine, (fd, io, buf), n, t1 - t0) {
+                    Some(bytes) => counted = bytes,
+                    None => return false,
+                }
+            }
+            Err(e) if cx.fill_device && io.write && crate::error::is_no_space(&e) => {
+                // fio counts the failed write as an I/O, then terminates.
+                cx.recs[1].lat.record(t1 - t0);
+                cx.filled = true;
+                return false;
+            }
             Ok(Queued::Done(n)) => {
                 cx.io_error(io, Ok(n));
                 return false;
@@ -97,7 +110,8 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: boo
         }
         let d = &mut cx.recs[io.ddir() as usize];
         d.lat.record(if TIMED { t1 - t0 } else { 0 });
-        d.bytes += io.len as u64;
+        // fio's FIO_NOIO engines (exec, cpuio): an I/O of no bytes.
+        d.bytes += if E::NO_IO { 0 } else { counted };
         let checked = if io.write {
             cx.after_write(io.file) && cx.write_done(0, io)
         } else {
@@ -111,6 +125,9 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: boo
             cx.log_io(io, t1, t1 - t0, t1 - t0, 0);
         }
         if PACE {
+            if let (Some(us), Some(p)) = (engine.think_us(), cx.pace.as_mut()) {
+                p.set_think_us(us);
+            }
             match pace_after(cx, io, t1 - t0, t1, stop) {
                 Step::On | Step::Reset => {}
                 Step::Stopped => return true,
@@ -132,6 +149,51 @@ fn sync_loop_with<E: Engine, const LOG: bool, const PACE: bool, const TIMED: boo
             }
             poll = t1 + STOP_POLL_NS;
             next = cx.next_event.min(poll);
+        }
+    }
+}
+
+/// The rest of a short write of `fill_device` (`n` of its bytes written in
+/// `lat` ns), issued again as fio's `io_queue_event` does until it is all
+/// written; each short part counts as an I/O (fio's `total_io_u`) whose
+/// bytes fio does not count. Returns the bytes of the last part, which
+/// completes the write; `None` when the clone ends (ENOSPC: the file
+/// system is full, without an error; another error: with it).
+fn write_rest<E: Engine>(
+    cx: &mut Ctx,
+    engine: &mut E,
+    (fd, io, buf): (std::os::fd::RawFd, IoUnit, &mut [u8]),
+    mut n: usize,
+    mut lat: u64,
+) -> Option<u64> {
+    let mut rest = io;
+    let mut at = 0;
+    loop {
+        cx.recs[1].lat.record(lat);
+        at += n;
+        rest.offset += n as u64;
+        rest.len -= n as u32;
+        let t0 = now_ns();
+        let res = engine.issue(0, fd, rest, &mut buf[at..]);
+        lat = now_ns() - t0;
+        match res {
+            Ok(Queued::Done(m)) if m == rest.len as usize => return Some(m as u64),
+            Ok(Queued::Done(m)) if m > 0 => n = m,
+            Err(e) if crate::error::is_no_space(&e) => {
+                cx.recs[1].lat.record(lat);
+                cx.filled = true;
+                return None;
+            }
+            other => {
+                cx.io_error(
+                    rest,
+                    other.map(|q| match q {
+                        Queued::Done(m) => m,
+                        _ => 0,
+                    }),
+                );
+                return None;
+            }
         }
     }
 }

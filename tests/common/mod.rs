@@ -7,6 +7,7 @@ pub mod exec;
 pub mod process;
 pub mod ranks;
 pub mod svg;
+pub mod tmpfs;
 pub mod trace;
 pub mod traced;
 

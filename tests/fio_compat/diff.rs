@@ -167,14 +167,19 @@ pub enum Tool {
 /// fresh directory (its `directory=` folders made first, as a user would).
 pub fn run(tool: Tool, job: &Path) -> Outcome {
     let d = scratch();
+    run_in(tool, job, d.path())
+}
+
+/// As [`run`], in the empty directory `dir` (a file system of its own).
+pub fn run_in(tool: Tool, job: &Path, dir: &Path) -> Outcome {
     let text = std::fs::read_to_string(job).unwrap();
     for line in text.lines() {
-        if let Some(dir) = line.trim().strip_prefix("directory=") {
-            std::fs::create_dir_all(d.path().join(dir.trim())).unwrap();
+        if let Some(sub) = line.trim().strip_prefix("directory=") {
+            std::fs::create_dir_all(dir.join(sub.trim())).unwrap();
         }
     }
     let name = job.file_name().unwrap();
-    std::fs::write(d.path().join(name), &text).unwrap();
+    std::fs::write(dir.join(name), &text).unwrap();
     let mut cmd = match tool {
         Tool::Fio => Command::new("fio"),
         Tool::Iolab => {
@@ -183,9 +188,7 @@ pub fn run(tool: Tool, job: &Path) -> Outcome {
             c
         }
     };
-    cmd.current_dir(d.path())
-        .arg("--output-format=json")
-        .arg(name);
+    cmd.current_dir(dir).arg("--output-format=json").arg(name);
     let (code, stdout, stderr) = run_limited(&mut cmd, TIME_LIMIT);
     let json = stdout
         .iter()
@@ -193,7 +196,7 @@ pub fn run(tool: Tool, job: &Path) -> Outcome {
         .filter(|_| code == Some(0))
         .and_then(|i| json_of(&stdout[i..]));
     let mut files = Vec::new();
-    list_files(d.path(), "", &mut files);
+    list_files(dir, "", &mut files);
     files.retain(|(f, _)| f.as_str() != name.to_str().unwrap());
     files.sort();
     Outcome {

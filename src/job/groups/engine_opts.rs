@@ -1,12 +1,13 @@
 //! The engine options that carry values rather than on/off: `e4defrag`'s
 //! `donorname` and `inplace`, `exec`'s `program`, `arguments`, `grace_time`
-//! and `std_redirect` (fio's per-engine options of engines/e4defrag.c and
-//! engines/exec.c). A job whose engine does not take one it sets is
-//! refused, as for the on/off engine options. What the engines do with them
-//! is in `engine::e4defrag` and `engine::exec`.
+//! and `std_redirect`, `cpuio`'s `cpuload`, `cpuchunks`, `cpumode` and
+//! `exit_on_io_done` (fio's per-engine options of engines/e4defrag.c,
+//! engines/exec.c and engines/cpu.c). A job whose engine does not take one
+//! it sets is refused, as for the on/off engine options. What the engines
+//! do with them is in `engine::e4defrag`, `engine::exec` and `engine::cpuio`.
 
 use super::OptionGroup;
-use crate::engine::{E4defragOptions, ExecOptions};
+use crate::engine::{CpuMode, CpuioOptions, E4defragOptions, ExecOptions};
 use crate::job::apply::num;
 use crate::job::error::JobProblem;
 use crate::job::options::{Kind, OptDef, Range, opt};
@@ -22,6 +23,8 @@ pub struct EngineOpts {
     pub e4defrag: E4defragOptions,
     /// `program`, `arguments`, `grace_time`, `std_redirect`.
     pub exec: ExecOptions,
+    /// `cpuload`, `cpuchunks`, `cpumode`, `exit_on_io_done`.
+    pub cpuio: CpuioOptions,
     /// Those of them set while an `ioengine` that does not take them was
     /// in effect (fio's "Bad option").
     #[serde(skip)]
@@ -31,7 +34,7 @@ pub struct EngineOpts {
 impl EngineOpts {
     /// The options of this group the job sets.
     fn given(&self) -> Vec<&'static str> {
-        let (e, x) = (&self.e4defrag, &self.exec);
+        let (e, x, c) = (&self.e4defrag, &self.exec, &self.cpuio);
         [
             ("donorname", e.donorname.is_some()),
             ("inplace", e.inplace.is_some()),
@@ -39,6 +42,10 @@ impl EngineOpts {
             ("arguments", x.arguments.is_some()),
             ("grace_time", x.grace_time.is_some()),
             ("std_redirect", x.std_redirect.is_some()),
+            ("cpuload", c.cpuload.is_some()),
+            ("cpuchunks", c.cpuchunks.is_some()),
+            ("cpumode", c.cpumode.is_some()),
+            ("exit_on_io_done", c.exit_on_io_done.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -84,7 +91,33 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Bool,
         "engine option (exec): the program's stdout and stderr go to JOBNAME.stdout and JOBNAME.stderr (default 1)",
     ),
+    opt(
+        "cpuload",
+        Kind::Int(UINT),
+        "engine option (cpuio): percent of the time each clone burns CPU (required; above 100: 100)",
+    ),
+    opt(
+        "cpuchunks",
+        Kind::Int(UINT),
+        "engine option (cpuio): microseconds each call burns (default 50000)",
+    ),
+    opt(
+        "cpumode",
+        Kind::Choice(&["noop", "qsort"]),
+        "engine option (cpuio): noop (default) spins; qsort sorts 256 Ki numbers",
+    ),
+    opt(
+        "exit_on_io_done",
+        Kind::Bool,
+        "engine option (cpuio): end when the jobs doing I/O have ended (default 0)",
+    ),
 ];
+
+/// fio's `unsigned int` (`cpuload`, `cpuchunks`).
+const UINT: Range = Range {
+    min: 0,
+    max: u32::MAX as u64,
+};
 
 /// True when the job's `ioengine` has been set (it may still change).
 fn engine_given(job: &JobSpec) -> bool {
@@ -118,6 +151,15 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         }
         "grace_time" => o.exec.grace_time = Some(num(def, v)?),
         "std_redirect" => o.exec.std_redirect = Some(parse_bool(v)?),
+        "cpuload" => o.cpuio.cpuload = Some(num(def, v)?),
+        "cpuchunks" => o.cpuio.cpuchunks = Some(num(def, v)?),
+        "cpumode" => {
+            o.cpuio.cpumode = Some(match v.to_ascii_lowercase().as_str() {
+                "qsort" => CpuMode::Qsort,
+                _ => CpuMode::Noop,
+            })
+        }
+        "exit_on_io_done" => o.cpuio.exit_on_io_done = Some(parse_bool(v)?),
         other => unreachable!("engine options group and its table disagree on '{other}'"),
     }
     Ok(())
@@ -147,12 +189,23 @@ fn validate(job: &JobSpec) -> Result<(), JobProblem> {
     Ok(())
 }
 
-/// What the job needs for `exec` as fio runs it (fio's `FIO_NOIO`: the job
-/// ends by its runtime, whatever its size, and needs no size): a job of
-/// ioengine=exec with a runtime is time-based, and one without `size` or
-/// `filesize` plans one block a pass. Called once every option is applied.
+/// What the job needs for `exec` and `cpuio` as fio runs them (fio's
+/// `FIO_NOIO`: the job ends by its runtime, whatever its size, and needs no
+/// size): a job of either with a runtime is time-based, and one without
+/// `size` or `filesize` plans one block a pass. `cpuio` thinks after each
+/// call as fio's engine sets it (`thinktime` from `cpuload` and
+/// `cpuchunks`, one block, no spin). Called once every option is applied.
 pub fn finish(job: &mut JobSpec) {
-    if crate::engine::find(&job.engine).map(|e| e.name) != Some("exec") {
+    let engine = crate::engine::find(&job.engine).map(|e| e.name);
+    if engine == Some("cpuio") {
+        let c = &job.engine_opts.cpuio;
+        let p = &mut job.pacing;
+        p.thinktime_us = c.think_us(c.chunk_us());
+        p.thinktime_spin_us = 0;
+        p.thinktime_blocks = 1;
+        p.thinktime_issue = false;
+        job.files.nrfiles = 1;
+    } else if engine != Some("exec") {
         return;
     }
     job.time_based = job.runtime_us.is_some();
@@ -164,7 +217,7 @@ pub fn finish(job: &mut JobSpec) {
 
 /// The group.
 pub const GROUP: OptionGroup = OptionGroup {
-    name: "Engine options of e4defrag and exec",
+    name: "Engine options of e4defrag, exec and cpuio",
     options: OPTIONS,
     apply,
     validate,

@@ -63,6 +63,9 @@ pub struct FileSet {
     pub overwrite: bool,
     /// Read the files into the page cache before the job (`cache=warm`).
     pub pre_read: bool,
+    /// fio's `fill_device`: write until the file system is full (ENOSPC or
+    /// EDQUOT ends the job without an error); without `size`, no end but that.
+    pub fill_device: bool,
 }
 
 impl Default for FileSet {
@@ -81,6 +84,7 @@ impl Default for FileSet {
             fallocate: "native".into(),
             overwrite: false,
             pre_read: false,
+            fill_device: false,
         }
     }
 }
@@ -225,6 +229,19 @@ pub const OPTIONS: &[OptDef] = &[
         Kind::Bool,
         "fsync each file as the clone closes it",
     ),
+    OptDef {
+        aliases: &["fill_fs"],
+        ..opt(
+            "fill_device",
+            Kind::Bool,
+            "write until the file system is full: ENOSPC ends the job, without an error",
+        )
+    },
+    opt(
+        "create_serialize",
+        Kind::Bool,
+        "accepted: iolab lays out every file before the run, one after another",
+    ),
 ];
 
 /// Applies one of [`OPTIONS`].
@@ -266,6 +283,10 @@ fn apply(job: &mut JobSpec, def: &OptDef, v: &str) -> Result<(), JobProblem> {
         "fdatasync" => f.fdatasync = number(def, v)?,
         "end_fsync" => f.end_fsync = parse_bool(v)?,
         "fsync_on_close" => f.fsync_on_close = parse_bool(v)?,
+        "fill_device" => f.fill_device = parse_bool(v)?,
+        "create_serialize" => {
+            parse_bool(v)?;
+        }
         other => unreachable!("files group and its table disagree on '{other}'"),
     }
     Ok(())
@@ -293,6 +314,12 @@ fn validate(job: &JobSpec) -> Result<(), JobProblem> {
             "nrfiles ({}) × numjobs ({}) is more than {MAX_JOB_FILES} files",
             f.nrfiles, job.numjobs
         )));
+    }
+    let only_writes = job.writes() && !job.reads() && !job.trims();
+    if f.fill_device && (!only_writes || job.pattern != crate::job::spec::Pattern::Sequential) {
+        return Err(JobProblem::Invalid(
+            "fill_device=1 is supported for sequential writes (rw=write) only".into(),
+        ));
     }
     if f.fdatasync > 0 && job.fsync > 0 {
         return Err(JobProblem::Invalid(
