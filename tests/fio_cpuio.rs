@@ -135,7 +135,8 @@ fn cpuio_cpu_use_follows_cpuload_as_fio() {
         let (h, l) = (high.cpu / high.wall, low.cpu / low.wall);
         println!("{tool:?}: cpuload=80 used {h:.2} of a CPU, cpuload=10 {l:.2}");
         assert!(h > 2.0 * l, "{tool:?}: 80 %: {h:.2}, 10 %: {l:.2}");
-        assert!(h > 0.25, "{tool:?}: cpuload=80 used {h:.2} of a CPU");
+        // Other spinners may share the 2 CPUs: only a floor far below 0.8.
+        assert!(h > 0.1, "{tool:?}: cpuload=80 used {h:.2} of a CPU");
         assert!(l < 0.45, "{tool:?}: cpuload=10 used {l:.2} of a CPU");
         // Calls are reads of no bytes: 100 ms a call at 50 %, 62.5 ms at
         // 80 %, 500 ms at 10 % (fio's FIO_NOIO).
