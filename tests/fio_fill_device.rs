@@ -135,3 +135,36 @@ fn fill_device_other_than_sequential_writes_is_refused() {
         assert!(!d.path().join("f").exists(), "{rw}: nothing made");
     }
 }
+
+/// A job after `fill_device` on the same file is sized when it starts; its
+/// eviction warning counts the pages of the file as it is then (it said
+/// "2048 of 0 pages") and names tmpfs as the reason they stay.
+#[test]
+fn the_eviction_warning_counts_the_filled_file() {
+    let Some(fs) = Tmpfs::mount("fill_device", "8m") else {
+        return;
+    };
+    let out = bin()
+        .current_dir(fs.path())
+        .args([
+            "run",
+            "--no-store",
+            "--output-format=json",
+            "--filename=f",
+            "--bs=64k",
+        ])
+        .args(["--name=w", "--rw=write", "--fill_device=1"])
+        .args(["--name=r", "--rw=read", "--stonewall"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = parse_json(&out.stdout);
+    let pages = std::fs::metadata(fs.path().join("f")).unwrap().len() / 4096;
+    let warnings = v["iolab"]["warnings"].to_string();
+    let want = format!("{pages} of {pages} pages of f are still cached after eviction (tmpfs");
+    assert!(warnings.contains(&want), "{want} in {warnings}");
+}

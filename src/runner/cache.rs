@@ -34,6 +34,12 @@ pub fn apply(
     drop_caches: bool,
 ) -> Vec<String> {
     let mut warnings = Vec::new();
+    // A region not sized yet (a `fill_device` file, sized when its job
+    // starts) is the file as it is now.
+    let len = match len {
+        0 => std::fs::metadata(path).map_or(0, |m| m.len().saturating_sub(off)),
+        n => n,
+    };
     match policy {
         CachePolicy::Keep => {}
         CachePolicy::Warm => {
@@ -58,10 +64,14 @@ pub fn apply(
             }
             match measure(path, off, len).state {
                 Some(s) if s.cached > 0 => warnings.push(format!(
-                    "cache=cold: {} of {} pages of {} are still cached after eviction (mapped, locked or dirty elsewhere?)",
+                    "cache=cold: {} of {} pages of {} are still cached after eviction ({})",
                     s.cached,
                     s.pages,
-                    path.display()
+                    path.display(),
+                    match crate::sys::fs::memory_only(path) {
+                        Some(fs) => format!("{fs} keeps its files in memory"),
+                        None => "mapped, locked or dirty elsewhere?".into(),
+                    }
                 )),
                 Some(_) => {}
                 None => warnings.push(format!(
