@@ -140,6 +140,12 @@ fn python() -> &'static str {
     }
 }
 
+/// The iolab the shim runs: `IOLAB_FIO_T_BIN` (say, a release build for
+/// the time-based cases of a full run), else this build's.
+fn iolab_bin() -> std::ffi::OsString {
+    std::env::var_os("IOLAB_FIO_T_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_iolab").into())
+}
+
 /// True when the whole scripts are asked for (`IOLAB_FIO_T_FULL=1`).
 fn full() -> bool {
     std::env::var_os("IOLAB_FIO_T_FULL").is_some()
@@ -174,7 +180,7 @@ fn run_script(script: &Script, fio: &Path) -> (Vec<(String, bool)>, String) {
     let mut cmd = Command::new(python());
     cmd.current_dir(d.path())
         .arg(fio_t().join("t").join(script.file))
-        .env("IOLAB_BIN", env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_BIN", iolab_bin())
         .env("IOLAB_DB", common::test_db());
     match script.fio_flag {
         Some(flag) => cmd.arg(flag).arg(fio),
