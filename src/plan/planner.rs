@@ -38,16 +38,36 @@ pub struct Planner {
     extra_loops: u64,
     /// I/Os planned before the current loop began.
     issued_at_loop: u64,
+    /// Without [`PlanParams::pass_bytes`]: the bytes of all loops, where
+    /// the sequence ends (fio's `io_issue_bytes_exceeded`).
+    all_bytes: Option<u64>,
+    /// Bytes done since the last strided zone change, over all files
+    /// (fio's `td->zone_bytes`).
+    zone_bytes: u64,
 }
 
 impl Planner {
     /// A planner positioned before the first I/O.
     pub fn new(p: PlanParams) -> Planner {
         let rng = Draws::new(p.seed);
+        let all_bytes = match (p.pass_bytes, p.loops) {
+            (false, Some(loops)) => Some(p.access.bytes_limit.unwrap_or_else(|| {
+                let size: u64 = p.regions.iter().map(|r| r.len).sum();
+                size.saturating_mul(loops)
+            })),
+            _ => None,
+        };
         // fio ends a file's loop once its bytes are issued (the last I/O
-        // whole), or where the next block does not fit.
+        // whole), or where the next block does not fit; without
+        // `pass_bytes`, only where it does not fit (or all loops' bytes).
         let files = (p.regions.iter())
-            .map(|&region| FileState::new(region, region.len))
+            .map(|&region| {
+                let target = match all_bytes {
+                    Some(all) if region.len > 0 => all,
+                    _ => region.len,
+                };
+                FileState::new(region, target)
+            })
             .collect();
         let mut pl = Planner {
             p,
@@ -74,6 +94,8 @@ impl Planner {
             mark_loops: false,
             extra_loops: 0,
             issued_at_loop: 0,
+            all_bytes,
+            zone_bytes: 0,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -93,6 +115,7 @@ impl Planner {
 
     fn start_loop(&mut self) {
         let random = self.p.pattern == Pattern::Random;
+        self.zone_bytes = 0;
         for f in &mut self.files {
             let key = self.rng.next_u64();
             f.restart(
@@ -215,7 +238,16 @@ impl Planner {
     /// Starts the next loop over the regions; false when there is none.
     fn roll_over(&mut self) -> bool {
         self.loop_index += 1;
-        if self.past_last_loop(self.loop_index) {
+        // fio's keep_running after the loops, for `io_size` (without it
+        // the files are done, which ends the job).
+        if !self.p.pass_breaks
+            && self.p.access.bytes_limit.is_some()
+            && self.past_last_loop(self.loop_index)
+            && self.more_wanted(self.bytes)
+        {
+            self.extra_loops += 1;
+        }
+        if self.past_last_loop(self.loop_index) || self.all_issued() {
             return false;
         }
         self.start_loop();
@@ -324,6 +356,7 @@ impl Planner {
         f.finished = finished;
         self.issued += (len_out - self.batch_len) as u64;
         self.batch_len = len_out;
+        self.bytes += done - f.done;
         f.done = done;
         if !finished {
             prefetch_next_swaps(table, p, &mut self.rng);
@@ -362,6 +395,7 @@ impl Planner {
                 break;
             }
         }
+        self.bytes += done - f.done;
         f.done = done;
         f.finished = finished;
         self.issued += (n - self.batch_len) as u64;
@@ -372,6 +406,7 @@ impl Planner {
     fn generate(&mut self) -> Option<IoUnit> {
         if self.p.number_ios.is_some_and(|n| self.issued >= n)
             || (self.p.access.bytes_limit).is_some_and(|l| self.bytes >= l)
+            || self.all_issued()
         {
             return None;
         }
@@ -392,7 +427,9 @@ impl Planner {
             }
             let Some(i) = found else {
                 if self.p.pass_breaks {
-                    let last = self.past_last_loop(self.loop_index + 1);
+                    // fio's next loop would do nothing once all loops'
+                    // bytes are issued (it ends the job, no read-back).
+                    let last = self.past_last_loop(self.loop_index + 1) || self.all_issued();
                     self.pass_pending = !last;
                     return None;
                 }
@@ -407,7 +444,7 @@ impl Planner {
             let write = self.pick_write();
             let d = write as usize;
             if let Some(z) = self.p.access.zones
-                && self.files[i].enter_zone(z, d)
+                && self.files[i].enter_zone(z, d, &mut self.zone_bytes)
                 && self.p.access.map
             {
                 let key = self.rng.next_u64();
@@ -464,7 +501,7 @@ impl Planner {
             };
             let offset = f.base() + rel;
             f.last[d] = offset + len;
-            f.zone_bytes += len;
+            self.zone_bytes += len;
             f.done += len;
             if f.done >= f.target {
                 f.finished = true;
