@@ -617,7 +617,8 @@ EXPLAINED = [
      lambda o, f, A, B: f.startswith("read.") and _random_repeats(o)
      and _opt(o, "verify") is not None
      and (_same_nonzero(A, B, "write.io_bytes")
-          or (_variable_bs(o) and _close_bytes(o, A, B, "write.io_bytes")))
+          or (_variable_bs(o) and (_close_bytes(o, A, B, "write.io_bytes")
+                                   or _same_nonzero(A, B, "write.total_ios"))))
      and 0 < A[f] <= A[f.replace("read.", "write.")]
      and 0 < B[f] <= B[f.replace("read.", "write.")]),
     ("queued-sync-loops",
