@@ -515,7 +515,26 @@ def _ends_at_random(opts):
         return is_mixed(opts) or (":" in rw and _variable_bs(opts))
     dist = _opt(opts, "random_distribution")
     return (":" in rw or _opt(opts, "percentage_random") is not None
-            or (dist is not None and dist.split(":")[0] in ("zipf", "pareto", "normal")))
+            or (dist is not None and dist.split(":")[0] in ("zipf", "pareto", "normal"))
+            or _partial_last_zone(opts))
+
+
+def _partial_last_zone(opts):
+    """Strided zones whose last zone in a file is shorter than zonerange:
+    fio draws a random offset over the whole range (its last_block), and
+    one past the file's end ends the file's loop, so the I/Os done there
+    are RNG-dependent (iolab does the same with its own draws)."""
+    if _opt(opts, "zonemode") != "strided":
+        return False
+    zsize = _size(_opt(opts, "zonesize"))
+    zrange = _size(_opt(opts, "zonerange") or zsize)
+    stride = zrange + _size(_opt(opts, "zoneskip") or 0)
+    nfiles = int(_opt(opts, "nrfiles") or 1)
+    length = _size(_opt(opts, "size")) // nfiles
+    if length <= 0 or stride <= 0:
+        return False
+    last = (length - 1) // stride * stride
+    return length - last < zrange
 
 
 def _io_field(f):
@@ -570,15 +589,11 @@ EXPLAINED = [
     ("ends-at-random",
      "a random job that ends on a draw (a sequential run reaching the end of a file "
      "whose size is no multiple of the block, or a skewed draw in its last partial "
-     "block: fio ends the file there; iolab takes the last whole block): the I/Os "
-     "done before are RNG-dependent (docs/fio-compat.md, random_distribution)",
+     "block: fio ends the file there; iolab takes the last whole block; or a random "
+     "offset drawn over a strided zone's range that the file ends inside): the I/Os "
+     "done before are RNG-dependent (docs/fio-compat.md, random_distribution, zonerange)",
      lambda o, f, A, B: _ends_at_random(o) and _io_field(f)
      and (not f.endswith("io_bytes") or (0 <= A[f] <= _limit(o) and 0 <= B[f] <= _limit(o)))),
-    ("io_size-loops",
-     "io_size with loops > 1: fio 3.33 limits a pass to size and all passes to "
-     "io_size x loops counted from the start; iolab does io_size each loop "
-     "(docs/fio-compat.md, io_size)",
-     lambda o, f, A, B: _opt(o, "io_size") is not None and _loops(o) > 1 and _io_field(f)),
     ("verify-state-entries",
      "verify_state_save with sizes that vary: the state file lists up to iodepth "
      "completed writes, so its size follows the (RNG-dependent) write count",
@@ -597,9 +612,13 @@ EXPLAINED = [
      and sorted(A[f]) == sorted(B[f])),
     ("random-repeats-verify",
      "verify with random offsets that repeat: a rewritten block is read back once, "
-     "so the read-back is the distinct blocks written, RNG-dependent",
+     "so the read-back is the distinct blocks written, RNG-dependent (with drawn "
+     "sizes the writes' bytes differ too, by less than a largest block a loop)",
      lambda o, f, A, B: f.startswith("read.") and _random_repeats(o)
-     and _opt(o, "verify") is not None and _same_nonzero(A, B, "write.io_bytes")
+     and _opt(o, "verify") is not None
+     and (_same_nonzero(A, B, "write.io_bytes")
+          or (_variable_bs(o) and (_close_bytes(o, A, B, "write.io_bytes")
+                                   or _same_nonzero(A, B, "write.total_ios"))))
      and 0 < A[f] <= A[f.replace("read.", "write.")]
      and 0 < B[f] <= B[f.replace("read.", "write.")]),
     ("queued-sync-loops",

@@ -35,8 +35,6 @@ pub(super) struct FileState {
     pub skew: Option<Skew>,
     /// Start of the current strided zone, from the region's start.
     pub zone: u64,
-    /// Bytes done in the current zone.
-    pub zone_bytes: u64,
     /// The slots already covered this loop, when I/Os of the map can span
     /// several slots (sizes that vary): fio's axmap, in place of `order`.
     pub used: Option<FreeMap>,
@@ -54,7 +52,6 @@ impl FileState {
             finished: target == 0,
             skew: None,
             zone: 0,
-            zone_bytes: 0,
             used: None,
         }
     }
@@ -66,11 +63,12 @@ impl FileState {
     }
 
     /// Bytes random offsets spread over (fio's `last_block` size): the
-    /// region, or one zone of it.
+    /// region, or a zone's range, whole even where the file ends before
+    /// it (an offset past the end then ends the file's loop, as fio).
     #[inline]
     fn span(&self, zones: Option<Zones>) -> u64 {
         match zones {
-            Some(z) => z.range.min(self.region.len - self.zone),
+            Some(z) => z.range,
             None => self.region.len,
         }
     }
@@ -86,7 +84,6 @@ impl FileState {
     ) {
         self.done = 0;
         self.zone = 0;
-        self.zone_bytes = 0;
         self.last = [self.region.start; 2];
         self.finished = self.target == 0;
         if !random || self.finished {
@@ -120,13 +117,15 @@ impl FileState {
     }
 
     /// fio's `setup_strided_zone_mode`, before an I/O in direction `d`:
-    /// the next zone once `size` bytes are done in this one (wrapping at
-    /// the end), back to the zone's start past its range, and a new map
-    /// each time the zone's bytes pass a multiple of its range. True when
-    /// the map must be made anew.
-    pub fn enter_zone(&mut self, z: Zones, d: usize) -> bool {
-        if self.zone_bytes >= z.size {
-            self.zone_bytes = 0;
+    /// the next zone once `size` bytes are done (wrapping at the end),
+    /// back to the zone's start past its range, and a new map each time
+    /// the bytes pass a multiple of its range. True when the map must be
+    /// made anew. `zone_bytes` is the clone's (fio's `td->zone_bytes`, one
+    /// count over all its files, set back each loop): with several files,
+    /// the file whose I/O finds it past `size` moves on.
+    pub fn enter_zone(&mut self, z: Zones, d: usize, zone_bytes: &mut u64) -> bool {
+        if *zone_bytes >= z.size {
+            *zone_bytes = 0;
             self.zone = self.zone.saturating_add(z.range).saturating_add(z.skip);
             if self.zone >= self.region.len {
                 self.zone = 0;
@@ -136,7 +135,7 @@ impl FileState {
         if self.last[d] >= self.base().saturating_add(z.range) {
             self.last[d] = self.base();
         }
-        if self.zone_bytes.is_multiple_of(z.range) {
+        if zone_bytes.is_multiple_of(z.range) {
             self.last = [self.base(); 2];
             return true;
         }

@@ -3,7 +3,6 @@
 
 use super::draws::Draws;
 use super::offsets::FileState;
-use super::shuffle::{Order, below32};
 use super::sizes::pick_len;
 use super::unit::{IoUnit, PlanParams};
 use crate::job::{Mix, Pattern};
@@ -38,16 +37,36 @@ pub struct Planner {
     extra_loops: u64,
     /// I/Os planned before the current loop began.
     issued_at_loop: u64,
+    /// Without [`PlanParams::pass_bytes`]: the bytes of all loops, where
+    /// the sequence ends (fio's `io_issue_bytes_exceeded`).
+    all_bytes: Option<u64>,
+    /// Bytes done since the last strided zone change, over all files
+    /// (fio's `td->zone_bytes`).
+    zone_bytes: u64,
 }
 
 impl Planner {
     /// A planner positioned before the first I/O.
     pub fn new(p: PlanParams) -> Planner {
         let rng = Draws::new(p.seed);
+        let all_bytes = match (p.pass_bytes, p.loops) {
+            (false, Some(loops)) => Some(p.access.bytes_limit.unwrap_or_else(|| {
+                let size: u64 = p.regions.iter().map(|r| r.len).sum();
+                size.saturating_mul(loops)
+            })),
+            _ => None,
+        };
         // fio ends a file's loop once its bytes are issued (the last I/O
-        // whole), or where the next block does not fit.
+        // whole), or where the next block does not fit; without
+        // `pass_bytes`, only where it does not fit (or all loops' bytes).
         let files = (p.regions.iter())
-            .map(|&region| FileState::new(region, region.len))
+            .map(|&region| {
+                let target = match all_bytes {
+                    Some(all) if region.len > 0 => all,
+                    _ => region.len,
+                };
+                FileState::new(region, target)
+            })
             .collect();
         let mut pl = Planner {
             p,
@@ -74,6 +93,8 @@ impl Planner {
             mark_loops: false,
             extra_loops: 0,
             issued_at_loop: 0,
+            all_bytes,
+            zone_bytes: 0,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -93,6 +114,7 @@ impl Planner {
 
     fn start_loop(&mut self) {
         let random = self.p.pattern == Pattern::Random;
+        self.zone_bytes = 0;
         for f in &mut self.files {
             let key = self.rng.next_u64();
             f.restart(
@@ -130,32 +152,6 @@ impl Planner {
             Mix::Mixed => self.rng.below(100) as u32 >= self.p.rwmixread,
         }
     }
-}
-
-/// Asks the CPU to bring in the table entries the next batch will swap
-/// with, so they arrive while this batch's I/Os run instead of stalling the
-/// next refill on one cache miss per I/O (the kernel's copies between
-/// refills evict a large table from the caches). The batch's random numbers
-/// are drawn now and used then, so the sequence does not change.
-#[inline]
-fn prefetch_next_swaps(slots: &[u32], pos: usize, rng: &mut Draws) {
-    let n = slots.len();
-    for (p, &r) in (pos..n).zip(rng.fill_ahead()) {
-        let j = p + below32((r >> 32) as u32, (n - p) as u64) as usize;
-        prefetch(slots.as_ptr().wrapping_add(j));
-    }
-}
-
-/// A hint to load the cache line of `p`; no effect on the program's meaning.
-#[inline(always)]
-fn prefetch(p: *const u32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing into the program.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// I/Os generated ahead in one go: the table lookups of a batch overlap
@@ -215,7 +211,16 @@ impl Planner {
     /// Starts the next loop over the regions; false when there is none.
     fn roll_over(&mut self) -> bool {
         self.loop_index += 1;
-        if self.past_last_loop(self.loop_index) {
+        // fio's keep_running after the loops, for `io_size` (without it
+        // the files are done, which ends the job).
+        if !self.p.pass_breaks
+            && self.p.access.bytes_limit.is_some()
+            && self.past_last_loop(self.loop_index)
+            && self.more_wanted(self.bytes)
+        {
+            self.extra_loops += 1;
+        }
+        if self.past_last_loop(self.loop_index) || self.all_issued() {
             return false;
         }
         self.start_loop();
@@ -260,118 +265,11 @@ impl Planner {
         }
     }
 
-    /// The common case (one file, random reads, a shuffle table, no I/O
-    /// limit) without the general path's per-I/O decisions. It makes the
-    /// same random draws in the same order as [`Self::generate`], so the
-    /// sequence is identical; it stops at the end of a loop and leaves the
-    /// rollover to the general path.
-    fn refill_one_random_read(&mut self) {
-        let (lo, hi) = (self.p.bs_min, self.p.bs_max);
-        let span = hi - lo + 1;
-        let mask = if lo.is_power_of_two() {
-            !(lo - 1)
-        } else {
-            u64::MAX
-        };
-        let f = &mut self.files[0];
-        if f.finished {
-            return;
-        }
-        let Some(Order::Table { slots, pos }) = f.order.as_mut() else {
-            return;
-        };
-        let n = slots.len();
-        let (start, rlen, target) = (f.region.start, f.region.len, f.target);
-        // Locals, written back at the end, so the loop keeps them in registers.
-        let table = slots.as_mut_slice();
-        let mut p = *pos;
-        let mut done = f.done;
-        let mut finished = false;
-        let mut len_out = self.batch_len;
-        while len_out < BATCH {
-            // Drawn before the end-of-slots check, as the general path does.
-            let r = self.rng.next_u64();
-            if p >= n {
-                finished = true;
-                break;
-            }
-            let want = if lo == hi {
-                lo
-            } else {
-                (lo + below32(r as u32, span)) & mask
-            };
-            // Fisher-Yates step: slot p takes slot j's value and hands it out.
-            let j = p + below32((r >> 32) as u32, (n - p) as u64) as usize;
-            table.swap(p, j);
-            let rel = table[p] as u64 * lo;
-            p += 1;
-            let len = want.min(rlen - rel).min(target - done);
-            done += len;
-            self.batch[len_out % BATCH] = IoUnit {
-                file: 0,
-                offset: start + rel,
-                len: len as u32,
-                write: false,
-                trim: false,
-            };
-            len_out += 1;
-            if done >= target {
-                finished = true;
-                break;
-            }
-        }
-        *pos = p;
-        f.finished = finished;
-        self.issued += (len_out - self.batch_len) as u64;
-        self.batch_len = len_out;
-        f.done = done;
-        if !finished {
-            prefetch_next_swaps(table, p, &mut self.rng);
-        }
-    }
-
-    /// Random reads of one size without the map (`norandommap`): a draw,
-    /// a multiply, an I/O, as a bare `random() % blocks` loop. The same
-    /// draws as [`Self::generate`], so the same sequence; it stops at the
-    /// end of a loop and leaves the rollover to the general path.
-    fn refill_uniform_reads(&mut self) {
-        let bs = self.p.bs_min;
-        let f = &mut self.files[0];
-        if f.finished {
-            return;
-        }
-        let (start, blocks, target) = (f.region.start, f.region.len / bs, f.target);
-        let mut done = f.done;
-        let mut n = self.batch_len;
-        let mut finished = false;
-        while n < BATCH {
-            let r = self.rng.next_u64();
-            // The last I/O whole, past `size`, as fio's.
-            let len = bs;
-            self.batch[n % BATCH] = IoUnit {
-                file: 0,
-                offset: start + below32((r >> 32) as u32, blocks) * bs,
-                len: len as u32,
-                write: false,
-                trim: false,
-            };
-            n += 1;
-            done += len;
-            if done >= target {
-                finished = true;
-                break;
-            }
-        }
-        f.done = done;
-        f.finished = finished;
-        self.issued += (n - self.batch_len) as u64;
-        self.batch_len = n;
-    }
-
     #[inline(always)]
     fn generate(&mut self) -> Option<IoUnit> {
         if self.p.number_ios.is_some_and(|n| self.issued >= n)
             || (self.p.access.bytes_limit).is_some_and(|l| self.bytes >= l)
+            || self.all_issued()
         {
             return None;
         }
@@ -392,7 +290,9 @@ impl Planner {
             }
             let Some(i) = found else {
                 if self.p.pass_breaks {
-                    let last = self.past_last_loop(self.loop_index + 1);
+                    // fio's next loop would do nothing once all loops'
+                    // bytes are issued (it ends the job, no read-back).
+                    let last = self.past_last_loop(self.loop_index + 1) || self.all_issued();
                     self.pass_pending = !last;
                     return None;
                 }
@@ -407,7 +307,7 @@ impl Planner {
             let write = self.pick_write();
             let d = write as usize;
             if let Some(z) = self.p.access.zones
-                && self.files[i].enter_zone(z, d)
+                && self.files[i].enter_zone(z, d, &mut self.zone_bytes)
                 && self.p.access.map
             {
                 let key = self.rng.next_u64();
@@ -464,7 +364,7 @@ impl Planner {
             };
             let offset = f.base() + rel;
             f.last[d] = offset + len;
-            f.zone_bytes += len;
+            self.zone_bytes += len;
             f.done += len;
             if f.done >= f.target {
                 f.finished = true;
@@ -484,6 +384,9 @@ impl Planner {
 
 #[path = "planner_loops.rs"]
 mod loops;
+
+#[path = "planner_fast.rs"]
+mod fast;
 
 #[cfg(test)]
 #[path = "planner_tests.rs"]

@@ -52,33 +52,48 @@ impl Planner {
         false
     }
 
-    /// fio's `keep_running` after the last loop of a job that reads back
-    /// what it wrote: the files start over (its `clear_io_state`), so
-    /// another pass follows while `done` (the bytes written and read back
-    /// so far) is short of `io_size`, else of `size`, by a largest block
-    /// or more. Only at the end of the last pass, for a `loops` job
-    /// without `number_ios`; true when a pass was added.
-    pub fn another_pass(&mut self, done: u64) -> bool {
-        let Some(loops) = self.p.loops else {
-            return false;
-        };
+    /// fio's `keep_running` after the last loop: the files start over (its
+    /// `clear_io_state`), so another pass follows while `done` (the bytes
+    /// done so far, read-backs included) is short of `io_size`, else of
+    /// `size`, by a largest block or more. Without `io_size`, only for a
+    /// job that read back what it wrote (`reads_back`: fio's files are
+    /// otherwise done, which ends it). Only at the end of the last pass,
+    /// for a `loops` job without `number_ios`; true when a pass was added.
+    pub fn another_pass(&mut self, done: u64, reads_back: bool) -> bool {
         // fio ends a job whose pass did no I/O (its `fio_mark_td_terminate`).
         if self.pass_pending
             || !self.p.pass_breaks
-            || self.p.number_ios.is_some()
             || self.issued == self.issued_at_loop
+            || !(reads_back || self.p.access.bytes_limit.is_some())
+            || !self.more_wanted(done)
         {
+            return false;
+        }
+        self.extra_loops += 1;
+        self.pass_pending = true;
+        true
+    }
+
+    /// The test of [`Self::another_pass`] on `done` bytes: true when fio's
+    /// `keep_running` goes on after the `loops`.
+    pub(super) fn more_wanted(&self, done: u64) -> bool {
+        let Some(loops) = self.p.loops else {
+            return false;
+        };
+        if self.p.number_ios.is_some() || self.all_issued() {
             return false;
         }
         let limit = match self.p.access.bytes_limit {
             Some(l) => l / loops.max(1),
             None => self.p.regions.iter().map(|r| r.len).sum(),
         };
-        if done >= limit || limit - done < self.p.bs_max {
-            return false;
-        }
-        self.extra_loops += 1;
-        self.pass_pending = true;
-        true
+        done < limit && limit - done >= self.p.bs_max
+    }
+
+    /// True once the bytes of all loops are issued, without
+    /// [`super::PlanParams::pass_bytes`] (fio's `io_issue_bytes_exceeded`,
+    /// which its next pass then stops at before any I/O).
+    pub(super) fn all_issued(&self) -> bool {
+        self.all_bytes.is_some_and(|l| self.bytes >= l)
     }
 }

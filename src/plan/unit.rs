@@ -53,6 +53,14 @@ pub struct PlanParams {
     /// `time_based` pass), so the runner can drop the files' cached pages
     /// before the next one, as fio does (see [`super::Planner::next_pass`]).
     pub pass_breaks: bool,
+    /// A pass (fio's `do_io`) ends once it has issued the job's `size`
+    /// bytes, besides where its files end. fio 3.33 counts those bytes only
+    /// for queued I/Os: with a synchronous engine a pass ends where the
+    /// files do (a random map runs out, a sequential offset passes the
+    /// end) or at the bytes of all loops (`size`, else `io_size`, times
+    /// `loops`), so holes that wrap (`rw=write:4k`) or random offsets
+    /// without the map do every loop's bytes in the first pass.
+    pub pass_bytes: bool,
 }
 
 /// Most bytes of random-order tables the clones that run together may hold,
@@ -89,8 +97,9 @@ impl PlanParams {
             rwmixread: job.rwmixread,
             bs_min: job.bs_min,
             bs_max: job.bs_max,
-            // With io_size the passes go on until its bytes are done.
-            loops: (!job.time_based && access.bytes_limit.is_none()).then_some(job.loops),
+            // With io_size the passes go on after `loops` until its bytes
+            // are done ([`super::Planner::another_pass`]).
+            loops: (!job.time_based).then_some(job.loops),
             // fio counts number_ios over all loops: N per loop.
             number_ios: (job.number_ios).map(|n| {
                 if job.time_based {
@@ -107,6 +116,7 @@ impl PlanParams {
             // a write job that verifies reads back after each pass.
             pass_breaks: job.cache == CachePolicy::Cold && !job.direct
                 || job.verify.on() && job.verify.do_verify && job.mix != crate::job::Mix::Read,
+            pass_bytes: job.time_based || job.queued(),
         }
     }
 }

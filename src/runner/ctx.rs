@@ -275,10 +275,8 @@ impl Ctx<'_> {
         if !self.verify_written() {
             return false;
         }
-        if self.reads_back() {
-            let done = self.recs[0].bytes + self.recs[1].bytes;
-            self.look.another_pass(done);
-        }
+        let done = self.recs.iter().map(|d| d.bytes).sum();
+        self.look.another_pass(done, self.reads_back());
         if !self.look.next_pass(&self.fds, &mut self.advise) {
             return false;
         }

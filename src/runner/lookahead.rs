@@ -42,8 +42,8 @@ impl Lookahead {
     }
 
     /// See [`Planner::another_pass`].
-    pub fn another_pass(&mut self, done: u64) -> bool {
-        self.planner.another_pass(done)
+    pub fn another_pass(&mut self, done: u64, reads_back: bool) -> bool {
+        self.planner.another_pass(done, reads_back)
     }
 
     /// See [`Planner::ended_short`].

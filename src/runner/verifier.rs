@@ -12,7 +12,7 @@ use super::buffer::Contents;
 use super::ctx::Ctx;
 use super::iomem::IoBuf;
 use super::verify::{Layout, Mismatch, Stamp};
-use super::verify_state::{Completions, State, StateError};
+use super::verify_state::{Completions, State, StateError, logged_depth};
 use super::write_log::{WriteLog, Written};
 use crate::job::JobSpec;
 use crate::metrics::clock::now_ns;
@@ -127,7 +127,7 @@ impl Verifier {
             seeds: Xoshiro256PlusPlus::seed_from_u64(crate::plan::clone_seed(job, clone)),
             buf: IoBuf::page_aligned(job.bs_max as usize),
             completions: (v.state_save && job.mix != crate::job::Mix::Read)
-                .then(|| Completions::new(job.iodepth, files)),
+                .then(|| Completions::new(logged_depth(&job.engine, job.iodepth), files)),
             state,
             who: (job.name.clone(), index),
             out: VerifyTotals::default(),

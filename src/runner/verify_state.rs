@@ -192,6 +192,16 @@ pub struct Completions {
     blocks: u64,
 }
 
+/// The depth fio logs completions for (and writes in the state file):
+/// `iodepth`, which fio's io_uring engine rounds up to a power of two
+/// when it starts (`fio_ioring_init`: "ring depth must be a power-of-2").
+pub fn logged_depth(engine: &str, iodepth: u32) -> u32 {
+    match engine {
+        "io_uring" => iodepth.max(1).next_power_of_two(),
+        _ => iodepth,
+    }
+}
+
 impl Completions {
     /// Rings of `depth` for `files` files.
     pub fn new(depth: u32, files: usize) -> Completions {
