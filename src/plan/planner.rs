@@ -4,7 +4,7 @@
 use super::draws::Draws;
 use super::offsets::FileState;
 use super::sizes::pick_len;
-use super::unit::{IoUnit, PlanParams};
+use super::unit::{IoUnit, PlanParams, Region};
 use crate::job::{Mix, Pattern};
 
 /// Generates the I/Os of one clone in order.
@@ -37,16 +37,32 @@ pub struct Planner {
     extra_loops: u64,
     /// I/Os planned before the current loop began.
     issued_at_loop: u64,
+    /// Bytes planned before the current loop began.
+    bytes_at_loop: u64,
+    /// fio's limit of a pass over several files (`size`): see
+    /// [`Planner::loop_full`].
+    loop_limit: Option<u64>,
 }
 
 impl Planner {
     /// A planner positioned before the first I/O.
     pub fn new(p: PlanParams) -> Planner {
         let rng = Draws::new(p.seed);
-        // fio ends a file's loop once its bytes are issued (the last I/O
-        // whole), or where the next block does not fit.
+        // fio ends a loop once its bytes are issued (the last I/O whole),
+        // and a file's where the next block does not fit: with several
+        // files the bytes are the job's (`size`), a file has no share.
+        let loop_limit = (p.regions.len() > 1 && p.loops.is_some())
+            .then(|| p.regions.iter().map(|r| r.len).sum())
+            .filter(|_| p.access.bytes_limit.is_none());
+        let target = |r: Region| {
+            if loop_limit.is_some() {
+                u64::MAX
+            } else {
+                r.len
+            }
+        };
         let files = (p.regions.iter())
-            .map(|&region| FileState::new(region, region.len))
+            .map(|&region| FileState::new(region, target(region)))
             .collect();
         let mut pl = Planner {
             p,
@@ -73,6 +89,8 @@ impl Planner {
             mark_loops: false,
             extra_loops: 0,
             issued_at_loop: 0,
+            bytes_at_loop: 0,
+            loop_limit,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -193,6 +211,7 @@ impl Planner {
         }
         self.start_loop();
         self.issued_at_loop = self.issued;
+        self.bytes_at_loop = self.bytes;
         if self.mark_loops && self.p.loops.is_some() {
             self.loop_starts.push_back(self.issued);
         }
@@ -242,19 +261,8 @@ impl Planner {
         }
         let nfiles = self.files.len();
         loop {
-            // Find the next file (round robin) that still has work this loop.
-            let mut found = None;
-            if nfiles == 1 {
-                found = (!self.files[0].finished).then_some(0);
-            } else {
-                for k in 0..nfiles {
-                    let i = (self.next_file + k) % nfiles;
-                    if !self.files[i].finished {
-                        found = Some(i);
-                        break;
-                    }
-                }
-            }
+            // The next file (round robin) that still has work this loop.
+            let found = self.next_open_file();
             let Some(i) = found else {
                 if self.p.pass_breaks {
                     let last = self.past_last_loop(self.loop_index + 1);

@@ -6,6 +6,32 @@
 use super::Planner;
 
 impl Planner {
+    /// True when the current loop has issued its bytes: fio's `do_io`
+    /// ends a pass once the bytes issued reach `size` (the files' regions
+    /// together), whichever files they went to. A job over one file ends
+    /// its loop with the file's own target; a mix over several files,
+    /// whose directions each go through a file, ends here.
+    #[inline]
+    pub(super) fn loop_full(&self) -> bool {
+        (self.loop_limit).is_some_and(|l| self.bytes - self.bytes_at_loop >= l)
+    }
+
+    /// The next file, round robin from the last, with work left in this
+    /// loop; `None` when the loop is over.
+    #[inline]
+    pub(super) fn next_open_file(&self) -> Option<usize> {
+        let n = self.files.len();
+        if n == 1 {
+            return (!self.files[0].finished).then_some(0);
+        }
+        if self.loop_full() {
+            return None;
+        }
+        (0..n)
+            .map(|k| (self.next_file + k) % n)
+            .find(|&i| !self.files[i].finished)
+    }
+
     /// True when the sequence ended before the job's bytes were all issued
     /// (`size` per loop, or `io_size`): the last block did not fit, or the
     /// random map ran out. fio's loop then asks for one more I/O, and a
