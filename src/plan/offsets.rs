@@ -35,8 +35,6 @@ pub(super) struct FileState {
     pub skew: Option<Skew>,
     /// Start of the current strided zone, from the region's start.
     pub zone: u64,
-    /// Bytes done in the current zone.
-    pub zone_bytes: u64,
     /// The slots already covered this loop, when I/Os of the map can span
     /// several slots (sizes that vary): fio's axmap, in place of `order`.
     pub used: Option<FreeMap>,
@@ -54,7 +52,6 @@ impl FileState {
             finished: target == 0,
             skew: None,
             zone: 0,
-            zone_bytes: 0,
             used: None,
         }
     }
@@ -86,7 +83,6 @@ impl FileState {
     ) {
         self.done = 0;
         self.zone = 0;
-        self.zone_bytes = 0;
         self.last = [self.region.start; 2];
         self.finished = self.target == 0;
         if !random || self.finished {
@@ -120,13 +116,15 @@ impl FileState {
     }
 
     /// fio's `setup_strided_zone_mode`, before an I/O in direction `d`:
-    /// the next zone once `size` bytes are done in this one (wrapping at
-    /// the end), back to the zone's start past its range, and a new map
-    /// each time the zone's bytes pass a multiple of its range. True when
-    /// the map must be made anew.
-    pub fn enter_zone(&mut self, z: Zones, d: usize) -> bool {
-        if self.zone_bytes >= z.size {
-            self.zone_bytes = 0;
+    /// the next zone once `size` bytes are done in the zone (`zone_bytes`,
+    /// the job's: fio's `td->zone_bytes` counts the I/Os of all files, so
+    /// with several the zone moves on in the file whose turn it is), the
+    /// zone's start past its range (wrapping at the file's end), and a new
+    /// map and positions each time the bytes pass a multiple of its range.
+    /// True when the map must be made anew.
+    pub fn enter_zone(&mut self, z: Zones, d: usize, zone_bytes: &mut u64) -> bool {
+        if *zone_bytes >= z.size {
+            *zone_bytes = 0;
             self.zone = self.zone.saturating_add(z.range).saturating_add(z.skip);
             if self.zone >= self.region.len {
                 self.zone = 0;
@@ -136,7 +134,7 @@ impl FileState {
         if self.last[d] >= self.base().saturating_add(z.range) {
             self.last[d] = self.base();
         }
-        if self.zone_bytes.is_multiple_of(z.range) {
+        if zone_bytes.is_multiple_of(z.range) {
             self.last = [self.base(); 2];
             return true;
         }

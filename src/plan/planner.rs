@@ -39,6 +39,9 @@ pub struct Planner {
     issued_at_loop: u64,
     /// Bytes planned before the current loop began.
     bytes_at_loop: u64,
+    /// Bytes done in the current strided zone, over all files (fio's
+    /// `td->zone_bytes`).
+    zone_bytes: u64,
     /// fio's limit of a pass over several files (`size`): see
     /// [`Planner::loop_full`].
     loop_limit: Option<u64>,
@@ -90,6 +93,7 @@ impl Planner {
             extra_loops: 0,
             issued_at_loop: 0,
             bytes_at_loop: 0,
+            zone_bytes: 0,
             loop_limit,
         };
         let one_random_read = pl.files.len() == 1
@@ -109,6 +113,7 @@ impl Planner {
     }
 
     fn start_loop(&mut self) {
+        self.zone_bytes = 0;
         let random = self.p.pattern == Pattern::Random;
         for f in &mut self.files {
             let key = self.rng.next_u64();
@@ -280,7 +285,7 @@ impl Planner {
             let write = self.pick_write();
             let d = write as usize;
             if let Some(z) = self.p.access.zones
-                && self.files[i].enter_zone(z, d)
+                && self.files[i].enter_zone(z, d, &mut self.zone_bytes)
                 && self.p.access.map
             {
                 let key = self.rng.next_u64();
@@ -337,7 +342,7 @@ impl Planner {
             };
             let offset = f.base() + rel;
             f.last[d] = offset + len;
-            f.zone_bytes += len;
+            self.zone_bytes += len;
             f.done += len;
             if f.done >= f.target {
                 f.finished = true;
