@@ -39,6 +39,8 @@ pub struct Planner {
     issued_at_loop: u64,
     /// Bytes planned before the current loop began.
     bytes_at_loop: u64,
+    /// Writes planned in all (fio's `io_issues[DDIR_WRITE]`).
+    writes: u64,
     /// Bytes done in the current strided zone, over all files (fio's
     /// `td->zone_bytes`).
     zone_bytes: u64,
@@ -93,6 +95,7 @@ impl Planner {
             extra_loops: 0,
             issued_at_loop: 0,
             bytes_at_loop: 0,
+            writes: 0,
             zone_bytes: 0,
             loop_limit,
         };
@@ -265,6 +268,7 @@ impl Planner {
             return None;
         }
         let nfiles = self.files.len();
+        let mut sync_turn = self.sync_due();
         loop {
             // The next file (round robin) that still has work this loop.
             let found = self.next_open_file();
@@ -277,10 +281,15 @@ impl Planner {
                 if !self.roll_over() {
                     return None;
                 }
+                // A new loop forgets the last sync (fio's last_was_sync).
+                sync_turn = self.sync_due();
                 continue;
             };
             if nfiles > 1 {
                 self.next_file = if i + 1 == nfiles { 0 } else { i + 1 };
+            }
+            if std::mem::take(&mut sync_turn) {
+                continue;
             }
             let write = self.pick_write();
             let d = write as usize;
@@ -348,6 +357,7 @@ impl Planner {
                 f.finished = true;
             }
             self.issued += 1;
+            self.writes += u64::from(write);
             self.bytes += len;
             return Some(IoUnit {
                 file: i as u16,

@@ -16,6 +16,17 @@ impl Planner {
         (self.loop_limit).is_some_and(|l| self.bytes - self.bytes_at_loop >= l)
     }
 
+    /// True when fio's next fetch is a sync (`fsync=N`: the writes are a
+    /// multiple of N, and the last fetch was no sync, which a fetch for
+    /// an I/O never is; io_u.c `get_rw_ddir`). fio picks the sync's file
+    /// round robin like an I/O's (`set_io_u_file`), so over several files
+    /// the sync takes a turn and the next I/O goes to the file after.
+    #[inline]
+    pub(super) fn sync_due(&self) -> bool {
+        let n = self.p.sync_every;
+        n > 0 && self.files.len() > 1 && self.writes > 0 && self.writes.is_multiple_of(n)
+    }
+
     /// The next file, round robin from the last, with work left in this
     /// loop; `None` when the loop is over.
     #[inline]

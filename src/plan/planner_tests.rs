@@ -20,6 +20,7 @@ fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams
         tables: true,
         access: crate::plan::access::AccessPlan::plain(bs.0, bs.1),
         pass_breaks: false,
+        sync_every: 0,
     }
 }
 

@@ -53,6 +53,10 @@ pub struct PlanParams {
     /// `time_based` pass), so the runner can drop the files' cached pages
     /// before the next one, as fio does (see [`super::Planner::next_pass`]).
     pub pass_breaks: bool,
+    /// A write job's `fsync=N` (`fdatasync=N`), 0 for none: fio fetches
+    /// each sync as an I/O, and it takes a file's turn (see
+    /// [`super::Planner`]).
+    pub sync_every: u64,
 }
 
 /// Most bytes of random-order tables the clones that run together may hold,
@@ -107,6 +111,11 @@ impl PlanParams {
             // a write job that verifies reads back after each pass.
             pass_breaks: job.cache == CachePolicy::Cold && !job.direct
                 || job.verify.on() && job.verify.do_verify && job.mix != crate::job::Mix::Read,
+            sync_every: if job.writes() {
+                job.fsync.max(job.files.fdatasync)
+            } else {
+                0
+            },
         }
     }
 }
