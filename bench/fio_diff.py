@@ -525,6 +525,15 @@ def _holes_drawn_sizes(opts):
     return not rw.startswith("rand") and ":" in rw and _variable_bs(opts)
 
 
+def _zones_drawn_sizes(opts):
+    """Sequential strided zones with drawn sizes: a zone ends once its bytes
+    reach zonesize, so where each zone ends, and whether a file's last zone
+    runs past its end (ending the file), follows the draws."""
+    rw = str(_opt(opts, "rw"))
+    return (not rw.startswith("rand") and _opt(opts, "zonemode") == "strided"
+            and _variable_bs(opts))
+
+
 def _partial_last_block(opts):
     """A file's region is no multiple of the largest size: a random draw of
     its last, partial block ends the file (both tools)."""
@@ -617,6 +626,14 @@ EXPLAINED = [
      "is RNG-dependent (docs/fio-compat.md, Differences)",
      lambda o, f, A, B: f == "files" and _holes_drawn_sizes(o) and _grows_as_written(o)
      and sorted(A[f]) == sorted(B[f])),
+    ("zones-drawn-sizes",
+     "sequential zonemode=strided with bsrange/bssplit: a zone moves on once its "
+     "bytes reach zonesize, so the zones' ends, and where a file's last zone runs "
+     "past its end, follow each tool's drawn sizes (docs/fio-compat.md, Differences)",
+     lambda o, f, A, B: _zones_drawn_sizes(o) and (
+         (_io_field(f) and (not f.endswith("io_bytes")
+                            or (0 < A[f] <= _limit(o) and 0 < B[f] <= _limit(o))))
+         or (f == "files" and sorted(A[f]) == sorted(B[f])))),
     ("random-repeats-verify",
      "verify with random offsets that repeat: a rewritten block is read back once, "
      "so the read-back is the distinct blocks written, RNG-dependent",
