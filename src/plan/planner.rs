@@ -47,6 +47,8 @@ pub struct Planner {
     /// fio's limit of a pass over several files (`size`): see
     /// [`Planner::loop_full`].
     loop_limit: Option<u64>,
+    /// Bytes of all loops together (fio's `io_issue_bytes_exceeded`).
+    total_limit: Option<u64>,
 }
 
 impl Planner {
@@ -56,9 +58,14 @@ impl Planner {
         // fio ends a loop once its bytes are issued (the last I/O whole),
         // and a file's where the next block does not fit: with several
         // files the bytes are the job's (`size`), a file has no share.
+        let size: u64 = p.regions.iter().map(|r| r.len).sum();
         let loop_limit = (p.regions.len() > 1 && p.loops.is_some())
-            .then(|| p.regions.iter().map(|r| r.len).sum())
+            .then_some(size)
             .filter(|_| p.access.bytes_limit.is_none());
+        // And no pass goes on once the bytes of all loops are issued
+        // (`io_issue_bytes_exceeded`: `size`, or `io_size`, times `loops`),
+        // so a last I/O issued whole takes its excess from the last loop.
+        let total_limit = (p.access.bytes_limit).or(p.loops.map(|l| size.saturating_mul(l)));
         let target = |r: Region| {
             if loop_limit.is_some() {
                 u64::MAX
@@ -98,6 +105,7 @@ impl Planner {
             writes: 0,
             zone_bytes: 0,
             loop_limit,
+            total_limit,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -110,7 +118,10 @@ impl Planner {
         pl.fast_nomap = one_random_read
             && !pl.p.access.map
             && pl.p.bs_min == pl.p.bs_max
-            && pl.p.regions[0].len / pl.p.bs_min <= 1 << 32;
+            && pl.p.regions[0].len / pl.p.bs_min <= 1 << 32
+            // It issues the last block whole and leaves the cut of the
+            // excess from the last loop (`total_limit`) to the general path.
+            && (pl.p.loops.is_none_or(|l| l <= 1) || pl.p.regions[0].len.is_multiple_of(pl.p.bs_min));
         pl.start_loop();
         pl
     }
@@ -263,7 +274,7 @@ impl Planner {
     #[inline(always)]
     fn generate(&mut self) -> Option<IoUnit> {
         if self.p.number_ios.is_some_and(|n| self.issued >= n)
-            || (self.p.access.bytes_limit).is_some_and(|l| self.bytes >= l)
+            || (self.total_limit).is_some_and(|l| self.bytes >= l)
         {
             return None;
         }
