@@ -537,6 +537,29 @@ def _partial_last_zone(opts):
     return length - last < zrange
 
 
+def _holes_drawn_sizes(opts):
+    """Sequential holes (rw=write:-4k) with drawn sizes: the next offset is
+    the last I/O's end plus the hole, so where the I/Os go follows the draws."""
+    rw = str(_opt(opts, "rw"))
+    return not rw.startswith("rand") and ":" in rw and _variable_bs(opts)
+
+
+def _zones_drawn_sizes(opts):
+    """Sequential strided zones with drawn sizes: a zone ends once its bytes
+    reach zonesize, so where each zone ends, and whether a file's last zone
+    runs past its end (ending the file), follows the draws."""
+    rw = str(_opt(opts, "rw"))
+    return (not rw.startswith("rand") and _opt(opts, "zonemode") == "strided"
+            and _variable_bs(opts))
+
+
+def _partial_last_block(opts):
+    """A file's region is no multiple of the largest size: a random draw of
+    its last, partial block ends the file (both tools)."""
+    per_file = _size(_opt(opts, "size") or 0) // max(1, int(_opt(opts, "nrfiles") or 1))
+    return per_file % _bs_limits(opts) != 0
+
+
 def _io_field(f):
     return f.endswith("total_ios") or f.endswith("io_bytes") or f == "sync.N"
 
@@ -576,10 +599,12 @@ EXPLAINED = [
     ("per-direction-bs-map",
      "random I/O with the map and a different smallest size per direction: fio 3.33 "
      "ends the job once its map (indexed in the wrong unit) says the end is free; "
-     "iolab covers the region (docs/fio-compat.md, bs)",
+     "iolab covers the region, or ends on a draw of its last, partial block "
+     "(docs/fio-compat.md, bs)",
      lambda o, f, A, B: _per_dir_map(o) and (f.endswith("io_bytes") or f.endswith("total_ios")
                                            or f == "sync.N")
-     and A.get(f.replace("total_ios", "io_bytes"), 0) <= B.get(f.replace("total_ios", "io_bytes"), 0)),
+     and (A.get(f.replace("total_ios", "io_bytes"), 0) <= B.get(f.replace("total_ios", "io_bytes"), 0)
+          or _partial_last_block(o))),
     ("queued-sync-pileup",
      "fsync/fdatasync with io_uring or posixaio: fio queues its syncs and asks for "
      "another at every I/O until one completes, up to iodepth a sync point; iolab "
@@ -610,6 +635,20 @@ EXPLAINED = [
      "is RNG-dependent",
      lambda o, f, A, B: f == "files" and _random_repeats(o) and _grows_as_written(o)
      and sorted(A[f]) == sorted(B[f])),
+    ("holes-drawn-sizes-files",
+     "holes (rw=write:-4k) with bsrange/bssplit: each offset follows the last drawn "
+     "size, so the highest block written, the size of a file that grows as written, "
+     "is RNG-dependent (docs/fio-compat.md, Differences)",
+     lambda o, f, A, B: f == "files" and _holes_drawn_sizes(o) and _grows_as_written(o)
+     and sorted(A[f]) == sorted(B[f])),
+    ("zones-drawn-sizes",
+     "sequential zonemode=strided with bsrange/bssplit: a zone moves on once its "
+     "bytes reach zonesize, so the zones' ends, and where a file's last zone runs "
+     "past its end, follow each tool's drawn sizes (docs/fio-compat.md, Differences)",
+     lambda o, f, A, B: _zones_drawn_sizes(o) and (
+         (_io_field(f) and (not f.endswith("io_bytes")
+                            or (0 < A[f] <= _limit(o) and 0 < B[f] <= _limit(o))))
+         or (f == "files" and sorted(A[f]) == sorted(B[f])))),
     ("random-repeats-verify",
      "verify with random offsets that repeat: a rewritten block is read back once, "
      "so the read-back is the distinct blocks written, RNG-dependent (with drawn "

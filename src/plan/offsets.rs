@@ -117,12 +117,12 @@ impl FileState {
     }
 
     /// fio's `setup_strided_zone_mode`, before an I/O in direction `d`:
-    /// the next zone once `size` bytes are done (wrapping at the end),
-    /// back to the zone's start past its range, and a new map each time
-    /// the bytes pass a multiple of its range. True when the map must be
-    /// made anew. `zone_bytes` is the clone's (fio's `td->zone_bytes`, one
-    /// count over all its files, set back each loop): with several files,
-    /// the file whose I/O finds it past `size` moves on.
+    /// the next zone once `size` bytes are done in the zone (`zone_bytes`,
+    /// the job's: fio's `td->zone_bytes` counts the I/Os of all files, so
+    /// with several the zone moves on in the file whose turn it is), the
+    /// zone's start past its range (wrapping at the file's end), and a new
+    /// map and positions each time the bytes pass a multiple of its range.
+    /// True when the map must be made anew.
     pub fn enter_zone(&mut self, z: Zones, d: usize, zone_bytes: &mut u64) -> bool {
         if *zone_bytes >= z.size {
             *zone_bytes = 0;

@@ -4,7 +4,7 @@
 use super::draws::Draws;
 use super::offsets::FileState;
 use super::sizes::pick_len;
-use super::unit::{IoUnit, PlanParams};
+use super::unit::{IoUnit, PlanParams, Region};
 use crate::job::{Mix, Pattern};
 
 /// Generates the I/Os of one clone in order.
@@ -37,36 +37,43 @@ pub struct Planner {
     extra_loops: u64,
     /// I/Os planned before the current loop began.
     issued_at_loop: u64,
-    /// Without [`PlanParams::pass_bytes`]: the bytes of all loops, where
-    /// the sequence ends (fio's `io_issue_bytes_exceeded`).
-    all_bytes: Option<u64>,
-    /// Bytes done since the last strided zone change, over all files
-    /// (fio's `td->zone_bytes`).
+    /// Bytes planned before the current loop began.
+    bytes_at_loop: u64,
+    /// Writes planned in all (fio's `io_issues[DDIR_WRITE]`).
+    writes: u64,
+    /// Bytes done in the current strided zone, over all files (fio's
+    /// `td->zone_bytes`).
     zone_bytes: u64,
+    /// fio's limit of a pass over several files (`size`): see
+    /// [`Planner::loop_full`].
+    loop_limit: Option<u64>,
+    /// Bytes of all loops together (fio's `io_issue_bytes_exceeded`).
+    total_limit: Option<u64>,
 }
 
 impl Planner {
     /// A planner positioned before the first I/O.
     pub fn new(p: PlanParams) -> Planner {
         let rng = Draws::new(p.seed);
-        let all_bytes = match (p.pass_bytes, p.loops) {
-            (false, Some(loops)) => Some(p.access.bytes_limit.unwrap_or_else(|| {
-                let size: u64 = p.regions.iter().map(|r| r.len).sum();
-                size.saturating_mul(loops)
-            })),
-            _ => None,
+        // A pass ends once its files end or, with a queued engine or
+        // time_based (`pass_bytes`: fio's do_io counts `bytes_issued` only
+        // for queued I/Os), once the loop's bytes are issued: with several
+        // files the job's (`size`), a file has no share. And no pass goes
+        // on once the bytes of all loops are issued
+        // (`io_issue_bytes_exceeded`: `size`, or `io_size`, times `loops`),
+        // so a last I/O issued whole takes its excess from the last loop.
+        let size: u64 = p.regions.iter().map(|r| r.len).sum();
+        let total_limit = (p.access.bytes_limit).or(p.loops.map(|l| size.saturating_mul(l)));
+        let loop_limit = (p.pass_bytes && p.regions.len() > 1 && p.loops.is_some())
+            .then_some(size)
+            .filter(|_| p.access.bytes_limit.is_none());
+        let target = |r: Region| match (loop_limit, total_limit) {
+            (Some(_), _) => u64::MAX,
+            (None, Some(all)) if !p.pass_bytes && r.len > 0 => all,
+            _ => r.len,
         };
-        // fio ends a file's loop once its bytes are issued (the last I/O
-        // whole), or where the next block does not fit; without
-        // `pass_bytes`, only where it does not fit (or all loops' bytes).
         let files = (p.regions.iter())
-            .map(|&region| {
-                let target = match all_bytes {
-                    Some(all) if region.len > 0 => all,
-                    _ => region.len,
-                };
-                FileState::new(region, target)
-            })
+            .map(|&region| FileState::new(region, target(region)))
             .collect();
         let mut pl = Planner {
             p,
@@ -93,8 +100,11 @@ impl Planner {
             mark_loops: false,
             extra_loops: 0,
             issued_at_loop: 0,
-            all_bytes,
+            bytes_at_loop: 0,
+            writes: 0,
             zone_bytes: 0,
+            loop_limit,
+            total_limit,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -107,14 +117,17 @@ impl Planner {
         pl.fast_nomap = one_random_read
             && !pl.p.access.map
             && pl.p.bs_min == pl.p.bs_max
-            && pl.p.regions[0].len / pl.p.bs_min <= 1 << 32;
+            && pl.p.regions[0].len / pl.p.bs_min <= 1 << 32
+            // It issues the last block whole and leaves the cut of the
+            // excess from the last loop (`total_limit`) to the general path.
+            && (pl.p.loops.is_none_or(|l| l <= 1) || pl.p.regions[0].len.is_multiple_of(pl.p.bs_min));
         pl.start_loop();
         pl
     }
 
     fn start_loop(&mut self) {
-        let random = self.p.pattern == Pattern::Random;
         self.zone_bytes = 0;
+        let random = self.p.pattern == Pattern::Random;
         for f in &mut self.files {
             let key = self.rng.next_u64();
             f.restart(
@@ -225,6 +238,7 @@ impl Planner {
         }
         self.start_loop();
         self.issued_at_loop = self.issued;
+        self.bytes_at_loop = self.bytes;
         if self.mark_loops && self.p.loops.is_some() {
             self.loop_starts.push_back(self.issued);
         }
@@ -268,26 +282,15 @@ impl Planner {
     #[inline(always)]
     fn generate(&mut self) -> Option<IoUnit> {
         if self.p.number_ios.is_some_and(|n| self.issued >= n)
-            || (self.p.access.bytes_limit).is_some_and(|l| self.bytes >= l)
-            || self.all_issued()
+            || (self.total_limit).is_some_and(|l| self.bytes >= l)
         {
             return None;
         }
         let nfiles = self.files.len();
+        let mut sync_turn = self.sync_due();
         loop {
-            // Find the next file (round robin) that still has work this loop.
-            let mut found = None;
-            if nfiles == 1 {
-                found = (!self.files[0].finished).then_some(0);
-            } else {
-                for k in 0..nfiles {
-                    let i = (self.next_file + k) % nfiles;
-                    if !self.files[i].finished {
-                        found = Some(i);
-                        break;
-                    }
-                }
-            }
+            // The next file (round robin) that still has work this loop.
+            let found = self.next_open_file();
             let Some(i) = found else {
                 if self.p.pass_breaks {
                     // fio's next loop would do nothing once all loops'
@@ -299,10 +302,15 @@ impl Planner {
                 if !self.roll_over() {
                     return None;
                 }
+                // A new loop forgets the last sync (fio's last_was_sync).
+                sync_turn = self.sync_due();
                 continue;
             };
             if nfiles > 1 {
                 self.next_file = if i + 1 == nfiles { 0 } else { i + 1 };
+            }
+            if std::mem::take(&mut sync_turn) {
+                continue;
             }
             let write = self.pick_write();
             let d = write as usize;
@@ -370,6 +378,7 @@ impl Planner {
                 f.finished = true;
             }
             self.issued += 1;
+            self.writes += u64::from(write);
             self.bytes += len;
             return Some(IoUnit {
                 file: i as u16,

@@ -1,6 +1,6 @@
-//! The planner's fast paths: one file of random reads, with a shuffle
-//! table or without the map, in tight loops that make the same draws as
-//! the general path (so the same sequence).
+//! The planner's fast paths: the common cases (one file, random reads)
+//! without the general path's per-I/O decisions, making the same draws in
+//! the same order, so the same sequence.
 
 use super::{BATCH, Planner};
 use crate::plan::draws::Draws;

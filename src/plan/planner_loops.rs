@@ -6,6 +6,43 @@
 use super::Planner;
 
 impl Planner {
+    /// True when the current loop has issued its bytes: fio's `do_io`
+    /// ends a pass once the bytes issued reach `size` (the files' regions
+    /// together), whichever files they went to. A job over one file ends
+    /// its loop with the file's own target; a mix over several files,
+    /// whose directions each go through a file, ends here.
+    #[inline]
+    pub(super) fn loop_full(&self) -> bool {
+        (self.loop_limit).is_some_and(|l| self.bytes - self.bytes_at_loop >= l)
+    }
+
+    /// True when fio's next fetch is a sync (`fsync=N`: the writes are a
+    /// multiple of N, and the last fetch was no sync, which a fetch for
+    /// an I/O never is; io_u.c `get_rw_ddir`). fio picks the sync's file
+    /// round robin like an I/O's (`set_io_u_file`), so over several files
+    /// the sync takes a turn and the next I/O goes to the file after.
+    #[inline]
+    pub(super) fn sync_due(&self) -> bool {
+        let n = self.p.sync_every;
+        n > 0 && self.files.len() > 1 && self.writes > 0 && self.writes.is_multiple_of(n)
+    }
+
+    /// The next file, round robin from the last, with work left in this
+    /// loop; `None` when the loop is over.
+    #[inline]
+    pub(super) fn next_open_file(&self) -> Option<usize> {
+        let n = self.files.len();
+        if n == 1 {
+            return (!self.files[0].finished).then_some(0);
+        }
+        if self.loop_full() {
+            return None;
+        }
+        (0..n)
+            .map(|k| (self.next_file + k) % n)
+            .find(|&i| !self.files[i].finished)
+    }
+
     /// True when the sequence ended before the job's bytes were all issued
     /// (`size` per loop, or `io_size`): the last block did not fit, or the
     /// random map ran out. fio's loop then asks for one more I/O, and a
@@ -90,10 +127,10 @@ impl Planner {
         done < limit && limit - done >= self.p.bs_max
     }
 
-    /// True once the bytes of all loops are issued, without
-    /// [`super::PlanParams::pass_bytes`] (fio's `io_issue_bytes_exceeded`,
-    /// which its next pass then stops at before any I/O).
+    /// True once the bytes of all loops are issued (fio's
+    /// `io_issue_bytes_exceeded`, which its next pass then stops at before
+    /// any I/O).
     pub(super) fn all_issued(&self) -> bool {
-        self.all_bytes.is_some_and(|l| self.bytes >= l)
+        self.total_limit.is_some_and(|l| self.bytes >= l)
     }
 }

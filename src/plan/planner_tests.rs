@@ -21,6 +21,7 @@ fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams
         access: crate::plan::access::AccessPlan::plain(bs.0, bs.1),
         pass_breaks: false,
         pass_bytes: true,
+        sync_every: 0,
     }
 }
 
@@ -140,8 +141,12 @@ fn number_ios_and_mix() {
 
 #[test]
 fn norandommap_fast_path_makes_the_same_sequence() {
-    for (size, bs) in [(64 * 4096, 4096), (64 * 4096 + 100, 4096), (1 << 20, 512)] {
-        let mut p = params(Pattern::Random, size, (bs, bs), 3);
+    for (size, bs, loops) in [
+        (64 * 4096, 4096, 3),
+        (64 * 4096 + 100, 4096, 1),
+        (1 << 20, 512, 3),
+    ] {
+        let mut p = params(Pattern::Random, size, (bs, bs), loops);
         p.access.map = false;
         let fast = Planner::new(p.clone());
         assert!(fast.fast_nomap && !fast.fast);
@@ -149,7 +154,7 @@ fn norandommap_fast_path_makes_the_same_sequence() {
         slow.fast_nomap = false;
         let (a, b): (Vec<_>, Vec<_>) = (fast.collect(), slow.collect());
         // fio: a loop ends once its bytes are issued, the last I/O whole.
-        assert_eq!(a.len() as u64, 3 * size.div_ceil(bs));
+        assert_eq!(a.len() as u64, loops * size.div_ceil(bs));
         assert_eq!(a, b, "size {size} bs {bs}");
         let distinct: std::collections::BTreeSet<u64> = a.iter().map(|io| io.offset).collect();
         assert!(distinct.len() < a.len(), "offsets repeat without the map");
@@ -189,15 +194,29 @@ fn a_pass_without_io_adds_no_pass() {
     let mut pl = Planner::new(p.clone());
     assert_eq!(pl.by_ref().count(), 0);
     assert!(!pl.another_pass(0, true));
-    // A pass that did I/O short of size adds one.
+    // A pass that did I/O short of size adds none once all loops' bytes
+    // are issued: fio's next pass would issue nothing
+    // (io_issue_bytes_exceeded) and end the job, with no read-back.
     let mut p = params(Pattern::Sequential, 64 * 4096, (4096, 4096), 1);
     p.pass_breaks = true;
     let mut pl = Planner::new(p);
     assert_eq!(pl.by_ref().count(), 64);
-    assert!(pl.another_pass(4096, true));
-    assert!(pl.next_pass());
-    assert_eq!(pl.by_ref().count(), 64);
-    assert!(!pl.another_pass(128 * 4096, true));
+    assert!(!pl.another_pass(4096, true));
+    assert!(!pl.next_pass());
+    assert_eq!(pl.by_ref().count(), 0);
+}
+
+#[test]
+fn the_last_loop_gives_back_what_the_others_issued_past_size() {
+    // fio's io_issue_bytes_exceeded: no I/O once size x loops bytes are
+    // issued, so a loop that ends on its bytes with its last block whole
+    // (no map, a size no multiple of the block) takes it from the last.
+    let size = 64 * 4096 + 100;
+    let mut p = params(Pattern::Random, size, (4096, 4096), 3);
+    p.access.map = false;
+    let pl = Planner::new(p);
+    assert!(!pl.fast_nomap);
+    assert_eq!(pl.count() as u64, (3 * size).div_ceil(4096));
 }
 
 #[test]

@@ -61,6 +61,10 @@ pub struct PlanParams {
     /// `loops`), so holes that wrap (`rw=write:4k`) or random offsets
     /// without the map do every loop's bytes in the first pass.
     pub pass_bytes: bool,
+    /// A write job's `fsync=N` (`fdatasync=N`), 0 for none: fio fetches
+    /// each sync as an I/O, and it takes a file's turn (see
+    /// [`super::Planner`]).
+    pub sync_every: u64,
 }
 
 /// Most bytes of random-order tables the clones that run together may hold,
@@ -117,6 +121,11 @@ impl PlanParams {
             pass_breaks: job.cache == CachePolicy::Cold && !job.direct
                 || job.verify.on() && job.verify.do_verify && job.mix != crate::job::Mix::Read,
             pass_bytes: job.time_based || job.queued(),
+            sync_every: if job.writes() {
+                job.fsync.max(job.files.fdatasync)
+            } else {
+                0
+            },
         }
     }
 }
