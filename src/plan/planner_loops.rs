@@ -95,7 +95,7 @@ impl Planner {
     /// `size`, by a largest block or more. Without `io_size`, only for a
     /// job that read back what it wrote (`reads_back`: fio's files are
     /// otherwise done, which ends it). Only at the end of the last pass,
-    /// for a `loops` job without `number_ios`; true when a pass was added.
+    /// for a `loops` job short of its `number_ios`; true when a pass was added.
     pub fn another_pass(&mut self, done: u64, reads_back: bool) -> bool {
         // fio ends a job whose pass did no I/O (its `fio_mark_td_terminate`).
         if self.pass_pending
@@ -117,7 +117,7 @@ impl Planner {
         let Some(loops) = self.p.loops else {
             return false;
         };
-        if self.p.number_ios.is_some() || self.all_issued() {
+        if self.p.number_ios.is_some_and(|n| self.issued >= n) || self.all_issued() {
             return false;
         }
         let limit = match self.p.access.bytes_limit {
