@@ -607,10 +607,11 @@ EXPLAINED = [
           or _partial_last_block(o))),
     ("queued-sync-pileup",
      "fsync/fdatasync with io_uring or posixaio: fio queues its syncs and asks for "
-     "another at every I/O until one completes, up to iodepth a sync point; iolab "
-     "syncs once a point (docs/fio-compat.md, fsync)",
+     "another at every I/O until one completes (and again after any read or write "
+     "completes while the writes issued are still at the point), so its count "
+     "follows the device's timing; iolab syncs once a point (docs/fio-compat.md, fsync)",
      lambda o, f, A, B: f == "sync.N" and _opt(o, "ioengine") in ("io_uring", "posixaio")
-     and B[f] <= A[f] <= max(B[f], 1) * (int(_opt(o, "iodepth") or 1) + 1)),
+     and (1 <= B[f] <= A[f] or A[f] == B[f] == 0)),
     ("ends-at-random",
      "a random job that ends on a draw (a sequential run reaching the end of a file "
      "whose size is no multiple of the block, or a skewed draw in its last partial "

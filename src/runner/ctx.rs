@@ -310,6 +310,15 @@ impl Ctx<'_> {
         self.syncs.after_io(None, |done| look.loop_starts_at(done));
     }
 
+    /// A queued engine issued `io`: fio counts its writes for `fsync=N` as
+    /// issued ([`super::syncs`]).
+    #[inline]
+    pub fn count_issue(&mut self, io: &IoUnit) {
+        let look = &mut self.look;
+        let write = io.write.then_some(io.file);
+        self.syncs.issued(write, |done| look.loop_starts_at(done));
+    }
+
     /// Issues the syncs [`Self::after_write`] made due, now that another
     /// I/O follows (or fio would ask for one); false on failure.
     #[cold]

@@ -150,6 +150,9 @@ pub(super) fn run<E: Engine, const PACE: bool>(
             if cx.by_prio.is_some() {
                 q.slots[tag as usize].prio = engine.last_prio();
             }
+            if matches!(res, Ok(Queued::Pending | Queued::Done(_))) {
+                cx.count_issue(&io);
+            }
             match res {
                 Ok(Queued::Pending) => q.unsubmitted.push(tag),
                 Ok(Queued::Busy) => {
@@ -349,10 +352,10 @@ fn complete<const PACE: bool>(
     if PACE && cx.pace_done(io, lat, now) == Step::End {
         return false;
     }
+    cx.syncs.completed();
     if io.write {
-        cx.after_write(io.file) && cx.write_done(tag, io)
+        cx.write_done(tag, io)
     } else {
-        cx.after_other();
         io.trim || cx.read_done(io, buf)
     }
 }

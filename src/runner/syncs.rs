@@ -4,15 +4,24 @@
 //! (io_u.c `get_rw_ddir`, `should_fsync`). So a mix syncs again before each
 //! read that follows until the next write, and a new loop (whose start
 //! forgets the last sync, libfio.c `reset_io_counters`) syncs once more.
+//!
+//! fio counts a write when it queues it (ioengines.c `td_io_queue`), and any
+//! read or write that completes clears `last_was_sync`. A synchronous engine
+//! completes what it issues at once, so [`Syncs::after_io`] counts both at
+//! the completion; a queued engine counts at the issue
+//! ([`Syncs::issued`]) and re-arms at each completion
+//! ([`Syncs::completed`]), so a sync point is not lost behind the writes
+//! still in flight.
 
 /// The sync state of one clone.
 #[derive(Debug, Default)]
 pub struct Syncs {
     /// fsync every this many writes (0: never).
     pub every: u64,
-    /// Writes completed (fio's `io_issues[DDIR_WRITE]`).
+    /// Writes issued (fio's `io_issues[DDIR_WRITE]`; with a synchronous
+    /// engine, the writes completed).
     writes: u64,
-    /// I/Os completed, for the loops' starts.
+    /// I/Os issued, for the loops' starts.
     done: u64,
     /// The file last written: the one a sync goes to.
     file: u16,
@@ -20,6 +29,9 @@ pub struct Syncs {
     pub pending: Option<u16>,
     /// A second sync is due with it (a new loop starts).
     extra: bool,
+    /// fio's `last_was_sync`: a sync was issued and no read or write has
+    /// completed since (queued engines; a synchronous one clears it at once).
+    last_was_sync: bool,
 }
 
 impl Syncs {
@@ -38,6 +50,7 @@ impl Syncs {
         if self.every == 0 {
             return;
         }
+        self.last_was_sync = false;
         self.step(write, loop_start);
     }
 
@@ -48,7 +61,7 @@ impl Syncs {
             self.writes += 1;
             self.file = f;
         }
-        let due = self.writes > 0 && self.writes.is_multiple_of(self.every);
+        let due = !self.last_was_sync && self.at_point();
         if due {
             self.pending = Some(self.file);
         }
@@ -57,15 +70,43 @@ impl Syncs {
         }
     }
 
+    /// A queued engine issued an I/O (`write`: a write to `file`); `loop_start`
+    /// as in [`Self::after_io`], given the I/Os issued.
+    #[inline]
+    pub fn issued(&mut self, write: Option<u16>, loop_start: impl FnOnce(u64) -> bool) {
+        if self.every == 0 {
+            return;
+        }
+        self.step(write, loop_start);
+    }
+
+    /// A queued read or write completed: as it clears fio's
+    /// `last_was_sync`, a sync is due again while the writes issued are a
+    /// multiple of `every`.
+    #[inline]
+    pub fn completed(&mut self) {
+        self.last_was_sync = false;
+        if self.every != 0 && self.at_point() {
+            self.pending = Some(self.file);
+        }
+    }
+
+    /// The writes so far are a non-zero multiple of `every`.
+    fn at_point(&self) -> bool {
+        self.writes > 0 && self.writes.is_multiple_of(self.every)
+    }
+
     /// A new loop begins now (a pass that paused): a due sync is issued
     /// twice, as fio's loop start forgets the last one.
     pub fn new_loop(&mut self) {
+        self.last_was_sync = false;
         self.extra |= self.pending.is_some();
     }
 
     /// The due syncs, taken: the file and how many (1 or 2).
     pub fn take(&mut self) -> Option<(u16, u32)> {
         let f = self.pending.take()?;
+        self.last_was_sync = true;
         let n = 1 + u32::from(std::mem::take(&mut self.extra));
         Some((f, n))
     }
