@@ -462,8 +462,8 @@ def _size(t):
     return int(t)
 
 
-def _bs_limits(opts):
-    """(smallest of each direction, largest block size) of a job's sizes."""
+def _all_sizes(opts):
+    """Every block size a job names (bsrange ends, bssplit sizes, bs)."""
     sizes = []
     for key in ("bsrange", "bssplit", "bs"):
         v = _opt(opts, key)
@@ -473,6 +473,12 @@ def _bs_limits(opts):
             for entry in part.split(":"):
                 sizes += [_size(x) for x in entry.split("/")[0].split("-") if x]
         break
+    return sizes
+
+
+def _bs_limits(opts):
+    """The largest block size of a job's sizes (4k by default)."""
+    sizes = _all_sizes(opts)
     return sizes and max(sizes) or 4096
 
 
@@ -487,10 +493,57 @@ def _close_bytes(o, A, B, field):
     return a > 0 and b > 0 and abs(a - b) < _bs_limits(o) * _loops(o)
 
 
-def _close_count(a, b):
+def _size_spread(opts):
+    """The coefficient of variation (sd / mean) of a job's drawn sizes, the
+    largest over its directions: fio's bssplit shares (entries without a
+    share split what is left), a bsrange as uniform over its range."""
+    worst = 0.0
+    split = _opt(opts, "bssplit")
+    if split:
+        for part in str(split).split(","):
+            entries = []
+            for e in part.split(":"):
+                bs, _, perc = e.partition("/")
+                if bs:
+                    entries.append((_size(bs), float(perc) if perc else None))
+            if not entries:
+                continue
+            given = sum(p for _, p in entries if p is not None)
+            free = [e for e in entries if e[1] is None]
+            rest = max(0.0, 100.0 - given) / len(free) if free else 0.0
+            w = [(bs, p if p is not None else rest) for bs, p in entries]
+            total = sum(p for _, p in w) or 1.0
+            mean = sum(bs * p for bs, p in w) / total
+            var = sum(p * (bs - mean) ** 2 for bs, p in w) / total
+            worst = max(worst, var ** 0.5 / mean)
+        return worst
+    spec = _opt(opts, "bsrange") or _opt(opts, "bs") or ""
+    for part in str(spec).split(","):
+        lo, _, hi = part.partition("-")
+        if not lo:
+            continue
+        lo, hi = _size(lo), _size(hi or lo)
+        worst = max(worst, (hi - lo) / (12 ** 0.5 * (lo + hi) / 2))
+    if "," in str(spec):
+        # Per-direction sizes in a mix: the two sizes drawn by the mix.
+        a, b = (_size(x.split("-")[0]) for x in str(spec).split(",")[:2])
+        worst = max(worst, abs(a - b) / (a + b))
+    return worst
+
+
+def _close_count(a, b, opts):
     """Counts of randomly sized I/Os of about the same bytes: within four
-    standard deviations (a size's spread is at most its mean)."""
-    return abs(a - b) <= 4 * max(a, b) ** 0.5 + 2
+    standard deviations of the difference of two counts (a renewal count's
+    sd is the sizes' coefficient of variation times its square root), plus
+    the tails: where a file's room left is less than the largest size, both
+    tools draw among the sizes that fit, up to largest / smallest small I/Os
+    a file and loop more or fewer."""
+    n = max(a, b)
+    spread = 4 * 2 ** 0.5 * max(_size_spread(opts), 0.7) * n ** 0.5 + 2
+    files = max(1, int(_opt(opts, "nrfiles") or 1))
+    smallest = min(_all_sizes(opts) or [4096])
+    tails = files * _loops(opts) * max(0, _bs_limits(opts) // max(1, smallest) - 1)
+    return abs(a - b) <= spread + tails
 
 
 def _limit(opts):
@@ -587,7 +640,7 @@ EXPLAINED = [
      "its own RNG, so with the same bytes the I/O counts (and the syncs every N "
      "writes) differ (docs/fio-compat.md, Differences: 'I/O counts differ slightly')",
      lambda o, f, A, B: _variable_bs(o) and (
-         (f.endswith("total_ios") and _close_count(A[f], B[f])
+         (f.endswith("total_ios") and _close_count(A[f], B[f], o)
           and _close_bytes(o, A, B, f.replace("total_ios", "io_bytes")))
          or (f == "sync.N" and _close_bytes(o, A, B, "write.io_bytes")
              and abs(A[f] - B[f]) <= abs(A.get("write.total_ios", 0) - B.get("write.total_ios", 0)) + 1))),

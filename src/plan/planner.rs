@@ -217,7 +217,7 @@ impl Planner {
 
     /// True when loop `i` (from 0) is past the last: `loops` and the
     /// passes [`Planner::another_pass`] added.
-    fn past_last_loop(&self, i: u64) -> bool {
+    pub(super) fn past_last_loop(&self, i: u64) -> bool {
         (self.p.loops).is_some_and(|l| i >= l + self.extra_loops)
     }
 

@@ -101,8 +101,11 @@ impl Planner {
         if self.pass_pending
             || !self.p.pass_breaks
             || self.issued == self.issued_at_loop
+            || !self.past_last_loop(self.loop_index + 1)
             || !(reads_back || self.p.access.bytes_limit.is_some())
-            || !self.more_wanted(done)
+            // fio drains its queue before `keep_running`: the bytes still
+            // in flight count as done.
+            || !self.more_wanted(done.max(self.bytes))
         {
             return false;
         }
@@ -117,6 +120,9 @@ impl Planner {
         let Some(loops) = self.p.loops else {
             return false;
         };
+        if !self.p.restarts {
+            return false;
+        }
         if self.p.number_ios.is_some_and(|n| self.issued >= n) || self.all_issued() {
             return false;
         }

@@ -65,6 +65,13 @@ pub struct PlanParams {
     /// each sync as an I/O, and it takes a file's turn (see
     /// [`super::Planner`]).
     pub sync_every: u64,
+    /// fio's files start over after the loops for `io_size` (`keep_running`):
+    /// its `clear_io_state` forgets the files done only when `time_based`,
+    /// `loops` > 1 or `do_verify` (libfio.c `reset_io_counters`), so with
+    /// `do_verify=0` and one loop the next pass finds every file done. A
+    /// queued engine's pass ends on its bytes before its file is done, so
+    /// it starts over all the same.
+    pub restarts: bool,
 }
 
 /// Most bytes of random-order tables the clones that run together may hold,
@@ -121,6 +128,7 @@ impl PlanParams {
             pass_breaks: job.cache == CachePolicy::Cold && !job.direct
                 || job.verify.on() && job.verify.do_verify && job.mix != crate::job::Mix::Read,
             pass_bytes: job.time_based || job.queued(),
+            restarts: job.time_based || job.loops > 1 || job.verify.do_verify || job.queued(),
             sync_every: if job.writes() {
                 job.fsync.max(job.files.fdatasync)
             } else {
