@@ -47,13 +47,16 @@ fn flamegraph_leaves_out_the_warm_up() {
     skip_unless_installed!("perf");
     let (d, f) = scratch_file();
     let svg = d.path().join("warm.svg");
-    // Warming reads 512 MiB; the timed part reads 8 MiB of it.
+    // Warming reads 512 MiB; the timed part reads 128 MiB of it: long
+    // enough (100 ms and more) for perf, enabled through its control FIFO,
+    // to take many samples even on a loaded machine (8 MiB, a few ms, once
+    // drew no pread64 frame at all).
     let out = bin()
         .args(["run", "--flamegraph", s(&svg)])
         .args(job(
             "w",
             &f,
-            "--size=512M --rw=read --bs=4k --number_ios=2048 --cache=warm",
+            "--size=512M --rw=read --bs=4k --number_ios=32768 --cache=warm",
         ))
         .output()
         .unwrap();
