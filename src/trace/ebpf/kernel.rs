@@ -130,6 +130,14 @@ unsafe impl aya::Pod for FKey {}
 unsafe impl aya::Pod for FStat {}
 // SAFETY: as above.
 unsafe impl aya::Pod for ThreadRec {}
+// SAFETY: as above.
+unsafe impl aya::Pod for Chunk {}
+
+/// One CPU's calls gathered in event mode (`struct chunk`): a head whose
+/// `len` is the count, then [`records::CHUNK`](super::records::CHUNK) events.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Chunk([u8; super::records::CHUNK_SIZE]);
 
 /// The loaded program: links detach when it is dropped.
 pub struct Kernel {
@@ -236,6 +244,20 @@ impl Kernel {
             .take_map("events")
             .ok_or_else(|| bpf_err("events")("no ring buffer in the object".into()))?;
         RingBuf::try_from(m).map_err(|e| bpf_err("events")(e.to_string()))
+    }
+
+    /// The calls each CPU gathered and has not sent yet (event mode), as
+    /// records to parse (see [`super::records::split`]).
+    pub fn staged(&self) -> TraceResult<Vec<Vec<u8>>> {
+        let m: PerCpuArray<&MapData, Chunk> = map_ref(&self.bpf, "staging")?;
+        let mut out = Vec::new();
+        for key in 0..2u32 {
+            let cpus = m
+                .get(&key, 0)
+                .map_err(|e| bpf_err("read the staged events")(e.to_string()))?;
+            out.extend(cpus.iter().map(|c| c.0.to_vec()));
+        }
+        Ok(out)
     }
 
     /// Events lost: (calls, opens) the ring buffer had no room for.

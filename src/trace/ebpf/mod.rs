@@ -196,7 +196,7 @@ impl Tracer for Ebpf {
         loop {
             wait_readable(ring.as_raw_fd(), Duration::from_millis(10));
             drain(&mut ring, &mut batch);
-            for item in batch.items() {
+            for item in batch.items().flat_map(records::split) {
                 handle(item, &mut names, &mut writer)?;
             }
             // Every second to disk: a trace killed (kill -9) keeps all but
@@ -241,8 +241,17 @@ impl Tracer for Ebpf {
             ));
         }
         drain(&mut ring, &mut batch);
-        for item in batch.items() {
+        for item in batch.items().flat_map(records::split) {
             handle(item, &mut names, &mut writer)?;
+        }
+        // The calls each CPU gathered but did not send (event mode).
+        if req.mode == Mode::Events {
+            for mut chunk in kernel.staged()? {
+                chunk[74] = 2; // a chunk, even one never sent (its kind unset)
+                for item in records::split(&chunk) {
+                    handle(item, &mut names, &mut writer)?;
+                }
+            }
         }
         let (lost_events, lost_opens) = kernel.lost()?;
         // In event mode the kernel keeps no per-file figures.

@@ -9,6 +9,25 @@ use std::path::{Path, PathBuf};
 
 /// Size of `struct event`.
 pub const EVENT_SIZE: usize = 80;
+/// Calls a CPU gathers into one record in event mode (trace.bpf.c `CHUNK`).
+pub const CHUNK: usize = 32;
+/// The size of such a record (`struct chunk`): a head and `CHUNK` events.
+pub const CHUNK_SIZE: usize = EVENT_SIZE * (CHUNK + 1);
+
+/// The records a ring buffer record holds: a chunk (kind 2) its calls, as
+/// many as its head's `len` says; any other record itself.
+pub fn split(b: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let chunk = b.len() >= CHUNK_SIZE && b[74] == 2;
+    let n = match chunk {
+        true => (u64_at(b, 24) as usize).min(CHUNK),
+        false => 1,
+    };
+    let skip = usize::from(chunk);
+    (0..n).map(move |i| match chunk {
+        true => &b[(i + skip) * EVENT_SIZE..(i + skip + 1) * EVENT_SIZE],
+        false => b,
+    })
+}
 /// Where an open's path starts in `struct open_event` (after its length,
 /// how it is written, and padding).
 const PATH_AT: usize = EVENT_SIZE + 8;

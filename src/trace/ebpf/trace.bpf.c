@@ -159,6 +159,16 @@ struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, FILES); __type(key
 struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, FILES); __type(key, __u32); __type(value, struct fstat); } file_stats SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, __u32); } file_next SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 16 << 20); } events SEC(".maps");
+// Event mode: each CPU gathers CHUNK calls and sends them in one record
+// (kind 2, its `len` the count), so a call costs a copy, not a ring
+// buffer reservation (a lock) of its own. User space reads what is left
+// here when the trace ends; an open flushes its CPU's chunk first, so the
+// calls before it arrive before it. Entry 0 gathers system calls, entry 1
+// io_uring completions (which may run while a system call's exit program
+// is between its reads and writes of entry 0).
+#define CHUNK 32
+struct chunk { struct event head; struct event ev[CHUNK]; };
+struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 2); __type(key, __u32); __type(value, struct chunk); } staging SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 2); __type(key, __u32); __type(value, __u64); } lost SEC(".maps");
 
 // floor(log2 v) for v > 0 (BPF has no count-leading-zeros instruction).
@@ -362,6 +372,21 @@ static __always_inline __u32 file_slot(struct start *s) {
     return slot;
 }
 
+// Sends this CPU's gathered calls as one record (the lost counted when the
+// ring is full) and starts a new chunk.
+static __always_inline void flush(struct chunk *c) {
+    __u64 n = c->head.len;
+    if (!n) return;
+    c->head.kind = 2;
+    if (bpf_ringbuf_output(&events, c, sizeof(*c), BPF_RB_NO_WAKEUP)) {
+        __u64 *lost_n;
+        __u32 which = 0;
+        lost_n = bpf_map_lookup_elem(&lost, &which);
+        if (lost_n) __sync_fetch_and_add(lost_n, n);
+    }
+    c->head.len = 0;
+}
+
 // Adds one finished call to the figures, and sends it in event mode.
 // `cache` is the thread's storage (its last file slot), or NULL.
 static __always_inline void account(struct start *s, long ret, __u64 now, struct start *cache) {
@@ -423,6 +448,9 @@ static __always_inline void account(struct start *s, long ret, __u64 now, struct
         if (c) *c += 1;
     }
     if (s->cls == C_OPEN && s->path && ret >= 0) {
+        __u32 z = 0;
+        struct chunk *c = events_on ? bpf_map_lookup_elem(&staging, &z) : 0;
+        if (c) flush(c);
         struct open_event *o = bpf_ringbuf_reserve(&events, sizeof(*o), 0);
         if (!o) { count_lost(1); return; }
         // The file the new fd names, for the path's device and inode.
@@ -441,10 +469,14 @@ static __always_inline void account(struct start *s, long ret, __u64 now, struct
         return;
     }
     if (events_on) {
-        struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-        if (!e) { count_lost(0); return; }
-        fill(e, s, lat, ret, 0);
-        submit(e);
+        __u32 z = cache ? 0 : 1;
+        struct chunk *c = bpf_map_lookup_elem(&staging, &z);
+        if (!c) return;
+        __u64 n = c->head.len;
+        if (n >= CHUNK) { flush(c); n = 0; }
+        fill(&c->ev[n & (CHUNK - 1)], s, lat, ret, 0);
+        c->head.len = n + 1;
+        if (n + 1 == CHUNK) flush(c);
     }
 }
 
