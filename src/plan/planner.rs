@@ -49,6 +49,9 @@ pub struct Planner {
     loop_limit: Option<u64>,
     /// Bytes of all loops together (fio's `io_issue_bytes_exceeded`).
     total_limit: Option<u64>,
+    /// I/Os the runner did besides the plan that fio counts in
+    /// `number_ios` (`verify_backlog`'s reads: see [`Planner::count_extra`]).
+    extra_ios: u64,
 }
 
 impl Planner {
@@ -105,6 +108,7 @@ impl Planner {
             zone_bytes: 0,
             loop_limit,
             total_limit,
+            extra_ios: 0,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -188,6 +192,9 @@ impl Planner {
     /// halves, and reading it back stalled on store forwarding every I/O.
     #[inline(always)]
     pub fn next_into(&mut self, out: &mut IoUnit) -> bool {
+        if self.extra_ios != 0 && self.past_number_ios() {
+            return false;
+        }
         if self.batch_pos == self.batch_len {
             self.refill();
             if self.batch_len == 0 {
@@ -208,6 +215,21 @@ impl Planner {
 }
 
 impl Planner {
+    /// Counts `n` I/Os done besides the plan toward `number_ios`, as fio's
+    /// `exceeds_number_ios` counts every read and write (a write job's
+    /// `verify_backlog` reads among them): once the I/Os handed out and
+    /// these reach it, the sequence ends.
+    pub fn count_extra(&mut self, n: u64) {
+        self.extra_ios += n;
+    }
+
+    /// True when the I/Os handed out and the extra ones reach `number_ios`.
+    #[cold]
+    fn past_number_ios(&self) -> bool {
+        let ahead = (self.batch_len - self.batch_pos) as u64;
+        (self.p.number_ios).is_some_and(|n| self.issued - ahead + self.extra_ios >= n)
+    }
+
     /// With `pass_breaks`, the sequence pauses (ends, for
     /// [`Self::next_into`]) at the end of every pass but the last; this
     /// starts the next pass. False when there is none.

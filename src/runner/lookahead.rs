@@ -36,6 +36,11 @@ impl Lookahead {
         self.planner.loop_starts_at(done)
     }
 
+    /// See [`Planner::count_extra`].
+    pub fn count_extra(&mut self, n: u64) {
+        self.planner.count_extra(n);
+    }
+
     /// True when the sequence is `loops` passes (not `time_based`).
     pub fn counts_loops(&self) -> bool {
         self.planner.counts_loops()

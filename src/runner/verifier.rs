@@ -245,8 +245,15 @@ impl Ctx<'_> {
         if !v.written(tag, io) {
             return true;
         }
-        let n = v.batch;
-        self.read_back(n)
+        let (n, before) = (v.batch, v.out.verified);
+        let ok = self.read_back(n);
+        // fio counts these reads in number_ios.
+        let done = self
+            .verifier
+            .as_ref()
+            .map_or(0, |v| v.out.verified - before);
+        self.look.count_extra(done as u64);
+        ok
     }
 
     /// True when the end of a pass is read back: the writes in flight
