@@ -252,7 +252,7 @@ impl Ctx<'_> {
             .verifier
             .as_ref()
             .map_or(0, |v| v.out.verified - before);
-        self.look.count_extra(done as u64);
+        self.look.count_extra(done);
         ok
     }
 
