@@ -46,9 +46,12 @@ fn sizes_are_exact_with_events_and_shown_per_call_and_syncs_per_file() {
     if !can(test) {
         return;
     }
-    let (_d, f) = data();
+    let (d, f) = data();
     let cmd = [python(), "-c", SCRIPT, s(&f)];
-    let v = record(&["--events"], &cmd);
+    // Event traces go to files: in the scratch directory, not the checkout
+    // (without -o iolab names one in the current directory).
+    let events_file = d.path().join("sizes.trace");
+    let v = record(&["--events", "-o", s(&events_file)], &cmd);
     assert_eq!(sizes(&v, &f, "read"), (1000, 1000, true));
     assert_eq!(sizes(&v, &f, "pread64"), (24, 24, true));
     assert_eq!(sizes(&v, &f, "write"), (3000, 3000, true));
@@ -59,6 +62,7 @@ fn sizes_are_exact_with_events_and_shown_per_call_and_syncs_per_file() {
 
     let (out, err) = succeed_text(
         bin()
+            .current_dir(d.path())
             .args(["trace", "--no-store", "--events", "--"])
             .args(cmd),
     );

@@ -247,7 +247,8 @@ impl Tracer for Ebpf {
         // The calls each CPU gathered but did not send (event mode).
         if req.mode == Mode::Events {
             for mut chunk in kernel.staged()? {
-                chunk[74] = 2; // a chunk, even one never sent (its kind unset)
+                // A chunk, even one never sent (its kind is set as it is sent).
+                chunk[records::KIND_AT] = records::KIND_CHUNK;
                 for item in records::split(&chunk) {
                     handle(item, &mut names, &mut writer)?;
                 }

@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 
 /// Size of `struct event`.
 pub const EVENT_SIZE: usize = 80;
+/// Where an event's `kind` is: 0 a call, 1 an open with its path, 2 a chunk.
+pub const KIND_AT: usize = 74;
+/// The `kind` of a chunk of gathered calls.
+pub const KIND_CHUNK: u8 = 2;
 /// Calls a CPU gathers into one record in event mode (trace.bpf.c `CHUNK`).
 pub const CHUNK: usize = 32;
 /// The size of such a record (`struct chunk`): a head and `CHUNK` events.
@@ -17,7 +21,7 @@ pub const CHUNK_SIZE: usize = EVENT_SIZE * (CHUNK + 1);
 /// The records a ring buffer record holds: a chunk (kind 2) its calls, as
 /// many as its head's `len` says; any other record itself.
 pub fn split(b: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let chunk = b.len() >= CHUNK_SIZE && b[74] == 2;
+    let chunk = b.len() >= CHUNK_SIZE && b[KIND_AT] == KIND_CHUNK;
     let n = match chunk {
         true => (u64_at(b, 24) as usize).min(CHUNK),
         false => 1,
@@ -64,7 +68,7 @@ pub fn parse(b: &[u8]) -> Option<Record> {
     if b.len() < EVENT_SIZE {
         return None;
     }
-    let kind = b[74];
+    let kind = b[KIND_AT];
     let (path, resolved) = match kind == 1 && b.len() > PATH_AT {
         true => open_path(b),
         false => (None, false),
