@@ -450,6 +450,21 @@ def _grows_as_written(opts):
             and str(_opt(opts, "fallocate")) in ("none", "0", "keep"))
 
 
+def _random_write_short(opts, A, B):
+    """Random writes into files that grow as written, where neither tool
+    wrote any file's last block: the highest block written, so each file's
+    size, is a draw of each tool's own RNG."""
+    rw = str(_opt(opts, "rw")).split(":")[0]
+    if rw != "randwrite" or not _grows_as_written(opts):
+        return False
+    if sorted(A["files"]) != sorted(B["files"]):
+        return False
+    nfiles = max(1, int(_opt(opts, "nrfiles") or 1))
+    end = _size(_opt(opts, "offset") or 0) + _size(_opt(opts, "size")) // nfiles
+    data = [k for k in A["files"] if not k.endswith("verify.state")]
+    return all(0 < F["files"][k] < end for F in (A, B) for k in data)
+
+
 def _same_nonzero(A, B, field):
     return field in A and A[field] == B.get(field) and A[field] > 0
 
@@ -706,6 +721,11 @@ EXPLAINED = [
      "is RNG-dependent",
      lambda o, f, A, B: f == "files" and _random_repeats(o) and _grows_as_written(o)
      and sorted(A[f]) == sorted(B[f])),
+    ("random-write-short-files",
+     "random writes that leave every file's last block unwritten in both tools "
+     "(io_size, number_ios, zones): the highest block written, so the size of a "
+     "file that grows as written, is a draw of each tool's own RNG",
+     lambda o, f, A, B: f == "files" and _random_write_short(o, A, B)),
     ("holes-drawn-sizes-files",
      "holes (rw=write:-4k) with bsrange/bssplit: each offset follows the last drawn "
      "size, so the highest block written, the size of a file that grows as written, "
@@ -791,11 +811,33 @@ def compare_figures(opts, figs):
                         if _safe(pred, opts, field, a, b)), None)
             diffs.append({"field": field, "fio": a[field], "iolab": b.get(field),
                           "explained": why})
+    _files_follow_writes(opts, diffs)
     if not diffs:
         return "same", []
     if all(d["explained"] for d in diffs):
         return "differs-explained", diffs
     return "differs", diffs
+
+
+FILES_FOLLOW = ("files-follow-writes",
+                "files that grow as written: their sizes follow the writes, whose "
+                "difference is explained by another rule of this case (drawn sizes, a "
+                "random end; with several files each of fio's queued syncs takes a "
+                "file's turn, io_u.c get_io_u -> set_io_u_file, so the syncs' count "
+                "moves writes between files)")
+
+
+def _files_follow_writes(opts, diffs):
+    """A file size difference explained by the write or sync differences
+    of the same case, when each of those is explained."""
+    files = next((d for d in diffs if d["field"] == "files" and not d["explained"]), None)
+    if files is None or not _grows_as_written(opts):
+        return
+    if sorted(files["fio"]) != sorted(files["iolab"] or {}):
+        return
+    writes = [d for d in diffs if d["field"].startswith("write.") or d["field"] == "sync.N"]
+    if writes and all(d["explained"] for d in writes):
+        files["explained"] = FILES_FOLLOW[0]
 
 
 def _safe(pred, *args):
@@ -1039,7 +1081,7 @@ def report(opt, runner, records, t_start):
     if expl:
         print("\nExplained differences (fields), by rule:\n")
         print("| rule | fields | why |\n|---|---|---|")
-        for name, doc, _ in EXPLAINED:
+        for name, doc in [(n, d) for n, d, _ in EXPLAINED] + [FILES_FOLLOW]:
             if name in expl:
                 print(f"| {name} | {expl[name]} | {md(doc)} |")
 
