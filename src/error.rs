@@ -161,6 +161,15 @@ impl From<crate::disk::DiskError> for Error {
     }
 }
 
+impl From<iolab_sys::Error> for Error {
+    fn from(e: iolab_sys::Error) -> Error {
+        match e {
+            iolab_sys::Error::Refused { path, reason } => Error::Refused { path, reason },
+            iolab_sys::Error::Io { context, source } => Error::Io { context, source },
+        }
+    }
+}
+
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Error {
         Error::Store(Box::new(e))

@@ -14,15 +14,14 @@ pub mod error;
 pub mod exec;
 pub mod job;
 pub mod lab;
-pub mod metrics;
 pub mod plan;
 pub mod profile;
-pub mod registry;
 pub mod render;
 pub mod runner;
 pub mod store;
-pub mod sys;
 pub mod trace;
 pub mod tree;
 
 pub use error::{Error, Result};
+// The bottom layer, its own crate: under their old paths (crate::sys::...).
+pub use iolab_sys::{metrics, registry, sys};

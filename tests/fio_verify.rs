@@ -239,7 +239,10 @@ fn blocks_no_multiple_of_the_interval_verify_under_both() {
                 assert_eq!(job(&v)["error"], 0, "{tool} {method} {shape:?}: {err}");
                 let (r, w) = (&job(&v)["read"], &job(&v)["write"]);
                 assert!(r["total_ios"].as_u64().unwrap() > 5, "{tool} {shape:?}");
-                assert_eq!(r["io_bytes"], w["io_bytes"], "{tool} {shape:?}: all read back");
+                assert_eq!(
+                    r["io_bytes"], w["io_bytes"],
+                    "{tool} {shape:?}: all read back"
+                );
             }
         }
     }

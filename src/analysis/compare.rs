@@ -60,7 +60,10 @@ impl Member {
         Member {
             run,
             fingerprint: Fingerprint::of_jobs(&result.jobs),
-            env: EnvFacts::of(&Environment::capture(&files), env!("CARGO_PKG_VERSION")),
+            env: EnvFacts::of(
+                &Environment::capture(&files, crate::disk::state::injected_at),
+                env!("CARGO_PKG_VERSION"),
+            ),
         }
     }
 }

@@ -193,8 +193,8 @@ fn interval_ms(v: &str) -> std::result::Result<u64, String> {
 }
 
 /// A path the user named that does not exist is bad usage, not a failure.
-fn usage_if_missing<T>(r: Result<T>) -> Result<T> {
-    r.map_err(|e| match e {
+fn usage_if_missing<T>(r: iolab::sys::Result<T>) -> Result<T> {
+    r.map_err(|e| match Error::from(e) {
         Error::Io { context, source } if source.kind() == std::io::ErrorKind::NotFound => {
             Error::usage(context, source.to_string())
         }
@@ -239,5 +239,5 @@ fn lock(paths: &[PathBuf], daemon: bool, pid_file: Option<&Path>) -> Result<()> 
     if let Some(p) = pid_file {
         let _ = std::fs::remove_file(p);
     }
-    result
+    Ok(result?)
 }

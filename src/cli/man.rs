@@ -52,5 +52,8 @@ fn write_pages(cmd: &clap::Command, dir: &Path) -> Result<()> {
         }
     }
     let name = cmd.get_display_name().unwrap_or(cmd.get_name());
-    iolab::sys::fs::write_atomic(&dir.join(format!("{name}.1")), page(cmd)?.as_bytes())
+    Ok(iolab::sys::fs::write_atomic(
+        &dir.join(format!("{name}.1")),
+        page(cmd)?.as_bytes(),
+    )?)
 }

@@ -337,7 +337,7 @@ pub fn write_out(text: &str, out: Option<&std::path::Path>) -> Result<()> {
                 r => r.map_err(|e| Error::io("cannot write to stdout", e)),
             }
         }
-        Some(path) => iolab::sys::fs::write_atomic(path, text.as_bytes()),
+        Some(path) => Ok(iolab::sys::fs::write_atomic(path, text.as_bytes())?),
     }
 }
 
@@ -371,7 +371,7 @@ fn formats_of<'a>(
 /// A picture file must be named `.svg` or `.png`.
 pub fn check_picture(opt: &str, path: &std::path::Path) -> Result<()> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some("svg" | "png") => iolab::sys::fs::replaceable(path),
+        Some("svg" | "png") => Ok(iolab::sys::fs::replaceable(path)?),
         _ => Err(Error::usage(
             format!("{opt} {}", path.display()),
             "name must end in .svg or .png",

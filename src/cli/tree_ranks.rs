@@ -82,7 +82,10 @@ fn ranks(
             },
             _ => super::tree::work(&a.cmd, &at, (create.as_ref(), time_limit), stop)?,
         };
-        Ok((t, Environment::capture(&[at(&top)])))
+        Ok((
+            t,
+            Environment::capture(&[at(&top)], iolab::disk::state::injected_at),
+        ))
     })?;
     let Some(ranks) = ranks else { return Ok(()) };
     let (dist, failed) = trees::gather(ranks, &top)?;

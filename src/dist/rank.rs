@@ -35,7 +35,7 @@ pub fn run(
         &mut runner::Quiet,
     )?;
     let files: Vec<PathBuf> = run.files.iter().flatten().flatten().cloned().collect();
-    let env = Environment::capture(&files);
+    let env = Environment::capture(&files, crate::disk::state::injected_at);
     Ok(RankRun { run, env })
 }
 

@@ -130,7 +130,7 @@ pub fn run(
 
 /// One side: its successful runs' figures as samples.
 fn side(r: &ExecResult, cmd: &str) -> Side {
-    let env = Environment::capture(&r.watched());
+    let env = Environment::capture(&r.watched(), crate::disk::state::injected_at);
     Side {
         name: cmd.to_string(),
         samples: figures::summary(r).reps,

@@ -17,7 +17,7 @@ pub fn save(
     command: &str,
     label: Option<&str>,
 ) -> StoreResult<i64> {
-    let env = Environment::capture(&e.watched());
+    let env = Environment::capture(&e.watched(), crate::disk::state::injected_at);
     let json = serde_json::to_string(e).map_err(|err| StoreError::Encode {
         what: "exec result",
         problem: err.to_string(),

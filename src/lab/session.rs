@@ -130,7 +130,10 @@ impl<'a> Session<'a> {
     /// Writes every outcome into one HTML page in the output directory.
     pub fn report(&self, outcomes: &[Outcome]) -> Result<PathBuf> {
         let scratch = std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
-        let env = crate::sys::environment::Environment::capture(&[scratch]);
+        let env = crate::sys::environment::Environment::capture(
+            &[scratch],
+            crate::disk::state::injected_at,
+        );
         let here = crate::render::chart::Footnote::here();
         let note = format!(
             "made {} on host {} by iolab {} ({}){}",

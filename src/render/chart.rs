@@ -108,7 +108,11 @@ impl Footnote {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
         Footnote {
-            host: crate::sys::environment::Environment::capture(&[]).hostname,
+            host: crate::sys::environment::Environment::capture(
+                &[],
+                crate::disk::state::injected_at,
+            )
+            .hostname,
             date: crate::metrics::format::local_time(now),
             version: env!("CARGO_PKG_VERSION").into(),
         }
@@ -160,14 +164,14 @@ impl Chart {
             .map(str::to_ascii_lowercase);
         let shown = path.display();
         match ext.as_deref() {
-            Some("svg") => write_atomic(path, self.svg_noted(note)?.as_bytes()),
-            Some("png") => write_atomic_with(path, |tmp| {
+            Some("svg") => Ok(write_atomic(path, self.svg_noted(note)?.as_bytes())?),
+            Some("png") => Ok(write_atomic_with(path, |tmp| {
                 let root = BitMapBackend::new(tmp.path(), SIZE).into_drawing_area();
                 super::chart_draw::draw(self, &root, note)
                     .map_err(|e| std::io::Error::other(e.to_string()))?;
                 root.present()
                     .map_err(|e| std::io::Error::other(format!("plotters: {e}")))
-            }),
+            })?),
             _ => Err(Error::usage(
                 format!("plot file {shown}"),
                 "name must end in .svg or .png",

@@ -60,14 +60,14 @@ pub fn save(c: &Comparison, path: &Path) -> Result<()> {
                 draw(c, &rows, cols, &root)?;
                 root.present().map_err(drawing)?;
             }
-            write_atomic(path, s.as_bytes())
+            Ok(write_atomic(path, s.as_bytes())?)
         }
-        Some("png") => write_atomic_with(path, |tmp| {
+        Some("png") => Ok(write_atomic_with(path, |tmp| {
             let root = BitMapBackend::new(tmp.path(), size).into_drawing_area();
             draw(c, &rows, cols, &root).map_err(|e| std::io::Error::other(e.to_string()))?;
             root.present()
                 .map_err(|e| std::io::Error::other(format!("plotters: {e}")))
-        }),
+        })?),
         _ => Err(Error::usage(
             format!("plot file {}", path.display()),
             "name must end in .svg or .png",

@@ -63,5 +63,5 @@ pub fn table(t: &super::table::Table) -> String {
 
 /// Writes a finished page to `path` (replacing it atomically).
 pub fn write_file(path: &Path, page: &str) -> Result<()> {
-    crate::sys::fs::write_atomic(path, page.as_bytes())
+    Ok(crate::sys::fs::write_atomic(path, page.as_bytes())?)
 }

@@ -113,7 +113,10 @@ impl super::Exporter for Html {
         let names: Vec<&str> = r.jobs.iter().map(|j| j.name.as_str()).collect();
         let title = format!("iolab run: {}", names.join(", "));
         let files: Vec<std::path::PathBuf> = r.files.iter().flatten().flatten().cloned().collect();
-        let env = env_table(&Environment::capture(&files), env!("CARGO_PKG_VERSION"));
+        let env = env_table(
+            &Environment::capture(&files, crate::disk::state::injected_at),
+            env!("CARGO_PKG_VERSION"),
+        );
         let when = crate::metrics::format::local_time(r.started_unix as i64);
         let note = Footnote {
             date: when.clone(),

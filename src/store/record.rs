@@ -44,7 +44,7 @@ impl Store {
         (label, sweep): (Option<&str>, Option<SweepPoint>),
     ) -> StoreResult<i64> {
         let files: Vec<PathBuf> = result.files.iter().flatten().flatten().cloned().collect();
-        let env = Environment::capture(&files);
+        let env = Environment::capture(&files, crate::disk::state::injected_at);
         let summary = result.summary();
         let names: Vec<&str> = result.jobs.iter().map(|j| j.name.as_str()).collect();
         let json = serde_json::to_string(result).map_err(|e| encode("run result", e))?;
@@ -97,7 +97,7 @@ impl Store {
     ) -> StoreResult<i64> {
         let mut paths = vec![t.dir.clone()];
         paths.extend(t.dest.clone());
-        let env = Environment::capture(&paths);
+        let env = Environment::capture(&paths, crate::disk::state::injected_at);
         let summary = t.summary();
         let json = serde_json::to_string(t).map_err(|e| encode("tree result", e))?;
         self.insert(&NewRun {

@@ -80,7 +80,7 @@ pub fn save(
     label: Option<&str>,
 ) -> StoreResult<i64> {
     let t = &stored.trace;
-    let env = Environment::capture(&[]);
+    let env = Environment::capture(&[], crate::disk::state::injected_at);
     let json = serde_json::to_string(stored).map_err(|e| StoreError::Encode {
         what: "trace",
         problem: e.to_string(),

@@ -2,7 +2,7 @@
 //! show, the same for every kind of result (iolab run, imported fio
 //! result, tree phases), per repetition and for the whole result. What
 //! they are is defined here; each result computes its own
-//! ([`crate::runner::RunResult::summary`], [`crate::tree::TreeResult::summary`]).
+//! (`iolab::runner::RunResult::summary`, `iolab::tree::TreeResult::summary`).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -8,7 +8,7 @@
 //! The whole-run figures are read from the stored key figures
 //! ([`super::figures::METRICS`], kept under their historical keys so
 //! older databases read the same); the per-direction ones are stored under
-//! their own names by [`crate::runner::RunResult::summary`] (runs stored by
+//! their own names by `iolab::runner::RunResult::summary` (runs stored by
 //! an iolab before them have none).
 
 use super::figures::Figures;

@@ -21,3 +21,4 @@ pub mod sigbus;
 pub mod thread;
 pub mod tty_size;
 pub mod xattr;
+pub use crate::error::{Error, Result};

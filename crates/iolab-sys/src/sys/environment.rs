@@ -59,8 +59,10 @@ pub struct DiskEnv {
 }
 
 impl Environment {
-    /// Reads the environment for the given files.
-    pub fn capture(files: &[PathBuf]) -> Environment {
+    /// Reads the environment for the given files; `injected` names the
+    /// injected disk mounted at a mount point ("" for none), a question for
+    /// the layer that owns injected disks.
+    pub fn capture(files: &[PathBuf], injected: impl Fn(&Path) -> String) -> Environment {
         let mut seen = Vec::new();
         let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
         let mut out = Environment {
@@ -76,7 +78,7 @@ impl Environment {
                 continue;
             }
             seen.push(f.clone());
-            out.files.push(file_env(f, &mounts));
+            out.files.push(file_env(f, &mounts, &injected));
         }
         out
     }
@@ -177,7 +179,7 @@ pub(crate) fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn file_env(f: &Path, mountinfo: &str) -> FileEnv {
+fn file_env(f: &Path, mountinfo: &str, injected: &dyn Fn(&Path) -> String) -> FileEnv {
     let real = existing(f);
     // The last matching mount in mountinfo order is the visible one.
     let mount = mountinfo
@@ -195,7 +197,7 @@ fn file_env(f: &Path, mountinfo: &str) -> FileEnv {
     if let Some(m) = mount {
         env.fs_type = m.fs.to_string();
         env.mount_point = m.point.clone();
-        env.injected = crate::disk::state::injected_at(Path::new(&m.point));
+        env.injected = injected(Path::new(&m.point));
         env.mount_source = m.source.to_string();
         env.mount_options = if m.super_opts.is_empty() {
             m.opts.to_string()
@@ -249,7 +251,7 @@ mod tests {
 
     #[test]
     fn proc_is_procfs() {
-        let e = Environment::capture(&[PathBuf::from("/proc/self/status")]);
+        let e = Environment::capture(&[PathBuf::from("/proc/self/status")], |_| String::new());
         assert_eq!(e.files[0].fs_type, "proc");
         assert!(e.cpus >= 1);
         assert!(e.memory_bytes > 0);
