@@ -9,7 +9,6 @@ pub mod analysis;
 pub mod counters;
 pub mod disk;
 pub mod dist;
-pub mod engine;
 pub mod error;
 pub mod exec;
 pub mod job;
@@ -24,4 +23,5 @@ pub mod tree;
 
 pub use error::{Error, Result};
 // The bottom layer, its own crate: under their old paths (crate::sys::...).
+pub use iolab_engine::engine;
 pub use iolab_sys::{metrics, registry, sys};

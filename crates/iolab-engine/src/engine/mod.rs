@@ -95,7 +95,7 @@ pub struct IoUnit {
     pub offset: u64,
     /// Length in bytes.
     pub len: u32,
-    /// Index of the file in the clone's file list (at most [`crate::job::MAX_FILES`]).
+    /// Index of the file in the clone's file list (at most the job layer's `MAX_FILES`).
     pub file: u16,
     /// True for a write.
     pub write: bool,
