@@ -11,9 +11,7 @@ pub mod disk;
 pub mod dist;
 pub mod error;
 pub mod exec;
-pub mod job;
 pub mod lab;
-pub mod plan;
 pub mod profile;
 pub mod render;
 pub mod runner;
@@ -24,4 +22,5 @@ pub mod tree;
 pub use error::{Error, Result};
 // The bottom layer, its own crate: under their old paths (crate::sys::...).
 pub use iolab_engine::engine;
+pub use iolab_job::{job, plan};
 pub use iolab_sys::{metrics, registry, sys};

@@ -41,7 +41,7 @@ fn doc_table_matches_option_table() {
     let in_code: BTreeSet<String> = all().map(|o| o.name.to_string()).collect();
     assert_eq!(
         in_doc, in_code,
-        "docs/fio-compat.md and src/job/options.rs differ"
+        "docs/fio-compat.md and crates/iolab-job/src/job/options.rs differ"
     );
 }
 
