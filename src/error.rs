@@ -185,6 +185,14 @@ impl Error {
         }
     }
 
+    /// The error of a run `stop` stopped: the signal that raised it
+    /// (SIGINT when it was asked without one).
+    pub fn interrupted(stop: &crate::sys::stop::StopFlag) -> Error {
+        Error::Interrupted {
+            signal: stop.signal().unwrap_or(libc::SIGINT),
+        }
+    }
+
     /// A bad command-line argument: what was given, what is wrong.
     pub fn usage(what: impl Into<String>, problem: impl Into<String>) -> Error {
         Error::Usage {

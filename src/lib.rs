@@ -7,7 +7,6 @@
 
 pub mod analysis;
 pub mod counters;
-pub mod disk;
 pub mod dist;
 pub mod error;
 pub mod exec;
@@ -21,6 +20,7 @@ pub mod tree;
 
 pub use error::{Error, Result};
 // The bottom layer, its own crate: under their old paths (crate::sys::...).
+pub use iolab_disk::disk;
 pub use iolab_engine::engine;
 pub use iolab_job::{job, plan};
 pub use iolab_sys::{metrics, registry, sys};

@@ -174,7 +174,7 @@ fn execute_exec(a: CompareArgs) -> Result<()> {
         return Err(e.into());
     }
     if stop.signal().is_some() {
-        return Err(stop.interrupted());
+        return Err(iolab::Error::interrupted(&stop));
     }
     match r.results.iter().find_map(|e| e.failure()) {
         Some(f) => Err(f.into()),

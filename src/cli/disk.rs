@@ -3,6 +3,7 @@
 use iolab::Result;
 use iolab::disk::client::{self, Down};
 use iolab::disk::{Spec, daemon, state};
+use iolab::metrics::histogram::LatencyHistogram;
 use iolab::render::disk::{status_text, up_text};
 use iolab::render::json::pretty;
 use iolab::runner::StopFlag;
@@ -95,7 +96,19 @@ impl RuleArgs {
                 db: self.db.clone(),
             }
             .open_read_only()?;
-            iolab::disk::hist::resolve(&mut out, &store)?;
+            let latencies = |id: i64| {
+                let run = store
+                    .run(id)
+                    .and_then(|r| r.result())
+                    .map_err(|e| e.to_string())?;
+                let mut h = [LatencyHistogram::new(), LatencyHistogram::new()];
+                for e in run.entries() {
+                    h[0].merge(&e.total.read.lat);
+                    h[1].merge(&e.total.write.lat);
+                }
+                Ok(h)
+            };
+            iolab::disk::hist::resolve(&mut out, &latencies)?;
         }
         Ok(out)
     }

@@ -187,7 +187,7 @@ pub fn execute(a: ExecArgs) -> Result<()> {
         return Err(err);
     }
     if stop.signal().is_some() {
-        return Err(stop.interrupted());
+        return Err(iolab::Error::interrupted(&stop));
     }
     e.failure().map_or(Ok(()), |f| Err(f.into()))
 }

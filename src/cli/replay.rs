@@ -82,7 +82,7 @@ pub fn execute(a: ReplayArgs) -> Result<()> {
     };
     super::write_out(&text, None)?;
     match r.stopped {
-        Some(_) => Err(stop.interrupted()),
+        Some(_) => Err(iolab::Error::interrupted(&stop)),
         None => Ok(()),
     }
 }

@@ -156,7 +156,7 @@ fn record(a: RecordArgs) -> Result<()> {
     }
     super::write_out(&render::trace(&stored, &a.output_format)?, None)?;
     match (stop.signal(), stored.trace.meta.exit_status) {
-        (Some(_), _) => Err(stop.interrupted()),
+        (Some(_), _) => Err(iolab::Error::interrupted(&stop)),
         // A --duration that ended the command is no failure of it.
         (None, Some(status)) if status != 0 && a.duration.is_none() => {
             Err(trace::TraceError::CommandFailed { status }.into())

@@ -252,7 +252,7 @@ pub(super) fn conclude(
         }
         Some(Stopped::Interrupted) => {
             eprintln!("iolab: the table shows what was done");
-            Err(stop.interrupted())
+            Err(iolab::Error::interrupted(stop))
         }
         None => done(),
     }

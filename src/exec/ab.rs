@@ -103,7 +103,7 @@ pub fn run(
     }
     // Stopped before both sides succeeded once: the runs made are kept.
     if stop.is_set() && results.iter().any(|r| r.ok_runs().next().is_none()) {
-        return Err(stop.interrupted());
+        return Err(crate::Error::interrupted(stop));
     }
     // A side without one successful run has nothing to compare: its
     // failure is the answer (the runs are stored).

@@ -210,7 +210,7 @@ impl LabCtx<'_> {
     /// Runs fio-style job options; stores the run with label `lab:NAME`.
     pub fn run_job(&mut self, args: &[String]) -> Result<(RunResult, Option<i64>)> {
         if self.stop.is_set() {
-            return Err(self.stop.interrupted());
+            return Err(crate::Error::interrupted(self.stop));
         }
         let jobs = crate::job::jobs_from_args(args)?;
         let cold: Vec<bool> = jobs.iter().map(|j| j.cache == CachePolicy::Cold).collect();

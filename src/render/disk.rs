@@ -3,7 +3,7 @@
 
 use super::table::Table;
 use crate::disk::client::Found;
-use crate::disk::rules::op_name;
+use crate::disk::rules::{op_name, rules_line};
 use crate::disk::state::State;
 use crate::metrics::format::bytes_iec;
 use crate::metrics::format::shell_path;
@@ -15,18 +15,6 @@ pub fn ns(v: f64) -> String {
         v if v >= 1e6 => format!("{:.2} ms", v / 1e6),
         v if v >= 1e3 => format!("{:.0} us", v / 1e3),
         v => format!("{v:.0} ns"),
-    }
-}
-
-/// The rules as flags (`--delay 1ms --fail EIO@0.01`), or `no rules`.
-pub fn rules_line(rules: &[(String, String)]) -> String {
-    match rules.is_empty() {
-        true => "no rules (full speed)".into(),
-        false => rules
-            .iter()
-            .map(|(f, t)| format!("--{f} {t}"))
-            .collect::<Vec<_>>()
-            .join(" "),
     }
 }
 

@@ -4,12 +4,12 @@
 //! depth figures fio reports (`iodepth_level`, `iodepth_submit`,
 //! `iodepth_complete`).
 
+use super::StopFlag;
 use super::buffer::Contents;
 use super::iolog::{IoLogEntry, IoLogWriter};
 use super::lookahead::Lookahead;
 use super::pace::{Pace, Step};
 use super::series::{DirRecorders, Ticker};
-use super::stop::StopFlag;
 use super::verifier::Verifier;
 use crate::metrics::Recorder;
 use crate::metrics::clock::now_ns;

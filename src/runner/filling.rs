@@ -7,7 +7,7 @@
 //! pages it laid out and evicted (which cost reads of the pages a small
 //! write only partly covers).
 
-use super::stop::StopFlag;
+use super::StopFlag;
 use crate::error::{Error, Result};
 use crate::job::groups::files::Allocate;
 use rand_core::{Rng, SeedableRng};
@@ -84,7 +84,7 @@ pub fn fill(file: &File, path: &Path, from: u64, to: u64, stop: &StopFlag) -> Re
     let mut off = from;
     while off < to {
         if stop.is_set() {
-            return Err(stop.interrupted());
+            return Err(crate::Error::interrupted(stop));
         }
         for w in buf.chunks_exact_mut(8) {
             // Set the low bit of every byte so no byte is zero.

@@ -12,6 +12,7 @@
 //! a clone or its group. When the repetition shows live progress, the
 //! launcher samples the clones' published counters ([`super::live`]).
 
+use super::StopFlag;
 use super::control::{CloneCtl, WATCH_NS};
 use super::flow::Flows;
 use super::iolog::IoLogWriter;
@@ -22,7 +23,6 @@ use super::progress::LIVE_NS;
 use super::result::{CloneRun, Totals};
 use super::schedule::{State, Td, delay_ns, job_ends, startable, terminate};
 use super::steady::Checker;
-use super::stop::StopFlag;
 use super::worker::{self, Clone, Gate, Meeting, NotReady, Worker};
 use crate::engine::EngineError;
 use crate::error::{Error, Result};

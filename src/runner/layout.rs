@@ -2,8 +2,8 @@
 //! before timing starts ([`super::prepare`]: random non-zero data, never
 //! sparse, checks on descriptors), each with the region the clone works on.
 
+use super::StopFlag;
 use super::prepare::{self, Need, Prepared};
-use super::stop::StopFlag;
 use crate::error::{Error, Result};
 use crate::job::groups::files::Allocate;
 use crate::job::{JobError, JobSpec};

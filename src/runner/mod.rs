@@ -34,7 +34,6 @@ pub mod result;
 mod schedule;
 pub mod series;
 pub mod steady;
-pub mod stop;
 pub mod summary;
 mod sync_loop;
 mod syncs;
@@ -44,9 +43,9 @@ pub mod verify_state;
 pub mod worker;
 mod write_log;
 
+pub use crate::sys::stop::StopFlag;
 pub use progress::{Live, Phase, Progress, Quiet};
 pub use result::{CloneRun, FirstRunEffect, OpStats, Repetition, ReportEntry, RunResult, Totals};
-pub use stop::StopFlag;
 
 use crate::counters::{self, Disk, Snapshot};
 use crate::error::Result;

@@ -6,9 +6,9 @@
 //! loops then call [`Pace::wait`] before and [`Pace::done`] after each I/O.
 //! Waits happen before an I/O is stamped, so they are never I/O latency.
 
+use super::StopFlag;
 use super::flow::FlowMember;
 use super::lat_target::LatTarget;
-use super::stop::StopFlag;
 use crate::job::JobSpec;
 use crate::job::groups::pacing::Pacing;
 use crate::job::spec::Mix;

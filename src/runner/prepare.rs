@@ -5,8 +5,8 @@
 //! every file is checked and the free space is known to suffice; a layout
 //! that fails removes what it made.
 
+use super::StopFlag;
 use super::filling::{allocate, fill};
-use super::stop::StopFlag;
 use crate::error::{Error, Result};
 use crate::job::JobError;
 use crate::job::groups::files::Allocate;

@@ -5,10 +5,10 @@
 //! when its batch was submitted and when it was reaped, giving fio's slat,
 //! clat and lat; each submit and reap is counted by its batch size.
 
+use super::StopFlag;
 use super::ctx::{Ctx, batch_bucket, depth_bucket};
 use super::iomem::IoBuf;
 use super::pace::Step;
-use super::stop::StopFlag;
 use crate::engine::{Completion, Engine, Queued};
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;

@@ -1,10 +1,10 @@
 //! What a run measured: per clone and repetition, and the aggregation rules
 //! (clones of one repetition run in parallel; repetitions add up in time).
 
+use super::StopFlag;
 use super::cache::FileCache;
 use super::iolog::IoLog;
 use super::series::{self, Interval};
-use super::stop::StopFlag;
 use crate::counters::CounterDelta;
 use crate::job::JobSpec;
 use crate::metrics::{CpuUsage, LatencyHistogram};
@@ -324,7 +324,7 @@ impl RunResult {
     /// I/O failures as an error otherwise (for callers that need whole runs).
     pub fn complete(self, stop: &StopFlag) -> crate::Result<RunResult> {
         if self.interrupted {
-            return Err(stop.interrupted());
+            return Err(crate::Error::interrupted(stop));
         }
         let errors = self.errors();
         let full = (self.repetitions.iter())

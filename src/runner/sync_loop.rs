@@ -2,9 +2,9 @@
 //! and recorded before the next is issued ([`super::queued`] is the loop of
 //! engines with I/Os in flight). Nothing here prints or allocates per I/O.
 
+use super::StopFlag;
 use super::ctx::Ctx;
 use super::pace::Step;
-use super::stop::StopFlag;
 use crate::engine::{Engine, Queued};
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;

@@ -324,7 +324,7 @@ impl Ctx<'_> {
     /// `verify_only`: the writes the job would issue, read back and
     /// checked pass by pass instead; true if `stop` ended it.
     #[cold]
-    pub fn verify_only(&mut self, stop: &super::stop::StopFlag) -> bool {
+    pub fn verify_only(&mut self, stop: &super::StopFlag) -> bool {
         let mut io = IoUnit::default();
         loop {
             if stop.is_set() {

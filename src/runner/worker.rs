@@ -4,13 +4,13 @@
 //! [`super::queued`] for engines with I/Os in flight) and return what it
 //! measured. Nothing here prints or allocates per I/O.
 
+use super::StopFlag;
 use super::ctx::{Ctx, Fresh};
 use super::iolog::IoLogWriter;
 use super::iomem::IoBuf;
 use super::lookahead::Lookahead;
 use super::result::Totals;
 use super::series::{DirRecorders, Ticker};
-use super::stop::StopFlag;
 use super::sync_loop::sync_loop;
 use crate::engine::{Attach, Driver, Engine, EngineConfig, EngineError};
 use crate::metrics::clock::now_ns;

@@ -63,7 +63,7 @@ pub fn copy_ranges(
         let mut at = start;
         while at < end {
             if stop.is_set() {
-                return Err(stop.interrupted());
+                return Err(crate::Error::interrupted(stop));
             }
             let want = (end - at).min(CHUNK as u64) as usize;
             let got = match src.read_at(&mut buf[..want], at) {
@@ -88,7 +88,7 @@ pub fn fill(out: &File, from: u64, to_len: u64, to: &Path, stop: &StopFlag) -> R
     let mut at = from;
     while at < to_len {
         if stop.is_set() {
-            return Err(stop.interrupted());
+            return Err(crate::Error::interrupted(stop));
         }
         let n = (to_len - at).min(buf.len() as u64) as usize;
         out.write_all_at(&buf[..n], at)

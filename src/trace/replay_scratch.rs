@@ -177,7 +177,7 @@ impl Scratch {
         replay_copy::check_space(&self.root, copies.saturating_add(written(t)))?;
         for (p, planned) in t.paths.iter().zip(plans) {
             if stop.is_set() {
-                return Err(stop.interrupted());
+                return Err(crate::Error::interrupted(stop));
             }
             let place = match planned {
                 Err(why) => Place::Not(why),

@@ -18,6 +18,7 @@ pub mod par;
 pub mod pidfd;
 pub mod rusage;
 pub mod sigbus;
+pub mod stop;
 pub mod thread;
 pub mod tty_size;
 pub mod xattr;

@@ -8,7 +8,7 @@ use super::error::DiskError;
 use super::injector::Spec;
 use super::rules::parse_all;
 use super::state::{self, State};
-use crate::runner::StopFlag;
+use crate::sys::stop::StopFlag;
 use crate::sys::{loopdev, mount};
 use std::io::BufRead;
 use std::os::unix::process::CommandExt;

@@ -8,7 +8,7 @@ use super::gate::Gate;
 use super::injector::{Mounted, Spec};
 use super::rules::{Rules, parse_all};
 use super::state::{self, State};
-use crate::runner::StopFlag;
+use crate::sys::stop::StopFlag;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::time::Duration;

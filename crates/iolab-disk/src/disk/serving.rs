@@ -6,7 +6,7 @@ use super::client;
 use super::daemon;
 use super::error::DiskError;
 use super::injector::Spec;
-use crate::runner::StopFlag;
+use crate::sys::stop::StopFlag;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;

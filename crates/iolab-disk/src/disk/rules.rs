@@ -330,6 +330,18 @@ pub fn check_layer(layer: &str, rules: &[Rule]) -> Result<(), RuleError> {
     }
 }
 
+/// The rules as flags (`--delay 1ms --fail EIO@0.01`), or `no rules`.
+pub fn rules_line(rules: &[(String, String)]) -> String {
+    match rules.is_empty() {
+        true => "no rules (full speed)".into(),
+        false => rules
+            .iter()
+            .map(|(f, t)| format!("--{f} {t}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
 /// The name of an operation kind (`read`).
 pub fn op_name(op: usize) -> &'static str {
     OP_NAMES[op].0

@@ -1,7 +1,6 @@
 //! A flag that asks a run to stop, raised by SIGINT or SIGTERM; it keeps
 //! which signal it was, so the exit code can say (130 or 143).
 
-use crate::error::Error;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -42,13 +41,6 @@ impl StopFlag {
         match self.0.load(Ordering::Relaxed) {
             0 => None,
             s => Some(s as i32),
-        }
-    }
-
-    /// The error of a run this flag stopped.
-    pub fn interrupted(&self) -> Error {
-        Error::Interrupted {
-            signal: self.signal().unwrap_or(libc::SIGINT),
         }
     }
 }

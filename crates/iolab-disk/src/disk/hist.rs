@@ -5,7 +5,6 @@
 
 use super::error::DiskError;
 use crate::metrics::histogram::LatencyHistogram;
-use crate::store::Store;
 
 /// The percents a histogram is cut at.
 const POINTS: [f64; 16] = [
@@ -25,10 +24,14 @@ pub fn quantiles_text(h: &LatencyHistogram) -> String {
     format!("quantiles:{}", parts.join(","))
 }
 
+/// A stored run's latencies, read and write, by its id; `Err` says why
+/// there is none (the store is a layer above: the caller asks it).
+pub type RunLatencies<'a> = dyn Fn(i64) -> Result<[LatencyHistogram; 2], String> + 'a;
+
 /// Replaces each `hist:RUN` of the delay rules in `rules` by the
-/// quantiles of run RUN's latencies in `store`: reads, or writes for a
+/// quantiles of run RUN's latencies (`latencies`): reads, or writes for a
 /// rule of writes only (`write=hist:12`).
-pub fn resolve(rules: &mut [(String, String)], store: &Store) -> Result<(), DiskError> {
+pub fn resolve(rules: &mut [(String, String)], latencies: &RunLatencies) -> Result<(), DiskError> {
     for (flag, text) in rules.iter_mut().filter(|(f, _)| f == "delay") {
         let Some(at) = text.find("hist:") else {
             continue;
@@ -42,19 +45,9 @@ pub fn resolve(rules: &mut [(String, String)], store: &Store) -> Result<(), Disk
         let id: i64 = rest[..end]
             .parse()
             .map_err(|_| bad("hist:RUN with RUN a stored run's id (iolab history)".into()))?;
-        let run = store
-            .run(id)
-            .and_then(|r| r.result())
-            .map_err(|e| bad(format!("a stored iolab run: {e}")))?;
+        let [read, write] = latencies(id).map_err(|e| bad(format!("a stored iolab run: {e}")))?;
         let writes = text[..at].trim_end_matches('=') == "write";
-        let mut h = LatencyHistogram::new();
-        for e in run.entries() {
-            h.merge(if writes {
-                &e.total.write.lat
-            } else {
-                &e.total.read.lat
-            });
-        }
+        let h = if writes { write } else { read };
         if h.count() == 0 {
             let dir = if writes { "write" } else { "read" };
             return Err(bad(format!(

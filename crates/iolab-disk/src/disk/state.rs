@@ -128,7 +128,7 @@ pub fn injected_at(mount_point: &Path) -> String {
         .into_iter()
         .find(|(_, st)| st.spec.dir == mount_point && st.daemon_alive())
         .map(|(_, st)| {
-            let rules = crate::render::disk::rules_line(&st.spec.rules);
+            let rules = super::rules::rules_line(&st.spec.rules);
             let fs = match st.spec.layer.as_str() {
                 "block" => format!(", {}", st.spec.fs),
                 _ => String::new(),
