@@ -1,11 +1,16 @@
-//! One error type for the library and one table of exit codes for the
-//! binary. Every variant carries what failed (the job file and line, the
-//! option, the path, the operation, the OS error); [`Error::exit_code`] is
-//! the only place that turns an error into a process exit code.
+//! The one error the binary sees and the one table of exit codes. It names
+//! the error of every layer: the run layer's (`iolab_runner::Error`, which
+//! itself holds the job's, the engine's and the hosts' errors), the
+//! store's, the injected disks', the tracer's, `exec`'s and the
+//! comparisons'. [`Error::exit_code`] is the only place that turns an error
+//! into a process exit code.
 
-use crate::job::JobError;
 use crate::store::StoreError;
+pub use iolab_runner::error::{is_no_space, signal_name};
 use std::path::PathBuf;
+
+/// The run layer's error, named at the top as one of the layers' errors.
+pub use iolab_runner::Error as RunError;
 
 /// Process exit codes, the same for every subcommand (README, "Exit codes").
 pub mod code {
@@ -26,82 +31,14 @@ pub mod code {
 /// Why a command could not be done.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Job input is wrong: a job file, a job option or its value.
+    /// A run, a tree, a flamegraph or a run over hosts; also a bad
+    /// argument, a refusal, a full file system or a failed system call of
+    /// any command (the run layer's error holds those).
     #[error(transparent)]
-    Job(Box<JobError>),
-    /// One of iolab's own command-line arguments is wrong.
-    #[error("{what}: {problem}")]
-    Usage {
-        /// The argument as given (`--plot x.jpg`, `A`, `run 12`).
-        what: String,
-        /// What is wrong with it, and what was expected.
-        problem: String,
-    },
-    /// Refused as unsafe: the write or removal would touch data iolab did not create.
-    #[error("{reason}")]
-    Refused {
-        /// The file, device or directory concerned.
-        path: PathBuf,
-        /// Why, and how to allow it.
-        reason: String,
-    },
-    /// The file system filled up while iolab made files or trees.
-    #[error("file system full (ENOSPC) at {at}")]
-    NoSpace {
-        /// Where it happened.
-        at: String,
-    },
-    /// The file systems have less room than the job's layout (or a
-    /// replay) needs: found before anything was written.
-    #[error(
-        "not enough space to {what} in {}: {need} bytes needed, {free} free; nothing was written",
-        .at.display()
-    )]
-    NotEnoughSpace {
-        /// What the space is for (`lay out the job's files`).
-        what: &'static str,
-        /// The directory (or file) whose file system is short.
-        at: PathBuf,
-        /// Bytes the layout would write there.
-        need: u64,
-        /// Bytes free there.
-        free: u64,
-    },
-    /// A system call on a file failed.
-    #[error("{context}: {source}")]
-    Io {
-        /// The operation and the path (`cannot lay out /data/f`).
-        context: String,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// An engine could not be set up for a job (the kernel refused).
-    #[error("job '{job}': {source}")]
-    Engine {
-        /// The job.
-        job: String,
-        /// What the engine or the kernel said.
-        source: crate::engine::EngineError,
-    },
-    /// An outside tool iolab drives (perf) or a library it uses (plotters,
-    /// inferno) failed.
-    #[error("{tool}: {problem}")]
-    Tool {
-        /// `perf`, `plotters`, `inferno`.
-        tool: &'static str,
-        /// What went wrong.
-        problem: String,
-    },
+    Run(RunError),
     /// The results database.
     #[error(transparent)]
     Store(Box<StoreError>),
-    /// The run went on but I/O failed; each message names the file and
-    /// the operation (the results were reported).
-    #[error("{}", .errors.join("\n"))]
-    RunFailed {
-        /// One line per failure.
-        errors: Vec<String>,
-    },
     /// A side of a comparison pools runs of different workloads.
     #[error(transparent)]
     MixedWorkloads(Box<crate::analysis::fingerprint::MixedWorkloads>),
@@ -119,27 +56,29 @@ pub enum Error {
     /// Running a command under `iolab exec` failed, or some of its runs.
     #[error(transparent)]
     Exec(Box<crate::exec::ExecError>),
-    /// A run over several hosts (`--hosts`, `iolab worker`) failed; the
-    /// error names the host.
-    #[error(transparent)]
-    Dist(Box<crate::dist::DistError>),
-    /// Stopped by a signal (SIGINT, SIGTERM) before the work was done.
-    #[error("interrupted by {}", signal_name(*.signal))]
-    Interrupted {
-        /// The signal number.
-        signal: i32,
-    },
 }
 
-impl From<JobError> for Error {
-    fn from(e: JobError) -> Error {
-        Error::Job(Box::new(e))
+impl From<RunError> for Error {
+    fn from(e: RunError) -> Error {
+        Error::Run(e)
+    }
+}
+
+impl From<crate::job::JobError> for Error {
+    fn from(e: crate::job::JobError) -> Error {
+        Error::Run(e.into())
     }
 }
 
 impl From<crate::dist::DistError> for Error {
     fn from(e: crate::dist::DistError) -> Error {
-        Error::Dist(Box::new(e))
+        Error::Run(e.into())
+    }
+}
+
+impl From<iolab_sys::Error> for Error {
+    fn from(e: iolab_sys::Error) -> Error {
+        Error::Run(e.into())
     }
 }
 
@@ -161,15 +100,6 @@ impl From<crate::disk::DiskError> for Error {
     }
 }
 
-impl From<iolab_sys::Error> for Error {
-    fn from(e: iolab_sys::Error) -> Error {
-        match e {
-            iolab_sys::Error::Refused { path, reason } => Error::Refused { path, reason },
-            iolab_sys::Error::Io { context, source } => Error::Io { context, source },
-        }
-    }
-}
-
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Error {
         Error::Store(Box::new(e))
@@ -179,57 +109,36 @@ impl From<StoreError> for Error {
 impl Error {
     /// An I/O error with the operation and path it concerns.
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Error {
-        Error::Io {
-            context: context.into(),
-            source,
-        }
+        Error::Run(RunError::io(context, source))
     }
 
     /// The error of a run `stop` stopped: the signal that raised it
     /// (SIGINT when it was asked without one).
     pub fn interrupted(stop: &crate::sys::stop::StopFlag) -> Error {
-        Error::Interrupted {
-            signal: stop.signal().unwrap_or(libc::SIGINT),
-        }
+        Error::Run(RunError::interrupted(stop))
     }
 
     /// A bad command-line argument: what was given, what is wrong.
     pub fn usage(what: impl Into<String>, problem: impl Into<String>) -> Error {
-        Error::Usage {
-            what: what.into(),
-            problem: problem.into(),
-        }
+        Error::Run(RunError::usage(what, problem))
     }
 
     /// A refusal to touch `path`.
     pub fn refused(path: impl Into<PathBuf>, reason: impl Into<String>) -> Error {
-        Error::Refused {
-            path: path.into(),
-            reason: reason.into(),
-        }
+        Error::Run(RunError::refused(path, reason))
     }
 
     /// A failure of an outside tool or library.
     pub fn tool(tool: &'static str, problem: impl Into<String>) -> Error {
-        Error::Tool {
-            tool,
-            problem: problem.into(),
-        }
+        Error::Run(RunError::tool(tool, problem))
     }
 
     /// The process exit code for this error (see [`code`]).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Job(_)
-            | Error::Usage { .. }
-            | Error::Engine { .. }
-            | Error::MixedWorkloads(_)
-            | Error::UnlikeTraces(_) => code::USAGE,
+            Error::Run(e) => run_exit_code(e),
+            Error::MixedWorkloads(_) | Error::UnlikeTraces(_) => code::USAGE,
             Error::Store(e) if e.is_usage() => code::USAGE,
-            Error::Refused { .. } => code::REFUSED,
-            Error::NoSpace { .. } | Error::NotEnoughSpace { .. } => code::NO_SPACE,
-            Error::Io { source, .. } if is_no_space(source) => code::NO_SPACE,
-            Error::Interrupted { signal } => code::SIGNAL_BASE + signal,
             Error::Disk(e) => match **e {
                 crate::disk::DiskError::Usage { .. } | crate::disk::DiskError::Rule(_) => {
                     code::USAGE
@@ -238,10 +147,6 @@ impl Error {
                 | crate::disk::DiskError::MountPoint { .. }
                 | crate::disk::DiskError::Nested { .. } => code::REFUSED,
                 crate::disk::DiskError::Interrupted { signal } => code::SIGNAL_BASE + signal,
-                _ => code::FAILED,
-            },
-            Error::Dist(e) => match **e {
-                crate::dist::DistError::Usage { .. } => code::USAGE,
                 _ => code::FAILED,
             },
             Error::Exec(e) => match **e {
@@ -259,29 +164,29 @@ impl Error {
                 crate::trace::TraceError::CommandFailed { status } => status,
                 _ => code::FAILED,
             },
-            Error::Io { .. } | Error::Tool { .. } | Error::Store(_) | Error::RunFailed { .. } => {
-                code::FAILED
-            }
+            Error::Store(_) => code::FAILED,
         }
     }
 
-    /// True for [`Error::Interrupted`]: the user stopped it, nothing failed.
+    /// True for an interrupted run: the user stopped it, nothing failed.
     pub fn is_interrupt(&self) -> bool {
-        matches!(self, Error::Interrupted { .. })
+        matches!(self, Error::Run(RunError::Interrupted { .. }))
     }
 }
 
-/// True for "no space left on device" and "disk quota exceeded".
-pub fn is_no_space(e: &std::io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
-}
-
-/// `SIGINT`, `SIGTERM`, or `signal N`.
-pub fn signal_name(signal: i32) -> String {
-    match signal {
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        n => format!("signal {n}"),
+/// The exit code of a run-layer error.
+fn run_exit_code(e: &RunError) -> i32 {
+    match e {
+        RunError::Job(_) | RunError::Usage { .. } | RunError::Engine { .. } => code::USAGE,
+        RunError::Refused { .. } => code::REFUSED,
+        RunError::NoSpace { .. } | RunError::NotEnoughSpace { .. } => code::NO_SPACE,
+        RunError::Io { source, .. } if is_no_space(source) => code::NO_SPACE,
+        RunError::Interrupted { signal } => code::SIGNAL_BASE + signal,
+        RunError::Dist(e) => match **e {
+            crate::dist::DistError::Usage { .. } => code::USAGE,
+            _ => code::FAILED,
+        },
+        RunError::Io { .. } | RunError::Tool { .. } | RunError::RunFailed { .. } => code::FAILED,
     }
 }
 
@@ -300,9 +205,9 @@ mod tests {
         assert_eq!(Error::io("read x", eio).exit_code(), code::FAILED);
         assert_eq!(Error::usage("--x", "bad").exit_code(), code::USAGE);
         assert_eq!(Error::refused("/f", "no").exit_code(), code::REFUSED);
-        let sigterm = Error::Interrupted {
+        let sigterm = Error::Run(RunError::Interrupted {
             signal: libc::SIGTERM,
-        };
+        });
         assert_eq!(sigterm.exit_code(), 143);
         assert_eq!(sigterm.to_string(), "interrupted by SIGTERM");
     }

@@ -6,21 +6,17 @@
 //! → `engine` (syscalls), measured by `metrics`, and shown by `render`.
 
 pub mod analysis;
-pub mod counters;
-pub mod dist;
 pub mod error;
 pub mod exec;
 pub mod lab;
-pub mod profile;
 pub mod render;
-pub mod runner;
 pub mod store;
 pub mod trace;
-pub mod tree;
 
 pub use error::{Error, Result};
 // The bottom layer, its own crate: under their old paths (crate::sys::...).
 pub use iolab_disk::disk;
 pub use iolab_engine::engine;
 pub use iolab_job::{job, plan};
+pub use iolab_runner::{counters, dist, profile, runner, tree};
 pub use iolab_sys::{metrics, registry, sys};

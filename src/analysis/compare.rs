@@ -9,7 +9,7 @@ pub use super::difference::{ALPHA, MIN_EFFECT_PCT, MIN_RUNS, Outcome, Row};
 use super::env_diff::{self, EnvDiff, EnvFacts};
 use super::fingerprint::{self, FieldDiff, Fingerprint, MixedWorkloads, UnlikeTraces};
 use super::verdict::{self, Verdict};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RunError};
 use crate::job;
 use crate::metrics::figures::{Better, Figures, METRICS, metric};
 use crate::runner::{self, NoObserver, Progress, RunOptions, RunResult, StopFlag};
@@ -296,8 +296,10 @@ impl AbTest {
         }
         let side = |which: &str, arg: &str| {
             Source::resolve(arg, store).map_err(|e| match e {
-                Error::Job(j) => Error::usage(which, j.to_string()),
-                Error::Usage { what, problem } => Error::usage(format!("{which}: {what}"), problem),
+                Error::Run(RunError::Job(j)) => Error::usage(which, j.to_string()),
+                Error::Run(RunError::Usage { what, problem }) => {
+                    Error::usage(format!("{which}: {what}"), problem)
+                }
                 other => other,
             })
         };

@@ -123,7 +123,7 @@ impl Sweep {
             {
                 Ok(r) => r,
                 Err(e) => {
-                    out.failure = Some(e);
+                    out.failure = Some(e.into());
                     break;
                 }
             };

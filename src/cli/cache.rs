@@ -1,6 +1,7 @@
 //! `iolab cache status|warm|evict|lock`: vmtouch's jobs, with JSON.
 
 use super::Stderr;
+use iolab::error::RunError;
 use iolab::metrics::format::bytes_iec;
 use iolab::render::cache::{evicted, not_evicted, status_json, status_text, warmed, warmed_json};
 use iolab::render::json::pretty;
@@ -195,7 +196,9 @@ fn interval_ms(v: &str) -> std::result::Result<u64, String> {
 /// A path the user named that does not exist is bad usage, not a failure.
 fn usage_if_missing<T>(r: iolab::sys::Result<T>) -> Result<T> {
     r.map_err(|e| match Error::from(e) {
-        Error::Io { context, source } if source.kind() == std::io::ErrorKind::NotFound => {
+        Error::Run(RunError::Io { context, source })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
             Error::usage(context, source.to_string())
         }
         other => other,

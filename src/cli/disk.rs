@@ -206,9 +206,11 @@ pub fn execute(a: DiskArgs) -> Result<()> {
             foreground,
             rules,
         } => {
-            let size = iolab::disk::rules::parse_size(&size).map_err(|e| iolab::Error::Usage {
-                what: format!("--size {size}"),
-                problem: format!("a size (1G, 512MiB): {e}"),
+            let size = iolab::disk::rules::parse_size(&size).map_err(|e| {
+                iolab::Error::usage(
+                    format!("--size {size}"),
+                    format!("a size (1G, 512MiB): {e}"),
+                )
             })?;
             let mut spec = Spec {
                 dir: std::path::absolute(&dir).unwrap_or(dir),
@@ -240,9 +242,9 @@ pub fn execute(a: DiskArgs) -> Result<()> {
                 daemon::serve(&spec, &run, &stop, &mut ready)?;
                 let dir = spec.dir.display();
                 return match stop.signal() {
-                    Some(signal) => {
+                    Some(_) => {
                         super::write_out(&format!("{dir} removed\n"), None)?;
-                        Err(iolab::Error::Interrupted { signal })
+                        Err(iolab::Error::interrupted(&stop))
                     }
                     None => super::write_out(&format!("{dir} removed\n"), None),
                 };
@@ -297,9 +299,11 @@ pub fn execute(a: DiskArgs) -> Result<()> {
 /// The background daemon: serve the disk of `run`'s state, telling `up`
 /// on stdout once DIR is usable.
 fn serve(run: PathBuf) -> Result<()> {
-    let st = state::load(&run).ok_or_else(|| iolab::Error::Usage {
-        what: run.display().to_string(),
-        problem: "no state.json: iolab disk serve is started by iolab disk up".into(),
+    let st = state::load(&run).ok_or_else(|| {
+        iolab::Error::usage(
+            run.display().to_string(),
+            "no state.json: iolab disk serve is started by iolab disk up",
+        )
     })?;
     let stop = StopFlag::on_signals().map_err(|e| iolab::Error::io("cannot catch signals", e))?;
     // The terminal `up` ran in may close: the disk stays.

@@ -32,6 +32,7 @@ pub mod tree_ranks;
 pub mod worker;
 
 use clap::{Parser, Subcommand};
+use iolab::error::RunError;
 use iolab::runner::{Progress, StopFlag};
 use iolab::{Error, Result};
 use std::io::{IsTerminal, Write};
@@ -244,8 +245,10 @@ pub fn split_job_args(argv: &[String]) -> (Vec<String>, Vec<String>) {
 /// Prints an error on stderr: one line per failure, prefixed with `iolab:`.
 pub fn show_error(e: &Error) {
     match e {
-        Error::Interrupted { .. } => eprintln!("iolab: {e}"),
-        Error::RunFailed { errors } => errors.iter().for_each(|l| eprintln!("iolab: error: {l}")),
+        Error::Run(RunError::Interrupted { .. }) => eprintln!("iolab: {e}"),
+        Error::Run(RunError::RunFailed { errors }) => {
+            errors.iter().for_each(|l| eprintln!("iolab: error: {l}"))
+        }
         _ => eprintln!("iolab: error: {e}"),
     }
 }
@@ -265,7 +268,7 @@ pub fn show_error_json(e: &Error, code: i32) {
         _ => "failed",
     };
     let message = match e {
-        Error::RunFailed { errors } => errors.join("\n"),
+        Error::Run(RunError::RunFailed { errors }) => errors.join("\n"),
         _ => e.to_string(),
     };
     let doc = serde_json::json!({"error": {"message": message, "kind": kind, "exit_code": code}});

@@ -1,6 +1,7 @@
 //! `iolab run`: fio's command line and job files, iolab's output.
 
 use super::{Stderr, db, fio_flags, progress::Shown, write_out};
+use iolab::error::RunError;
 use iolab::profile::Profiler;
 use iolab::render::{self, fio_iolog, fio_logs};
 use iolab::runner::{self, Observer, Progress, RunOptions};
@@ -340,10 +341,10 @@ struct Flame {
 }
 
 impl Observer for Flame {
-    fn timed_start(&mut self) -> Result<()> {
+    fn timed_start(&mut self) -> std::result::Result<(), RunError> {
         if self.wanted {
             self.profiler = Some(Profiler::start().map_err(|e| match e {
-                Error::Tool { problem, .. } => Error::tool("--flamegraph", problem),
+                RunError::Tool { problem, .. } => RunError::tool("--flamegraph", problem),
                 other => other,
             })?);
         }

@@ -102,6 +102,6 @@ fn show_and_store(
     }
     match failed {
         Some(e) => Err(e.into()),
-        None => dist.run.complete(stop).map(|_| ()),
+        None => Ok(dist.run.complete(stop).map(|_| ())?),
     }
 }

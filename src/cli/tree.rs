@@ -2,11 +2,12 @@
 //! like runs.
 
 use super::{Stderr, db};
+use iolab::Result;
+use iolab::error::RunError;
 use iolab::render;
 use iolab::runner::Progress;
 use iolab::tree::options::{CreateArgs, size, time_limit_ns};
 use iolab::tree::{self, Stopped};
-use iolab::{Error, Result};
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -208,7 +209,7 @@ pub(super) fn work(
     at: &dyn Fn(&std::path::Path) -> PathBuf,
     (create, time_limit): (Option<&tree::create::CreateOptions>, Option<u64>),
     stop: &iolab::runner::StopFlag,
-) -> Result<tree::TreeResult> {
+) -> std::result::Result<tree::TreeResult, RunError> {
     let bs = |v: &str| size("bs", v).map(|b| b as usize);
     match cmd {
         TreeCmd::Create { dir, .. } => {
@@ -248,7 +249,7 @@ pub(super) fn conclude(
         }
         Some(Stopped::NoSpace(p)) => {
             eprintln!("iolab: the table shows what was done before the file system filled up");
-            Err(Error::NoSpace { at: p.clone() })
+            Err(RunError::NoSpace { at: p.clone() }.into())
         }
         Some(Stopped::Interrupted) => {
             eprintln!("iolab: the table shows what was done");

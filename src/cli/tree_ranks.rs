@@ -68,7 +68,7 @@ fn ranks(
         }
         gate.timed_start()?;
         if shared && !tree::mark::is_ours(&top) && matches!(a.cmd, TreeCmd::Create { .. }) {
-            return Err(Error::usage(
+            return Err(iolab::error::RunError::usage(
                 "--shared-dir",
                 format!("{} is not a tree rank 0 prepared", top.display()),
             ));

@@ -24,5 +24,10 @@ pub fn execute(_: WorkerArgs) -> Result<()> {
         .map(|h| h.trim().to_string())
         .unwrap_or_default();
     let input = std::io::BufReader::new(std::io::stdin());
-    iolab::dist::worker::serve(input, std::io::stdout(), &host, &stop)
+    Ok(iolab::dist::worker::serve(
+        input,
+        std::io::stdout(),
+        &host,
+        &stop,
+    )?)
 }

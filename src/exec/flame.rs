@@ -27,13 +27,13 @@ pub fn check() -> Result<()> {
 
 /// Starts perf on process `pid` (and the children it starts).
 pub fn attach(pid: u32) -> Result<Recording> {
-    fg::Profiler::attach(pid).map(Recording)
+    Ok(fg::Profiler::attach(pid).map(Recording)?)
 }
 
 impl Recording {
     /// Stops perf; the run's folded samples.
     pub fn finish(self) -> Result<Profile> {
-        self.0.finish_folded()
+        Ok(self.0.finish_folded()?)
     }
 }
 

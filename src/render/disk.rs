@@ -5,18 +5,8 @@ use super::table::Table;
 use crate::disk::client::Found;
 use crate::disk::rules::{op_name, rules_line};
 use crate::disk::state::State;
-use crate::metrics::format::bytes_iec;
 use crate::metrics::format::shell_path;
-
-/// A duration in ns as people read it (`1.02 ms`, `350 us`, `12.0 s`).
-pub fn ns(v: f64) -> String {
-    match v {
-        v if v >= 1e9 => format!("{:.2} s", v / 1e9),
-        v if v >= 1e6 => format!("{:.2} ms", v / 1e6),
-        v if v >= 1e3 => format!("{:.0} us", v / 1e3),
-        v => format!("{v:.0} ns"),
-    }
-}
+use crate::metrics::format::{bytes_iec, ns};
 
 /// What a disk is made of, on one line.
 pub fn made_of(st: &State) -> String {

@@ -159,12 +159,13 @@ pub fn check_space(root: &Path, need: u64) -> Result<()> {
         return Ok(()); // unknown: the writes will say ENOSPC if it comes
     };
     if need > free {
-        return Err(Error::NotEnoughSpace {
+        return Err(crate::error::RunError::NotEnoughSpace {
             what: "hold the replay's copies and the trace's writes",
             at: root.to_path_buf(),
             need,
             free,
-        });
+        }
+        .into());
     }
     Ok(())
 }

@@ -23,6 +23,16 @@ pub fn si(v: f64) -> String {
     }
 }
 
+/// A duration in ns as people read it (`1.02 ms`, `350 us`, `12.0 s`).
+pub fn ns(v: f64) -> String {
+    match v {
+        v if v >= 1e9 => format!("{:.2} s", v / 1e9),
+        v if v >= 1e6 => format!("{:.2} ms", v / 1e6),
+        v if v >= 1e3 => format!("{:.0} us", v / 1e3),
+        v => format!("{v:.0} ns"),
+    }
+}
+
 /// Bytes in binary units: `25.6MiB`.
 pub fn bytes_iec(v: f64) -> String {
     scaled(v, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB"])

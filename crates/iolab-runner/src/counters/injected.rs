@@ -58,8 +58,8 @@ impl Counter for Injected {
                     let errors = d.get(&format!("{op}_errors")).copied().unwrap_or(0);
                     format!(
                         "{op} {ops} ops, {} delay injected ({} each), {errors} errors",
-                        crate::render::disk::ns(delay as f64),
-                        crate::render::disk::ns(delay as f64 / ops as f64)
+                        crate::metrics::format::ns(delay as f64),
+                        crate::metrics::format::ns(delay as f64 / ops as f64)
                     )
                 })
             })
