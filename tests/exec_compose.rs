@@ -43,6 +43,12 @@ fn flamegraphs_of_runs_and_of_b_against_a_render_in_chromium() {
         return;
     }
     assert!(out.status.success(), "{err}");
+    if err.contains("no profile: perf") {
+        // perf itself failed to record (on a loaded machine its data can
+        // end empty: "data size field is 0"): iolab said so and went on.
+        eprintln!("SKIP flamegraphs_...: perf recorded nothing here: {err}");
+        return;
+    }
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("<svg"), "not an SVG");
     assert!(text.contains("B against A"), "titled as a differential");
