@@ -51,6 +51,11 @@ pub struct AccessPlan {
     pub zones: Option<Zones>,
     /// Bytes of I/O in all (fio's `io_size` times `loops`).
     pub bytes_limit: Option<u64>,
+    /// fio's `do_io` lets a pass of random writes without the map issue
+    /// up to `io_size` bytes where that is more than `size` (backend.c:
+    /// `total_bytes = max(size, io_size)` for `td_write && td_random &&
+    /// norandommap`); 0 when that does not apply (not `time_based`).
+    pub overwrite_pass: u64,
 }
 
 impl AccessPlan {
@@ -70,6 +75,7 @@ impl AccessPlan {
             dist: DistPlan::Uniform,
             zones: None,
             bytes_limit: None,
+            overwrite_pass: 0,
         }
     }
 
@@ -123,6 +129,11 @@ impl AccessPlan {
             zones: a.zones,
             bytes_limit: (a.io_size > 0 && !job.time_based)
                 .then(|| a.io_size.saturating_mul(job.loops)),
+            overwrite_pass: if random && a.norandommap && job.writes() && !job.time_based {
+                a.io_size
+            } else {
+                0
+            },
         }
     }
 

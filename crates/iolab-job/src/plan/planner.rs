@@ -41,6 +41,10 @@ pub struct Planner {
     bytes_at_loop: u64,
     /// Writes planned in all (fio's `io_issues[DDIR_WRITE]`).
     writes: u64,
+    /// A mix's current direction, 1 for writes (fio's `td->rwmix_ddir`).
+    rwmix_ddir: usize,
+    /// I/Os of that direction before the next draw (fio's `rwmix_issues`).
+    rwmix_issues: u64,
     /// Bytes done in the current strided zone, over all files (fio's
     /// `td->zone_bytes`).
     zone_bytes: u64,
@@ -67,12 +71,18 @@ impl Planner {
         // so a last I/O issued whole takes its excess from the last loop.
         let size: u64 = p.regions.iter().map(|r| r.len).sum();
         let total_limit = (p.access.bytes_limit).or(p.loops.map(|l| size.saturating_mul(l)));
+        // A pass of random writes without the map may issue `io_size`
+        // (fio's do_io: `total_bytes = max(size, io_size)`), so one with a
+        // queued engine does more than `size` before its loop ends.
+        let pass = size.max(p.access.overwrite_pass);
+        let grown = p.pass_bytes && pass > size;
         let loop_limit = (p.pass_bytes && p.regions.len() > 1 && p.loops.is_some())
-            .then_some(size)
-            .filter(|_| p.access.bytes_limit.is_none());
+            .then_some(pass)
+            .filter(|_| p.access.bytes_limit.is_none() || grown);
         let target = |r: Region| match (loop_limit, total_limit) {
             (Some(_), _) => u64::MAX,
             (None, Some(all)) if !p.pass_bytes && r.len > 0 => all,
+            _ if grown && r.len > 0 => pass,
             _ => r.len,
         };
         let files = (p.regions.iter())
@@ -105,6 +115,8 @@ impl Planner {
             issued_at_loop: 0,
             bytes_at_loop: 0,
             writes: 0,
+            rwmix_ddir: 0,
+            rwmix_issues: 0,
             zone_bytes: 0,
             loop_limit,
             total_limit,
@@ -131,6 +143,8 @@ impl Planner {
 
     fn start_loop(&mut self) {
         self.zone_bytes = 0;
+        // fio's clear_io_state (reset_io_counters) before each loop.
+        self.rwmix_issues = 0;
         let random = self.p.pattern == Pattern::Random;
         for f in &mut self.files {
             let key = self.rng.next_u64();
@@ -166,8 +180,34 @@ impl Planner {
         match self.p.mix {
             Mix::Read | Mix::Trim => false,
             Mix::Write | Mix::TrimWrite => true,
-            Mix::Mixed => self.rng.below(100) as u32 >= self.p.rwmixread,
+            Mix::Mixed => self.rwmix_write(),
         }
+    }
+
+    /// A mix's direction, as fio's `get_rw_ddir` (io_u.c): a new draw
+    /// only once the current direction has `rwmix_issues` I/Os in all, and
+    /// a switch keeps to the new one until its I/Os reach the old one's
+    /// times its share (`set_rwmix_bytes`). So a direction whose block
+    /// does not fit, drawn once that product is 1 or more (two writes at
+    /// `rwmixread=50`), stays drawn and ends every file in turn, where a
+    /// draw per attempt ended only one. The
+    /// I/Os counted are the planned ones (fio's `io_issues`, which also
+    /// count a verify pass's reads and follow `rate_ddir`'s turns).
+    fn rwmix_write(&mut self) -> bool {
+        let issues = [self.issued - self.writes, self.writes];
+        if issues[self.rwmix_ddir] >= self.rwmix_issues {
+            let d = usize::from(self.rng.below(100) as u32 >= self.p.rwmixread);
+            if d != self.rwmix_ddir {
+                let share = if d == 0 {
+                    self.p.rwmixread
+                } else {
+                    100 - self.p.rwmixread
+                };
+                self.rwmix_issues = issues[self.rwmix_ddir] * u64::from(share) / 100;
+            }
+            self.rwmix_ddir = d;
+        }
+        self.rwmix_ddir == 1
     }
 }
 
