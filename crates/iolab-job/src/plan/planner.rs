@@ -54,7 +54,7 @@ pub struct Planner {
     /// Bytes of all loops together (fio's `io_issue_bytes_exceeded`).
     total_limit: Option<u64>,
     /// I/Os the runner did besides the plan that fio counts in
-    /// `number_ios` (`verify_backlog`'s reads: see [`Planner::count_extra`]).
+    /// `number_ios` (the verify reads: see [`Planner::count_extra`]).
     extra_ios: u64,
 }
 
@@ -257,8 +257,9 @@ impl Planner {
 impl Planner {
     /// Counts `n` I/Os done besides the plan toward `number_ios`, as fio's
     /// `exceeds_number_ios` counts every read and write (a write job's
-    /// `verify_backlog` reads among them): once the I/Os handed out and
-    /// these reach it, the sequence ends.
+    /// `verify_backlog` reads and the reads back after each loop among
+    /// them): once the I/Os handed out and these reach it, the sequence
+    /// ends.
     pub fn count_extra(&mut self, n: u64) {
         self.extra_ios += n;
     }

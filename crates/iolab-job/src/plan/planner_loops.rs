@@ -123,7 +123,14 @@ impl Planner {
         if !self.p.restarts {
             return false;
         }
-        if self.p.number_ios.is_some_and(|n| self.issued >= n) || self.all_issued() {
+        // fio's keep_running asks exceeds_number_ios, which counts the
+        // reads besides the plan ([`Planner::count_extra`]) too.
+        if self
+            .p
+            .number_ios
+            .is_some_and(|n| self.issued + self.extra_ios >= n)
+            || self.all_issued()
+        {
             return false;
         }
         let limit = match self.p.access.bytes_limit {

@@ -26,7 +26,8 @@ use serde::{Deserialize, Serialize};
 pub struct VerifyTotals {
     /// Blocks read back (or read) and checked.
     pub verified: u64,
-    /// Blocks that did not check (a clone stops at its first).
+    /// Blocks that did not check (a clone stops at its first, once the
+    /// reads in flight with it are checked too).
     pub failures: Vec<Mismatch>,
 }
 
@@ -246,7 +247,7 @@ impl Ctx<'_> {
             return true;
         }
         let (n, before) = (v.batch, v.out.verified);
-        let ok = self.read_back(n);
+        let ok = self.read_back(n, 0);
         // fio counts these reads in number_ios.
         let done = self
             .verifier
@@ -315,9 +316,15 @@ impl Ctx<'_> {
             unsafe { libc::fsync(fd) };
             crate::sys::pagecache::drop_cached(fd);
         }
-        let ok = self.read_back(usize::MAX);
+        let (before, depth) = (v.out.verified, v.tags.len());
+        let ok = self.read_back(usize::MAX, depth - 1);
         // fio's verify phase has its own runtime, the reads' (backend.c).
         self.verify_ns += now_ns() - t0;
+        // As fio's exceeds_number_ios (backend.c): its `io_blocks` holds
+        // the verify phase's reads too, so the next loop's writes stop
+        // once the writes and reads reach number_ios x loops.
+        let done = (self.verifier.as_ref()).map_or(0, |v| v.out.verified - before);
+        self.look.count_extra(done);
         ok
     }
 
@@ -361,13 +368,22 @@ impl Ctx<'_> {
         }
     }
 
-    /// Reads back and checks up to `n` logged writes, oldest first.
-    fn read_back(&mut self, n: usize) -> bool {
+    /// Reads back and checks up to `n` logged writes, oldest first; false
+    /// when one did not check. After a bad block, `ahead` more reads are
+    /// still done and checked: those fio had in flight with it (its
+    /// do_verify keeps up to iodepth reads queued, and the reap that finds
+    /// the bad block, or cleanup_pending_aio after it, completes and
+    /// counts the others; all of them when the log fits in iodepth).
+    fn read_back(&mut self, n: usize, ahead: usize) -> bool {
         let Some(mut v) = self.verifier.take() else {
             return true;
         };
         let mut ok = true;
+        let (mut done, mut last) = (0usize, usize::MAX);
         for _ in 0..n {
+            if done >= last {
+                break;
+            }
             // fio: the runtime ends the checks too (the rest go unchecked).
             if now_ns() >= self.deadline {
                 v.log.clear();
@@ -413,12 +429,15 @@ impl Ctx<'_> {
             }
             rec.bytes += io.len as u64;
             v.out.verified += 1;
+            done += 1;
             let path = self.paths[io.file as usize].display().to_string();
             if let Err(m) = v.layout.check(&path, buf, &io, Some(w.numberio)) {
                 let data = buf.to_vec();
                 self.verifier = Some(v);
                 self.verify_failed(*m, &data);
-                return false;
+                v = self.verifier.take().expect("put back above");
+                ok = false;
+                last = last.min(done.saturating_add(ahead));
             }
         }
         self.verifier = Some(v);
