@@ -10,7 +10,6 @@ pub mod error;
 pub mod exec;
 pub mod lab;
 pub mod render;
-pub mod store;
 pub mod trace;
 
 pub use error::{Error, Result};
@@ -19,4 +18,5 @@ pub use iolab_disk::disk;
 pub use iolab_engine::engine;
 pub use iolab_job::{job, plan};
 pub use iolab_runner::{counters, dist, profile, runner, tree};
+pub use iolab_store::store;
 pub use iolab_sys::{metrics, registry, sys};

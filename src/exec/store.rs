@@ -4,7 +4,7 @@
 //! result.
 
 use super::ExecResult;
-use crate::store::{NewRun, Status, Store, StoreError, StoreResult, StoredRun};
+use crate::store::{NewRun, Status, Store, StoreResult, StoredRun};
 use crate::sys::environment::Environment;
 
 /// The kind of a stored exec.
@@ -18,10 +18,7 @@ pub fn save(
     label: Option<&str>,
 ) -> StoreResult<i64> {
     let env = Environment::capture(&e.watched(), crate::disk::state::injected_at);
-    let json = serde_json::to_string(e).map_err(|err| StoreError::Encode {
-        what: "exec result",
-        problem: err.to_string(),
-    })?;
+    let json = crate::store::encode(e, "exec result")?;
     let status = if e.interrupted {
         Status::Interrupted
     } else if e.ok_runs().next().is_none() {
@@ -52,19 +49,7 @@ pub fn name(e: &ExecResult) -> String {
 
 /// The exec of a stored run of kind [`KIND`].
 pub fn load(run: &StoredRun) -> StoreResult<ExecResult> {
-    if run.kind != KIND {
-        return Err(StoreError::Decode {
-            id: run.id,
-            what: "exec result",
-            problem: format!("run {} is a {}, not an exec", run.id, run.kind),
-        });
-    }
-    let mut e: ExecResult =
-        serde_json::from_str(&run.result_json).map_err(|err| StoreError::Decode {
-            id: run.id,
-            what: "exec result",
-            problem: err.to_string(),
-        })?;
+    let mut e: ExecResult = run.decode(KIND, "exec result")?;
     e.run = Some(run.id);
     Ok(e)
 }

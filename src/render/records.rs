@@ -124,11 +124,7 @@ fn stored_job_cells(r: &StoredRun) -> Result<[Cell; 4], StoreError> {
     if r.kind == kind::TREE {
         return Ok([Cell::Null, Cell::Null, Cell::Null, Cell::Null]);
     }
-    let jobs: Jobs = serde_json::from_str(&r.result_json).map_err(|e| StoreError::Decode {
-        id: r.id,
-        what: "stored jobs",
-        problem: e.to_string(),
-    })?;
+    let jobs: Jobs = r.decode_as("stored jobs")?;
     Ok(job_cells(&jobs.jobs))
 }
 

@@ -6,7 +6,7 @@
 use super::calls::Class;
 use super::model::Trace;
 use crate::metrics::figures::{Figures, Summary};
-use crate::store::{NewRun, Status, Store, StoreError, StoreResult, StoredRun};
+use crate::store::{NewRun, Status, Store, StoreResult, StoredRun};
 use crate::sys::environment::Environment;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -81,10 +81,7 @@ pub fn save(
 ) -> StoreResult<i64> {
     let t = &stored.trace;
     let env = Environment::capture(&[], crate::disk::state::injected_at);
-    let json = serde_json::to_string(stored).map_err(|e| StoreError::Encode {
-        what: "trace",
-        problem: e.to_string(),
-    })?;
+    let json = crate::store::encode(stored, "trace")?;
     let name = match t.meta.command.first() {
         Some(c) => format!("trace {c}"),
         None => format!("trace -p {}", t.meta.pid),
@@ -106,19 +103,7 @@ pub fn save(
 
 /// The trace of a stored run of kind [`KIND`].
 pub fn load(run: &StoredRun) -> StoreResult<StoredTrace> {
-    if run.kind != KIND {
-        return Err(StoreError::Decode {
-            id: run.id,
-            what: "trace",
-            problem: format!("run {} is a {}, not a trace", run.id, run.kind),
-        });
-    }
-    let mut t: StoredTrace =
-        serde_json::from_str(&run.result_json).map_err(|e| StoreError::Decode {
-            id: run.id,
-            what: "trace",
-            problem: e.to_string(),
-        })?;
+    let mut t: StoredTrace = run.decode(KIND, "trace")?;
     t.run = Some(run.id);
     Ok(t)
 }

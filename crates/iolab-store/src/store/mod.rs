@@ -19,7 +19,7 @@ mod status;
 
 pub use error::StoreError;
 pub use hosts::HostRow;
-pub use runs::{Filter, NewRun, StoredRun, Target, kind};
+pub use runs::{Filter, NewRun, StoredRun, Target, encode, kind};
 pub use status::Status;
 
 use rusqlite::Connection;

@@ -6,6 +6,7 @@ use crate::metrics::figures::Summary;
 use crate::runner::RunResult;
 use crate::sys::environment::Environment;
 use rusqlite::{OptionalExtension, params};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -17,9 +18,9 @@ pub mod kind {
     pub const FIO: &str = "fio";
     /// `iolab tree` (a [`crate::tree::TreeResult`]).
     pub const TREE: &str = "tree";
-    /// `iolab trace` (a [`crate::trace::store::StoredTrace`]).
+    /// `iolab trace` (iolab_trace's `StoredTrace`).
     pub const TRACE: &str = "trace";
-    /// `iolab exec` (a [`crate::exec::ExecResult`]).
+    /// `iolab exec` (iolab's `exec::ExecResult`).
     pub const EXEC: &str = "exec";
 }
 
@@ -90,16 +91,36 @@ pub struct StoredRun {
 impl StoredRun {
     /// The result of a tree command.
     pub fn tree_result(&self) -> StoreResult<crate::tree::TreeResult> {
-        serde_json::from_str(&self.result_json)
-            .map_err(|e| self.undecodable("stored tree result", e))
+        self.decode_as("stored tree result")
     }
 
-    fn undecodable(&self, what: &'static str, e: serde_json::Error) -> StoreError {
-        StoreError::Decode {
+    /// The stored result of a run of kind `of` (an exec's, a trace's),
+    /// decoded as `T`; an error naming both kinds for a run of another.
+    /// The one decoder of the results other layers store here.
+    pub fn decode<T: DeserializeOwned>(&self, of: &str, what: &'static str) -> StoreResult<T> {
+        if self.kind != of {
+            let a = if of.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            return Err(StoreError::Decode {
+                id: self.id,
+                what,
+                problem: format!("run {} is a {}, not {a} {of}", self.id, self.kind),
+            });
+        }
+        self.decode_as(what)
+    }
+
+    /// The stored result as `T`, whatever the kind (`what` names it in
+    /// the error).
+    pub fn decode_as<T: DeserializeOwned>(&self, what: &'static str) -> StoreResult<T> {
+        serde_json::from_str(&self.result_json).map_err(|e| StoreError::Decode {
             id: self.id,
             what,
             problem: e.to_string(),
-        }
+        })
     }
 
     /// The full result of a run or import.
@@ -114,8 +135,17 @@ impl StoredRun {
                 ),
             });
         }
-        serde_json::from_str(&self.result_json).map_err(|e| self.undecodable("stored result", e))
+        self.decode_as("stored result")
     }
+}
+
+/// `value` as the JSON a run stores as its result (`what` names it in the
+/// error): the one encoder, beside [`StoredRun::decode`].
+pub fn encode<T: Serialize>(value: &T, what: &'static str) -> StoreResult<String> {
+    serde_json::to_string(value).map_err(|e| StoreError::Encode {
+        what,
+        problem: e.to_string(),
+    })
 }
 
 /// Which runs `history` lists.
