@@ -89,8 +89,14 @@ impl From<crate::exec::ExecError> for Error {
 }
 
 impl From<crate::trace::TraceError> for Error {
+    /// A run or the store failing under a trace command is that layer's
+    /// error here too (its message and exit code).
     fn from(e: crate::trace::TraceError) -> Error {
-        Error::Trace(Box::new(e))
+        match e {
+            crate::trace::TraceError::Run(e) => Error::Run(*e),
+            crate::trace::TraceError::Store(e) => Error::Store(e),
+            e => Error::Trace(Box::new(e)),
+        }
     }
 }
 

@@ -10,7 +10,6 @@ pub mod error;
 pub mod exec;
 pub mod lab;
 pub mod render;
-pub mod trace;
 
 pub use error::{Error, Result};
 // The bottom layer, its own crate: under their old paths (crate::sys::...).
@@ -20,3 +19,4 @@ pub use iolab_job::{job, plan};
 pub use iolab_runner::{counters, dist, profile, runner, tree};
 pub use iolab_store::store;
 pub use iolab_sys::{metrics, registry, sys};
+pub use iolab_trace::trace;

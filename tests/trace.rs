@@ -365,7 +365,7 @@ fn without_root_it_says_root_is_missing() {
 
 #[test]
 fn the_committed_bpf_object_is_current() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/trace/ebpf");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/iolab-trace/src/trace/ebpf");
     let clang = std::process::Command::new("clang")
         .arg("--version")
         .output();
@@ -382,7 +382,7 @@ fn the_committed_bpf_object_is_current() {
     let committed = std::fs::read(dir.join("trace.bpf.o")).unwrap();
     assert!(
         built == committed,
-        "src/trace/ebpf/trace.bpf.o is not built from trace.bpf.c: run src/trace/ebpf/build.sh and commit it"
+        "crates/iolab-trace/src/trace/ebpf/trace.bpf.o is not built from trace.bpf.c: run crates/iolab-trace/src/trace/ebpf/build.sh and commit it"
     );
 }
 

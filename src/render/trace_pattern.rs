@@ -177,8 +177,22 @@ pub fn imitation_value(rows: &[Row]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::model::Trace;
-    use crate::trace::pattern::{analyse, tests::ev};
+    use crate::trace::model::{Event, Trace};
+    use crate::trace::pattern::analyse;
+
+    /// A call `name` of `n` bytes at `off` by `tid` on file 0.
+    fn ev(t_us: u64, tid: u32, name: &str, off: u64, n: i64) -> Event {
+        Event {
+            t_ns: t_us * 1000,
+            tid,
+            call: crate::trace::calls::by_name(name).unwrap().0,
+            file: Some(0),
+            offset: Some(off),
+            len: n.max(0) as u64,
+            result: n,
+            ..Event::default()
+        }
+    }
 
     #[test]
     fn a_row_per_file_and_direction_used() {

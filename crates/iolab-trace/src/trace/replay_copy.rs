@@ -3,10 +3,11 @@
 //! trace read; and how many bytes the copies and the trace's writes need,
 //! known before anything is written.
 
+use super::TraceResult as Result;
 use super::calls::Class;
 use super::model::Trace;
-use crate::error::{Error, Result};
 use crate::runner::StopFlag;
+use iolab_runner::Error;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
@@ -63,7 +64,7 @@ pub fn copy_ranges(
         let mut at = start;
         while at < end {
             if stop.is_set() {
-                return Err(crate::Error::interrupted(stop));
+                return Err(Error::interrupted(stop).into());
             }
             let want = (end - at).min(CHUNK as u64) as usize;
             let got = match src.read_at(&mut buf[..want], at) {
@@ -88,7 +89,7 @@ pub fn fill(out: &File, from: u64, to_len: u64, to: &Path, stop: &StopFlag) -> R
     let mut at = from;
     while at < to_len {
         if stop.is_set() {
-            return Err(crate::Error::interrupted(stop));
+            return Err(Error::interrupted(stop).into());
         }
         let n = (to_len - at).min(buf.len() as u64) as usize;
         out.write_all_at(&buf[..n], at)
@@ -159,7 +160,7 @@ pub fn check_space(root: &Path, need: u64) -> Result<()> {
         return Ok(()); // unknown: the writes will say ENOSPC if it comes
     };
     if need > free {
-        return Err(crate::error::RunError::NotEnoughSpace {
+        return Err(iolab_runner::Error::NotEnoughSpace {
             what: "hold the replay's copies and the trace's writes",
             at: root.to_path_buf(),
             need,

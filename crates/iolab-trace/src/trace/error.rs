@@ -65,6 +65,14 @@ pub enum TraceError {
         /// The signal.
         signal: i32,
     },
+    /// A run of the layer below failed or was refused (`replay` and
+    /// `imitate` run jobs, copy files and check free space); the top shows
+    /// it, and gives its exit code, as any run's.
+    #[error(transparent)]
+    Run(Box<iolab_runner::Error>),
+    /// The results database (a stored trace).
+    #[error(transparent)]
+    Store(Box<crate::store::StoreError>),
     /// The traced command failed: iolab exits with its status (as strace
     /// does), after showing and storing the trace.
     #[error("the traced command exited with status {status}")]
@@ -72,6 +80,24 @@ pub enum TraceError {
         /// Its exit status (128 + the signal for one killed).
         status: i32,
     },
+}
+
+impl From<iolab_runner::Error> for TraceError {
+    fn from(e: iolab_runner::Error) -> TraceError {
+        TraceError::Run(Box::new(e))
+    }
+}
+
+impl From<crate::job::JobError> for TraceError {
+    fn from(e: crate::job::JobError) -> TraceError {
+        TraceError::Run(Box::new(e.into()))
+    }
+}
+
+impl From<crate::store::StoreError> for TraceError {
+    fn from(e: crate::store::StoreError) -> TraceError {
+        TraceError::Store(Box::new(e))
+    }
 }
 
 impl TraceError {

@@ -8,12 +8,13 @@
 //! attribute [`REPLAY_XATTR`]; a directory holding anything without it is
 //! refused, and only marked entries are removed at the end.
 
+use super::TraceResult as Result;
 use super::calls::Class;
 use super::model::{Event, Trace};
 use super::replay_copy::{self, Plan, written};
-use crate::error::{Error, Result};
 use crate::runner::StopFlag;
 use crate::sys::xattr;
+use iolab_runner::Error;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -177,7 +178,7 @@ impl Scratch {
         replay_copy::check_space(&self.root, copies.saturating_add(written(t)))?;
         for (p, planned) in t.paths.iter().zip(plans) {
             if stop.is_set() {
-                return Err(crate::Error::interrupted(stop));
+                return Err(Error::interrupted(stop).into());
             }
             let place = match planned {
                 Err(why) => Place::Not(why),
@@ -256,6 +257,7 @@ impl Scratch {
                 format!("cannot mark {} as iolab's ({REPLAY_XATTR})", p.display()),
                 e,
             )
+            .into()
         })
     }
 
@@ -387,14 +389,15 @@ fn claim(dir: &Path) -> Result<bool> {
             })?;
             Ok(true)
         }
-        Err(e) => Err(Error::io(dir.display().to_string(), e)),
-        Ok(m) if !m.is_dir() => Err(refuse("not a directory".into())),
+        Err(e) => Err(Error::io(dir.display().to_string(), e).into()),
+        Ok(m) if !m.is_dir() => Err(refuse("not a directory".into()).into()),
         Ok(_) => {
             if let Some(foreign) = first_foreign(dir) {
                 return Err(refuse(format!(
                     "{} was not made by iolab replay",
                     foreign.display()
-                )));
+                ))
+                .into());
             }
             remove_marked(dir);
             Ok(false)

@@ -3,12 +3,12 @@
 //! trace did, per file and direction (the I/Os the job logged, as
 //! `write_iolog` has them, analysed as the trace's events are).
 
+use super::TraceResult as Result;
 use super::calls;
 use super::iolog;
 use super::job::{self, JobFile};
 use super::model::{Event, Trace};
 use super::pattern::{self, DirPattern};
-use crate::error::Result;
 use crate::runner::{self, RunOptions, RunResult, StopFlag};
 use std::path::Path;
 
@@ -73,7 +73,7 @@ pub fn run(t: &Trace, dir: &Path, stop: &StopFlag) -> Result<Imitation> {
     let job = job::derive(t, Some(&dir))?;
     std::fs::create_dir_all(&dir).map_err(|e| super::TraceError::io(&dir, e))?;
     let work = tempfile::tempdir()
-        .map_err(|e| crate::Error::io("making a directory for the job file", e))?;
+        .map_err(|e| iolab_runner::Error::io("making a directory for the job file", e))?;
     let mut logged = job.clone();
     logged.log_to(work.path());
     let path = work.path().join("imitate.fio");
@@ -158,7 +158,7 @@ fn ran(r: &RunResult) -> Result<Trace> {
                     }
                     Ok(())
                 })
-                .map_err(|e| crate::Error::io("reading back the I/Os the run logged", e))?;
+                .map_err(|e| iolab_runner::Error::io("reading back the I/Os the run logged", e))?;
             }
         }
     }

@@ -6,13 +6,13 @@
 //! replayed latencies beside the recorded ones per call, with the schedule
 //! lag (how late each call was issued) and the calls that were skipped.
 
+use super::TraceResult as Result;
 use super::calls::Class;
 use super::error::{TraceError, TraceResult};
 use super::hist::LogHist;
 use super::model::{Event, Stats, Trace};
 use super::replay_ops::{self, Fds, Outcome, Worker};
 pub use super::replay_scratch::{Made, REPLAY_XATTR, Scratch};
-use crate::error::{Error, Result};
 use crate::runner::StopFlag;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -198,10 +198,10 @@ struct Part {
 /// calls and returns what was replayed with [`ReplayResult::stopped`] set.
 pub fn replay(t: &Trace, opts: &Options) -> Result<ReplayResult> {
     if t.events.is_empty() {
-        return Err(Error::from(TraceError::Usage {
+        return Err(TraceError::Usage {
             what: "the trace".into(),
             problem: "it has no events to replay (record it with iolab trace --events, or import strace output)".into(),
-        }));
+        });
     }
     let scratch = Scratch::prepare(t, opts.target, opts.stop)?;
     let mut threads: BTreeMap<u32, Vec<&Event>> = BTreeMap::new();
