@@ -20,7 +20,7 @@ mod validate;
 pub use apply::{build_jobs, jobs_of_sections};
 pub use error::{JobError, JobProblem, ValueError};
 /// Most files one job may name: an I/O names its file by a 16-bit index
-/// ([`crate::plan::IoUnit::file`]).
+/// (the plan layer's `IoUnit::file`, above this one).
 pub const MAX_FILES: usize = u16::MAX as usize + 1;
 
 /// Most clones (threads) of all jobs together unless `iolab run

@@ -1,7 +1,7 @@
 //! Starts `iolab worker` on every host through a launcher, and leads them:
 //! version handshake, clock offsets, the job, one start barrier, results.
 
-use super::error::DistError;
+use super::DistError;
 use super::merge::{self, DistRun, HostRun};
 use super::protocol::{self, FromWorker, ToWorker, VERSION};
 use crate::runner::{RunResult, StopFlag};

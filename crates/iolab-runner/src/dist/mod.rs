@@ -8,7 +8,6 @@
 //! histograms, and a summary per host.
 
 pub mod coordinator;
-pub mod error;
 pub mod merge;
 pub mod mpi;
 #[cfg(feature = "mpi")]
@@ -18,6 +17,6 @@ pub mod rank;
 pub mod trees;
 pub mod worker;
 
+pub use crate::error::DistError;
 pub use coordinator::{Coordinator, Launch};
-pub use error::DistError;
 pub use merge::{DistRun, HostRun};

@@ -10,7 +10,7 @@
 //! gather", or, with `--stonewall-ranks`, as soon as the first rank is
 //! done, "stop now". Then each rank sends rank 0 its report (JSON).
 
-use super::error::DistError;
+use super::DistError;
 use super::merge::{self, DistRun, HostRun};
 use super::rank::RankRun;
 

@@ -4,7 +4,7 @@
 //! and its own files, named `fN.R`). The ranks' results are made one:
 //! phase by phase, operations merged exactly, counts added up.
 
-use super::error::DistError;
+use super::DistError;
 use super::merge::{HostRun, start_skew_ns};
 use super::mpi::Ranked;
 use crate::sys::environment::Environment;

@@ -11,7 +11,7 @@ use super::{Phase, Stopped, TreeResult};
 use crate::counters::disks_of;
 use crate::error::{Error, Result};
 use crate::metrics::clock::now_ns;
-use crate::runner::StopFlag;
+use crate::sys::stop::StopFlag;
 use std::ffi::CString;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{Read, Write};

@@ -7,7 +7,7 @@ use super::{Phase, Shape, Stopped, TreeResult, mark};
 use crate::counters::disks_of;
 use crate::error::{Error, Result};
 use crate::metrics::clock::now_ns;
-use crate::runner::StopFlag;
+use crate::sys::stop::StopFlag;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fs::OpenOptions;

@@ -6,8 +6,8 @@
 use super::{Phase, Stopped};
 use crate::counters::Snapshot;
 use crate::metrics::{CpuUsage, LatencyHistogram, clock::now_ns};
-use crate::runner::StopFlag;
 use crate::sys::blockdev::Disk;
+use crate::sys::stop::StopFlag;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -7,7 +7,7 @@ use super::{Phase, TreeResult, mark};
 use crate::counters::disks_of;
 use crate::error::{Error, Result};
 use crate::metrics::clock::now_ns;
-use crate::runner::StopFlag;
+use crate::sys::stop::StopFlag;
 use std::path::Path;
 
 /// Removes the tree at `top`. `foreign`: the user said it may remove a

@@ -6,7 +6,7 @@ use super::{Phase, TreeResult};
 use crate::counters::disks_of;
 use crate::error::{Error, Result};
 use crate::metrics::clock::now_ns;
-use crate::runner::StopFlag;
+use crate::sys::stop::StopFlag;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::Read;

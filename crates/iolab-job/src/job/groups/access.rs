@@ -5,7 +5,7 @@
 //! `random_distribution` and the strided zones (`zonemode`, `zonesize`,
 //! `zonerange`, `zoneskip`). The value forms of the core options
 //! (`rw=read:-8k`, `bs=4k,64k`, `size=50%`) land here too; the planner
-//! (`crate::plan`) gives them their meaning.
+//! (the `plan` module, above this one) gives them their meaning.
 
 use super::OptionGroup;
 use crate::job::apply::num as number;

@@ -3,6 +3,10 @@
 //! The top crate wraps it in its own `Error`, which alone turns an error
 //! into an exit code.
 
+mod dist;
+
+pub use dist::DistError;
+
 use crate::job::JobError;
 use std::path::PathBuf;
 
@@ -87,7 +91,7 @@ pub enum Error {
     /// A run over several hosts (`--hosts`, `iolab worker`) failed; the
     /// error names the host.
     #[error(transparent)]
-    Dist(Box<crate::dist::DistError>),
+    Dist(Box<DistError>),
     /// Stopped by a signal (SIGINT, SIGTERM) before the work was done.
     #[error("interrupted by {}", signal_name(*.signal))]
     Interrupted {
@@ -102,8 +106,8 @@ impl From<JobError> for Error {
     }
 }
 
-impl From<crate::dist::DistError> for Error {
-    fn from(e: crate::dist::DistError) -> Error {
+impl From<DistError> for Error {
+    fn from(e: DistError) -> Error {
         Error::Dist(Box::new(e))
     }
 }

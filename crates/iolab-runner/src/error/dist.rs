@@ -1,4 +1,5 @@
-//! What can go wrong with many hosts, each naming the host.
+//! What can go wrong with many hosts (the `dist` module), each naming the
+//! host; kept here with the run layer's error, which holds it.
 
 /// An error of a run over several hosts.
 #[derive(Debug, thiserror::Error)]
