@@ -83,8 +83,16 @@ impl From<iolab_sys::Error> for Error {
 }
 
 impl From<crate::exec::ExecError> for Error {
+    /// The layers' errors `exec` carries are shown as themselves.
     fn from(e: crate::exec::ExecError) -> Error {
-        Error::Exec(Box::new(e))
+        use crate::exec::ExecError as E;
+        match e {
+            E::Run(e) => Error::Run(e),
+            E::Store(e) => Error::Store(e),
+            E::Trace(e) => Error::from(*e),
+            E::Analysis(e) => Error::from(*e),
+            e => Error::Exec(Box::new(e)),
+        }
     }
 }
 
@@ -103,6 +111,20 @@ impl From<crate::trace::TraceError> for Error {
 impl From<crate::disk::DiskError> for Error {
     fn from(e: crate::disk::DiskError) -> Error {
         Error::Disk(Box::new(e))
+    }
+}
+
+impl From<crate::analysis::AnalysisError> for Error {
+    /// The layers' errors an analysis carries are shown as themselves.
+    fn from(e: crate::analysis::AnalysisError) -> Error {
+        use crate::analysis::AnalysisError as A;
+        match e {
+            A::Run(e) => Error::Run(e),
+            A::Store(e) => Error::Store(e),
+            A::Trace(e) => Error::Trace(e),
+            A::MixedWorkloads(e) => Error::MixedWorkloads(e),
+            A::UnlikeTraces(e) => Error::UnlikeTraces(e),
+        }
     }
 }
 

@@ -7,14 +7,15 @@
 
 pub use super::difference::{ALPHA, MIN_EFFECT_PCT, MIN_RUNS, Outcome, Row};
 use super::env_diff::{self, EnvDiff, EnvFacts};
+use super::error::{AnalysisError as Error, AnalysisResult as Result};
 use super::fingerprint::{self, FieldDiff, Fingerprint, MixedWorkloads, UnlikeTraces};
 use super::verdict::{self, Verdict};
-use crate::error::{Error, Result, RunError};
 use crate::job;
 use crate::metrics::figures::{Better, Figures, METRICS, metric};
 use crate::runner::{self, NoObserver, Progress, RunOptions, RunResult, StopFlag};
 use crate::store::{Store, StoreError, StoredRun, Target};
 use crate::sys::environment::Environment;
+use iolab_runner::Error as RunError;
 use std::path::{Path, PathBuf};
 
 /// One run pooled into a side: its id (None when made now and not

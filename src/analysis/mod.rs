@@ -10,8 +10,11 @@ pub mod compare;
 pub mod compare_calls;
 pub mod difference;
 pub mod env_diff;
+pub mod error;
 pub mod fingerprint;
 pub mod stats;
 pub mod sweep;
 pub mod vary;
 pub mod verdict;
+
+pub use error::{AnalysisError, AnalysisResult};

@@ -3,8 +3,8 @@
 //! point stored as a run of one sweep, each summarised for the table and
 //! the plot (which `render::sweep` draws).
 
+use super::error::{AnalysisError as Error, AnalysisResult as Result};
 use super::vary::{Vary, parse_vary, points};
-use crate::error::{Error, Result};
 use crate::job::{self, JobSpec, options};
 use crate::metrics::figures::{METRICS, MetricDef, Summary, metric};
 use crate::runner::{self, NoObserver, Progress, RunOptions, StopFlag};

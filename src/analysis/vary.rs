@@ -6,7 +6,7 @@
 //! 3) or `1..64:x2` (doubling); range ends may carry size suffixes
 //! (`4k..1m:x4`).
 
-use crate::error::{Error, Result};
+use super::error::{AnalysisError as Error, AnalysisResult as Result};
 use crate::job::units::parse_size;
 use std::collections::BTreeMap;
 

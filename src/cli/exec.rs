@@ -184,7 +184,7 @@ pub fn execute(a: ExecArgs) -> Result<()> {
         return Err(err.into());
     }
     if let Some(err) = picture_failed {
-        return Err(err);
+        return Err(err.into());
     }
     if stop.signal().is_some() {
         return Err(iolab::Error::interrupted(&stop));

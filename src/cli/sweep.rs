@@ -97,6 +97,7 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
     match result.failure {
         None => result.not_stored.map_or(Ok(()), |e| Err(e.into())),
         Some(e) => {
+            let e = iolab::Error::from(e);
             if e.is_interrupt() {
                 eprintln!("iolab: the table shows the points that finished");
             } else {

@@ -3,11 +3,11 @@
 //! same cache state, each side stored as one exec; compared like any two
 //! sides (the verdict on the run time, every figure side by side).
 
+use super::error::Result;
 use super::{ExecError, ExecRequest, ExecResult, figures, store};
 use crate::analysis::compare::{Comparison, Member, Side};
 use crate::analysis::env_diff::EnvFacts;
 use crate::analysis::fingerprint::Fingerprint;
-use crate::error::Result;
 use crate::runner::StopFlag;
 use crate::runner::progress::Progress;
 use crate::store::Target;
@@ -103,7 +103,7 @@ pub fn run(
     }
     // Stopped before both sides succeeded once: the runs made are kept.
     if stop.is_set() && results.iter().any(|r| r.ok_runs().next().is_none()) {
-        return Err(crate::Error::interrupted(stop));
+        return Err(iolab_runner::Error::interrupted(stop).into());
     }
     // A side without one successful run has nothing to compare: its
     // failure is the answer (the runs are stored).
@@ -112,7 +112,7 @@ pub fn run(
         .find(|r| !r.runs.is_empty() && r.ok_runs().next().is_none())
     {
         return Err(r.failure().map_or_else(
-            || ExecError::usage("compare --exec", "a side has no successful run").into(),
+            || ExecError::usage("compare --exec", "a side has no successful run"),
             Into::into,
         ));
     }

@@ -3,7 +3,7 @@
 //! after it with cachestat (mincore where cachestat is missing), and the
 //! run's hits and misses worked out of the two.
 
-use crate::error::Result;
+use super::error::Result;
 use crate::job::CachePolicy;
 use crate::sys::pagecache;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,12 @@
-//! What can go wrong running a command under `iolab exec`.
+//! What can go wrong running a command under `iolab exec`: its own
+//! failures, and those of the layers it uses (a run-level refusal or
+//! system call, the store, the tracer, a comparison), which the top error
+//! shows as themselves.
+
+use crate::analysis::AnalysisError;
+use crate::store::StoreError;
+use crate::trace::TraceError;
+use iolab_runner::Error as RunError;
 
 /// An `iolab exec` failure, naming what failed.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +52,52 @@ pub enum ExecError {
         /// the message).
         first_status: i32,
     },
+    /// A run-level failure: a system call, a refusal, a tool (perf), a
+    /// stop by a signal.
+    #[error(transparent)]
+    Run(RunError),
+    /// The results database.
+    #[error(transparent)]
+    Store(Box<StoreError>),
+    /// The tracer (`--trace`).
+    #[error(transparent)]
+    Trace(Box<TraceError>),
+    /// A comparison of the two sides (`compare --exec`).
+    #[error(transparent)]
+    Analysis(Box<AnalysisError>),
+}
+
+/// Result with `exec`'s error.
+pub type Result<T> = std::result::Result<T, ExecError>;
+
+impl From<RunError> for ExecError {
+    fn from(e: RunError) -> ExecError {
+        ExecError::Run(e)
+    }
+}
+
+impl From<iolab_sys::Error> for ExecError {
+    fn from(e: iolab_sys::Error) -> ExecError {
+        ExecError::Run(e.into())
+    }
+}
+
+impl From<StoreError> for ExecError {
+    fn from(e: StoreError) -> ExecError {
+        ExecError::Store(Box::new(e))
+    }
+}
+
+impl From<TraceError> for ExecError {
+    fn from(e: TraceError) -> ExecError {
+        ExecError::Trace(Box::new(e))
+    }
+}
+
+impl From<AnalysisError> for ExecError {
+    fn from(e: AnalysisError) -> ExecError {
+        ExecError::Analysis(Box::new(e))
+    }
 }
 
 impl ExecError {

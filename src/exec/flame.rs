@@ -4,8 +4,9 @@
 //! the first run against the rest (seed 001: what does a first run spend
 //! its extra time on), A against B (`compare --exec`).
 
-use crate::error::{Error, Result};
+use super::error::Result;
 use crate::profile::flamegraph as fg;
+use iolab_runner::Error;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,7 @@ pub fn check() -> Result<()> {
             "perf",
             "--flamegraph needs perf, which is not installed (Debian: apt-get install linux-perf)",
         )
+        .into()
     })
 }
 

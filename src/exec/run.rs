@@ -3,10 +3,10 @@
 //! its exit, its counters read as it ends.
 
 use super::cache;
+use super::error::Result;
 use super::flame::{self, Profile};
 use super::{ExecError, ExecResult, ExecRun};
 use crate::counters::{self, DiskDelta, diskstats};
-use crate::error::Result;
 use crate::job::CachePolicy;
 use crate::runner::StopFlag;
 use crate::runner::progress::{Live, Phase, Progress};
@@ -45,18 +45,16 @@ impl ExecRequest {
             return Err(ExecError::usage(
                 "iolab exec",
                 "no command: give one after `--` (iolab exec --cache cold --files data -- cat data)",
-            )
-            .into());
+            ));
         }
         if self.repeat == 0 {
-            return Err(ExecError::usage("--repeat 0", "need at least one run").into());
+            return Err(ExecError::usage("--repeat 0", "need at least one run"));
         }
         if self.cache != CachePolicy::Keep && self.files.is_empty() {
             return Err(ExecError::usage(
                 format!("--cache {}", self.cache.name()),
                 "needs --files PATH: the files (or directories) whose page cache to set",
-            )
-            .into());
+            ));
         }
         for f in &self.files {
             std::fs::symlink_metadata(f)
@@ -72,8 +70,7 @@ impl ExecRequest {
                      (EOF), so the runs would not be alike; save it to a file and redirect from the \
                      file (each run then reads it from its start), or use < /dev/null"
                 ),
-            )
-            .into());
+            ));
         }
         if self.profile {
             flame::check()?;
@@ -122,8 +119,7 @@ pub fn run(req: &ExecRequest, stop: &StopFlag, progress: &mut dyn Progress) -> R
         return Err(ExecError::usage(
             format!("--cache {}", req.cache.name()),
             "no regular file under --files: nothing whose page cache to set",
-        )
-        .into());
+        ));
     }
     let cwd = match &req.cwd {
         Some(d) => d.clone(),

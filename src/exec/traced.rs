@@ -3,7 +3,7 @@
 //! histograms, near-zero cost), the command let go once it records; the
 //! trace ends when the command does and is kept with its run.
 
-use crate::error::Result;
+use super::error::Result;
 use crate::runner::StopFlag;
 use crate::trace::model::Trace;
 use crate::trace::{self, Mode, Request, Target, TraceError};
@@ -25,7 +25,7 @@ pub fn check() -> Result<()> {
 pub fn around<T>(
     pid: u32,
     body: impl FnOnce() -> Result<T>,
-) -> Result<(T, std::result::Result<Trace, crate::Error>)> {
+) -> Result<(T, std::result::Result<Trace, TraceError>)> {
     let tracer = trace::find("ebpf")?;
     let quit = StopFlag::new();
     let (tx, rx) = std::sync::mpsc::channel::<()>();
@@ -60,12 +60,11 @@ pub fn around<T>(
             quit.set();
         }
         let t = match recording.join() {
-            Ok(t) => t.map_err(Into::into),
+            Ok(t) => t,
             Err(_) => Err(TraceError::Bpf {
                 what: "record".into(),
                 problem: "the tracer's thread panicked".into(),
-            }
-            .into()),
+            }),
         };
         Ok((out?, t))
     })
