@@ -286,6 +286,12 @@ impl Planner {
 
     /// Starts the next loop over the regions; false when there is none.
     fn roll_over(&mut self) -> bool {
+        // fio's thread_main ends the job after a pass that did no I/O
+        // (`fio_mark_td_terminate` when `bytes_done` is 0), so blocks that
+        // never fit end it rather than loop for ever.
+        if self.issued == self.issued_at_loop {
+            return false;
+        }
         self.loop_index += 1;
         // fio's keep_running after the loops, for `io_size` (without it
         // the files are done, which ends the job).
