@@ -159,6 +159,14 @@ impl AccessPlan {
             && self.bytes_limit.is_none()
             && !self.bs_is_seq_rand
     }
+
+    /// True when a random job's loop writes each block at most once: every
+    /// write is a draw from the map. Sequential stretches (`rw=randwrite:8`,
+    /// `percentage_random` below 100) are not marked in fio's map, so they
+    /// may write a block a draw wrote, or the other way round.
+    pub fn writes_once(&self) -> bool {
+        self.map && self.seq_nr == 1 && self.perc_rand[1] == 100
+    }
 }
 
 /// fio's zone index of one direction: for each draw v in 1..=100, the

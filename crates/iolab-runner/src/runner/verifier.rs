@@ -120,10 +120,12 @@ impl Verifier {
             issued: 0,
             tags: vec![0; depth],
             // fio's map keeps a loop's random writes apart; else a write
-            // may overlap earlier ones, which it replaces in the log.
+            // may overlap earlier ones, which it replaces in the log (fio's
+            // log keeps both there and its verify expects the older: the
+            // rule fio-verify-overwritten of bench/fio_diff.py).
             log: WriteLog::new(
                 job.pattern == crate::job::Pattern::Random
-                    && crate::plan::access::AccessPlan::of_job(job).map,
+                    && crate::plan::access::AccessPlan::of_job(job).writes_once(),
             ),
             seeds: Xoshiro256PlusPlus::seed_from_u64(crate::plan::clone_seed(job, clone)),
             buf: IoBuf::page_aligned(job.bs_max as usize),
