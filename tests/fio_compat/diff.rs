@@ -406,9 +406,11 @@ pub fn differences(fio: &Outcome, iolab: &Outcome, checks: &[Check]) -> Vec<Stri
                 }
             }
             Check::Syncs => {
+                // fio 3.33's `sync.total_ios` is always 0: the syncs are
+                // the count of its sync latencies.
                 let syncs = |v: &Value| -> u64 {
                     let jobs = v["jobs"].as_array().unwrap().iter();
-                    jobs.map(|j| j["sync"]["total_ios"].as_u64().unwrap_or(0))
+                    jobs.map(|j| j["sync"]["lat_ns"]["N"].as_u64().unwrap_or(0))
                         .sum()
                 };
                 if syncs(f) != syncs(i) {

@@ -49,7 +49,9 @@ impl Planner {
     /// sync due after the last write is still issued (the etcd test's
     /// 10029th fdatasync). False for a runtime-bound job or at `number_ios`.
     pub fn ended_short(&self) -> bool {
-        if self.p.number_ios.is_some_and(|n| self.issued >= n) {
+        // number_ios counts the reads besides the plan too (a backlog's
+        // read-back): fio's loop stops on them before asking again.
+        if (self.p.number_ios).is_some_and(|n| self.issued + self.extra_ios >= n) {
             return false;
         }
         let limit = match (self.p.access.bytes_limit, self.p.loops) {
