@@ -21,6 +21,20 @@ fn bad_input_errors() {
         &a("--size=4k --bs=64k"),
         &["bs (65536) is larger than size (4096)"],
     );
+    // Files smaller than a block each run empty, as fio's; only all of
+    // them together smaller than a block is refused, as fio refuses it.
+    let dir = format!("--directory={}", s(d.path()));
+    let few = [
+        "--name=few",
+        &dir,
+        "--nrfiles=3",
+        "--size=64k",
+        "--offset=4k",
+    ];
+    run_rejects(
+        &[&few[..], &["--bs=64k", "--rw=randwrite"]].concat(),
+        &["bs (65536) is larger than the job's regions (65535 bytes in all"],
+    );
     run_rejects(&a("--size=(1M/(2-2))"), &["division by zero"]);
     run_rejects(&a("--rw=read"), &["does not exist", "no size="]);
     let bad = d.path().join("bad.fio");

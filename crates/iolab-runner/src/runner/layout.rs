@@ -272,14 +272,9 @@ fn clone_files(
         }
         // `size` split over the files, within each (fio: with `filesize`,
         // `size` bounds the I/O but the files keep their own sizes).
+        // A region smaller than a block gets no I/O (fio's too): only the
+        // regions together must hold one (below).
         let len = access::region_len(job, start, fsize, per_file);
-        if job.bs_min > len {
-            return Err(bad(format!(
-                "bs ({}) is larger than the region of {} ({len} bytes)",
-                job.bs_min,
-                p.display()
-            )));
-        }
         out.push(CloneFile {
             path: p,
             id,
@@ -287,6 +282,16 @@ fn clone_files(
             diskless: job.diskless(),
             at_start: false,
         });
+    }
+    // fio's setup_files: the job's size (its regions together) must hold
+    // its smallest block ("blocksize is larger than data set range").
+    let total: u64 = out.iter().map(|f| f.region.len).sum();
+    if out.iter().any(|f| !f.at_start) && job.bs_min > total {
+        let why = format!(
+            "bs ({}) is larger than the job's regions ({total} bytes in all; fio: \"blocksize is larger than data set range\")",
+            job.bs_min
+        );
+        return Err(JobError::invalid(&job.name, why).into());
     }
     Ok(out)
 }
