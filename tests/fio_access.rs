@@ -430,3 +430,45 @@ fn sequential_stretches_that_rewrite_a_block_verify_its_newest_write() {
         }
     }
 }
+
+/// Strided zones that wrap around a file's end draw a zone's blocks again
+/// in the same loop: each block is checked against its newest write. Before,
+/// iolab failed with "bad header numberio 2, wanted 1" (fuzzer seed 46).
+#[test]
+fn wrapping_zones_that_rewrite_a_block_verify_its_newest_write() {
+    let d = scratch();
+    for seed in ["1764475062", "1", "2", "3"] {
+        let _ = std::fs::remove_dir_all(d.path().join("w"));
+        std::fs::create_dir(d.path().join("w")).unwrap();
+        let out = bin()
+            .current_dir(d.path().join("w"))
+            .args([
+                "run",
+                "--no-store",
+                "--name=j",
+                "--ioengine=psync",
+                "--rw=randwrite",
+            ])
+            .args([
+                "--bs=16k",
+                "--nrfiles=3",
+                "--size=192k",
+                "--loops=2",
+                "--io_size=48k",
+            ])
+            .args(["--verify=md5", "--zonemode=strided", "--zonesize=16k"])
+            .args(["--zonerange=32k", "--zoneskip=16k", "--fallocate=none"])
+            .arg(format!("--randseed={seed}"))
+            .args(["--output-format=json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "seed {seed}: {err}");
+        let job = &parse_json(&out.stdout)["jobs"][0];
+        assert_eq!(job["error"], 0, "seed {seed}");
+        assert!(
+            job["read"]["total_ios"].as_u64().unwrap() > 0,
+            "seed {seed}"
+        );
+    }
+}

@@ -163,9 +163,11 @@ impl AccessPlan {
     /// True when a random job's loop writes each block at most once: every
     /// write is a draw from the map. Sequential stretches (`rw=randwrite:8`,
     /// `percentage_random` below 100) are not marked in fio's map, so they
-    /// may write a block a draw wrote, or the other way round.
+    /// may write a block a draw wrote, or the other way round; strided
+    /// zones that wrap around a file's end draw a zone again with a new
+    /// map (fio keeps one map over the zones' relative blocks).
     pub fn writes_once(&self) -> bool {
-        self.map && self.seq_nr == 1 && self.perc_rand[1] == 100
+        self.map && self.seq_nr == 1 && self.perc_rand[1] == 100 && self.zones.is_none()
     }
 }
 
