@@ -35,7 +35,7 @@ pub fn execute(a: ReportArgs) -> Result<()> {
         ));
     }
     let (page, n) = for_runs(&a.db.open_read_only()?, &a.runs, local_time)?;
-    iolab::render::html::write_file(&a.output, &page)?;
+    iolab::sys::fs::write_atomic(&a.output, page.as_bytes())?;
     eprintln!(
         "iolab: report of {n} run(s) written to {}",
         a.output.display()

@@ -149,7 +149,8 @@ impl<'a> Session<'a> {
         );
         let env = crate::render::report::env_table(&env, env!("CARGO_PKG_VERSION"));
         let path = self.out.join("report.html");
-        crate::render::html::write_file(&path, &super::page::html(outcomes, &note, &env)?)?;
+        let page = super::page::html(outcomes, &note, &env)?;
+        crate::sys::fs::write_atomic(&path, page.as_bytes())?;
         Ok(path)
     }
 }
