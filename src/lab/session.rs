@@ -6,8 +6,10 @@
 use super::{Lab, LabCtx, Outcome};
 use crate::error::{Error, Result};
 use crate::registry::Entry;
+use crate::render::chart::{Footnote, ImageFormat};
 use crate::runner::{Progress, StopFlag};
 use crate::store::Store;
+use crate::sys::fs::write_atomic;
 use std::path::{Path, PathBuf};
 
 /// What the user asked of every lab.
@@ -150,7 +152,7 @@ impl<'a> Session<'a> {
         let env = crate::render::report::env_table(&env, env!("CARGO_PKG_VERSION"));
         let path = self.out.join("report.html");
         let page = super::page::html(outcomes, &note, &env)?;
-        crate::sys::fs::write_atomic(&path, page.as_bytes())?;
+        write_atomic(&path, page.as_bytes())?;
         Ok(path)
     }
 }
@@ -160,9 +162,11 @@ impl<'a> Session<'a> {
 fn save(o: &Outcome, out: &Path) -> Result<Vec<String>> {
     let mut lines = Vec::new();
     for (stem, chart) in &o.charts {
+        let note = Footnote::here();
         let svg = out.join(format!("{stem}.svg"));
-        chart.save(&svg)?;
-        chart.save(&out.join(format!("{stem}.png")))?;
+        write_atomic(&svg, &chart.image(ImageFormat::Svg, &note)?)?;
+        let png = out.join(format!("{stem}.png"));
+        write_atomic(&png, &chart.image(ImageFormat::Png, &note)?)?;
         lines.push(format!("plot: {} (and .png)", svg.display()));
     }
     for (what, path) in &o.files {

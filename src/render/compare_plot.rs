@@ -8,13 +8,12 @@
 use super::axis::tick;
 use super::chart::drawing;
 use super::chart_draw::font;
+use super::image::{ImageFormat, png, svg};
 use crate::analysis::compare::{Comparison, Row};
 use crate::analysis::fingerprint::runs_text;
-use crate::error::{Error, Result};
-use crate::sys::fs::{write_atomic, write_atomic_with};
+use crate::error::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::path::Path;
 
 const A_COLOR: RGBColor = RGBColor(31, 119, 180);
 const B_COLOR: RGBColor = RGBColor(255, 127, 14);
@@ -39,8 +38,8 @@ pub fn unit(row: &Row) -> &'static str {
     }
 }
 
-/// Draws the comparison into `path` (`.svg` or `.png`).
-pub fn save(c: &Comparison, path: &Path) -> Result<()> {
+/// The comparison's picture as the bytes of a `format` file.
+pub fn image(c: &Comparison, format: ImageFormat) -> Result<Vec<u8>> {
     let rows: Vec<&Row> = c.shown_rows().collect();
     let cols = rows.len().clamp(1, 4) as u32;
     let lines = rows.len().div_ceil(cols as usize).max(1) as u32;
@@ -48,30 +47,9 @@ pub fn save(c: &Comparison, path: &Path) -> Result<()> {
         (cols * PANEL.0).max(640),
         TITLE_H + lines * PANEL.1 + FOOT_H,
     );
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("svg") => {
-            let mut s = String::new();
-            {
-                let root = SVGBackend::with_string(&mut s, size).into_drawing_area();
-                draw(c, &rows, cols, &root)?;
-                root.present().map_err(drawing)?;
-            }
-            Ok(write_atomic(path, s.as_bytes())?)
-        }
-        Some("png") => Ok(write_atomic_with(path, |tmp| {
-            let root = BitMapBackend::new(tmp.path(), size).into_drawing_area();
-            draw(c, &rows, cols, &root).map_err(|e| std::io::Error::other(e.to_string()))?;
-            root.present()
-                .map_err(|e| std::io::Error::other(format!("plotters: {e}")))
-        })?),
-        _ => Err(Error::usage(
-            format!("plot file {}", path.display()),
-            "name must end in .svg or .png",
-        )),
+    match format {
+        ImageFormat::Svg => Ok(svg(size, |root| draw(c, &rows, cols, root))?.into_bytes()),
+        ImageFormat::Png => png(size, |root| draw(c, &rows, cols, root)),
     }
 }
 

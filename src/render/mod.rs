@@ -18,6 +18,7 @@ pub mod fio_text;
 pub mod history;
 pub mod hosts;
 pub mod html;
+pub mod image;
 pub mod json;
 mod json_dir;
 mod latency_chart;
