@@ -128,7 +128,7 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     }
     super::write_out(&render::comparison(&c, &a.format)?, None)?;
     if let Some(p) = &a.plot {
-        let picture = compare_plot::image(&c, ImageFormat::of(p)?)?;
+        let picture = compare_plot::image(&c, ImageFormat::of(p)?, &super::here(&[]))?;
         iolab::sys::fs::write_atomic(p, &picture)?;
         eprintln!("iolab: plot written to {}", p.display());
     }
@@ -154,7 +154,7 @@ fn execute_exec(a: CompareArgs) -> Result<()> {
     }
     super::write_out(&render::comparison(&r.comparison, &a.format)?, None)?;
     if let Some(p) = &a.plot {
-        let picture = compare_plot::image(&r.comparison, ImageFormat::of(p)?)?;
+        let picture = compare_plot::image(&r.comparison, ImageFormat::of(p)?, &super::here(&[]))?;
         iolab::sys::fs::write_atomic(p, &picture)?;
         eprintln!("iolab: plot written to {}", p.display());
     }

@@ -89,7 +89,8 @@ pub enum Chart {
 }
 
 /// The line under every picture: where and when its data was made, and by
-/// which iolab.
+/// which iolab (a stored run's: [`super::run_charts::footnote`]; here and
+/// now: [`super::Here::footnote`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Footnote {
     /// Host name.
@@ -101,22 +102,6 @@ pub struct Footnote {
 }
 
 impl Footnote {
-    /// This host, now, this iolab.
-    pub fn here() -> Footnote {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        Footnote {
-            host: crate::sys::environment::Environment::capture(
-                &[],
-                crate::disk::state::injected_at,
-            )
-            .hostname,
-            date: crate::metrics::format::local_time(now),
-            version: env!("CARGO_PKG_VERSION").into(),
-        }
-    }
-
     /// The line as drawn: `host h · 2026-11-24 17:05 · iolab 0.1.0`.
     pub fn text(&self) -> String {
         format!(
@@ -133,20 +118,15 @@ impl Footnote {
 }
 
 impl Chart {
-    /// The chart as an SVG document, footnoted with this host and now.
-    pub fn svg(&self) -> Result<String> {
-        self.svg_noted(&Footnote::here())
-    }
-
     /// The chart as an SVG document with `note` under it.
-    pub fn svg_noted(&self, note: &Footnote) -> Result<String> {
+    pub fn svg(&self, note: &Footnote) -> Result<String> {
         super::image::svg(SIZE, |root| super::chart_draw::draw(self, root, note))
     }
 
     /// The chart as the bytes of a `format` file with `note` under it.
     pub fn image(&self, format: ImageFormat, note: &Footnote) -> Result<Vec<u8>> {
         match format {
-            ImageFormat::Svg => Ok(self.svg_noted(note)?.into_bytes()),
+            ImageFormat::Svg => Ok(self.svg(note)?.into_bytes()),
             ImageFormat::Png => {
                 super::image::png(SIZE, |root| super::chart_draw::draw(self, root, note))
             }
@@ -210,7 +190,7 @@ mod tests {
             x_scale: Scale::Linear,
             y_scale: Scale::Log,
         };
-        let svg = c.svg_noted(&note()).unwrap();
+        let svg = c.svg(&note()).unwrap();
         let right = svg
             .split("<circle cx=\"")
             .skip(1)
@@ -260,7 +240,7 @@ mod tests {
         let white = px.chunks(3).filter(|p| p == &[255, 255, 255]).count();
         assert!(white > px.len() / 6 && white < px.len() / 3, "{white}");
         let svg = c.image(ImageFormat::Svg, &note()).unwrap();
-        assert_eq!(svg, c.svg_noted(&note()).unwrap().into_bytes());
+        assert_eq!(svg, c.svg(&note()).unwrap().into_bytes());
     }
 
     /// A single series has no legend; error bars reach the spread's ends.
@@ -277,7 +257,7 @@ mod tests {
             x_scale: Scale::Linear,
             y_scale: Scale::Linear,
         };
-        let svg = c.svg_noted(&note()).unwrap();
+        let svg = c.svg(&note()).unwrap();
         assert!(!texts(&svg).iter().any(|t| t.1 == "IOPS"), "no legend");
         let bars = svg
             .split("<line")

@@ -3,8 +3,9 @@
 //! own axis in the figure's unit, A's and B's mean as paired bars and
 //! their 95% confidence intervals (Student's t) as error bars. The title
 //! says what A and B are; the footnote names the runs, the date and the
-//! iolab version.
+//! iolab version. It comes back as a file's bytes: the caller writes it.
 
+use super::Here;
 use super::axis::tick;
 use super::chart::drawing;
 use super::chart_draw::font;
@@ -38,8 +39,10 @@ pub fn unit(row: &Row) -> &'static str {
     }
 }
 
-/// The comparison's picture as the bytes of a `format` file.
-pub fn image(c: &Comparison, format: ImageFormat) -> Result<Vec<u8>> {
+/// The comparison's picture as the bytes of a `format` file, dated with
+/// `here`'s time (the host in its footnote is A's, from the data).
+pub fn image(c: &Comparison, format: ImageFormat, here: &Here) -> Result<Vec<u8>> {
+    let made = (here.when)(here.now_unix);
     let rows: Vec<&Row> = c.shown_rows().collect();
     let cols = rows.len().clamp(1, 4) as u32;
     let lines = rows.len().div_ceil(cols as usize).max(1) as u32;
@@ -48,8 +51,8 @@ pub fn image(c: &Comparison, format: ImageFormat) -> Result<Vec<u8>> {
         TITLE_H + lines * PANEL.1 + FOOT_H,
     );
     match format {
-        ImageFormat::Svg => Ok(svg(size, |root| draw(c, &rows, cols, root))?.into_bytes()),
-        ImageFormat::Png => png(size, |root| draw(c, &rows, cols, root)),
+        ImageFormat::Svg => Ok(svg(size, |root| draw(c, &rows, cols, &made, root))?.into_bytes()),
+        ImageFormat::Png => png(size, |root| draw(c, &rows, cols, &made, root)),
     }
 }
 
@@ -57,6 +60,7 @@ fn draw<DB: DrawingBackend>(
     c: &Comparison,
     rows: &[&Row],
     cols: u32,
+    made: &str,
     root: &DrawingArea<DB, Shift>,
 ) -> Result<()> {
     let f = font();
@@ -86,7 +90,7 @@ fn draw<DB: DrawingBackend>(
         "host {host} · A: {} · B: {} · {} · iolab {}",
         ids(a),
         ids(b),
-        chrono::Local::now().format("%Y-%m-%d %H:%M"),
+        made,
         env!("CARGO_PKG_VERSION")
     );
     root.draw_text(

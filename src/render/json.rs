@@ -45,7 +45,7 @@ pub const FIO_FIGURES: Json = Json {
 };
 
 impl Exporter for Json {
-    fn run(&self, r: &RunResult) -> crate::Result<String> {
+    fn run(&self, r: &RunResult, _: &super::Here) -> crate::Result<String> {
         Ok(pretty(&self.value(r)))
     }
 
@@ -73,14 +73,14 @@ impl Exporter for Json {
         Some(pretty(&super::compare::json(c)))
     }
 
-    fn stored(&self, r: &StoredRun) -> crate::Result<Option<String>> {
-        Ok(Some(pretty(&stored_run(r, self.bins)?)))
+    fn stored(&self, r: &StoredRun, here: &super::Here) -> crate::Result<Option<String>> {
+        Ok(Some(pretty(&stored_run(r, self.bins, here.when)?)))
     }
 
-    fn stored_runs(&self, runs: &[StoredRun]) -> crate::Result<Option<String>> {
+    fn stored_runs(&self, runs: &[StoredRun], here: &super::Here) -> crate::Result<Option<String>> {
         let all = runs
             .iter()
-            .map(|r| stored_run(r, self.bins))
+            .map(|r| stored_run(r, self.bins, here.when))
             .collect::<crate::Result<Vec<_>>>()?;
         Ok(Some(pretty(&Value::Array(all))))
     }
@@ -92,8 +92,9 @@ pub fn pretty(v: &Value) -> String {
 }
 
 /// A stored run as fio-schema JSON (with histogram bins for json+) plus an
-/// `iolab_run` object with what the store knows of it.
-pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
+/// `iolab_run` object with what the store knows of it (`when` writes the
+/// time it was stored).
+pub fn stored_run(r: &StoredRun, bins: bool, when: fn(i64) -> String) -> crate::Result<Value> {
     let mut v = if r.kind == kind::TREE {
         super::tree::json(&r.tree_result()?, bins)
     } else if r.kind == kind::TRACE {
@@ -112,7 +113,7 @@ pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
             "iolab_run".into(),
             json!({
                 "id": r.id,
-                "stored": crate::metrics::format::local_time(r.created_unix),
+                "stored": when(r.created_unix),
                 "created_unix": r.created_unix,
                 "label": r.label,
                 "kind": r.kind,
