@@ -164,3 +164,23 @@ fn panel<DB: DrawingBackend>(r: &Row, area: &DrawingArea<DB, Shift>) -> Result<(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::here::tests::here;
+
+    /// Dated with `here`'s time; as PNG, the picture's size in pixels.
+    #[test]
+    fn dated_here_in_each_format() {
+        let c = Comparison::default();
+        let svg = String::from_utf8(image(&c, ImageFormat::Svg, &here()).unwrap()).unwrap();
+        assert!(svg.contains("· t=90 · iolab "), "{svg}");
+        let png = image(&c, ImageFormat::Png, &here()).unwrap();
+        let r = ::png::Decoder::new(std::io::Cursor::new(png))
+            .read_info()
+            .unwrap();
+        let (w, h) = (r.info().width, r.info().height);
+        assert_eq!((w, h), (640, TITLE_H + PANEL.1 + FOOT_H));
+    }
+}

@@ -65,28 +65,62 @@ pub fn stored_files(r: &StoredRun) -> Result<Vec<PathBuf>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Here with host `h1`, at 90 s past the epoch, times as `t=SECONDS`.
+    pub(crate) fn here() -> Here {
+        Here {
+            env: Environment {
+                hostname: "h1".into(),
+                ..Environment::default()
+            },
+            now_unix: 90,
+            when: |t| format!("t={t}"),
+        }
+    }
+
+    /// Now in whole seconds; a moment before the epoch counts as it.
+    #[test]
+    fn now_in_seconds() {
+        let env = Environment::default();
+        let at = UNIX_EPOCH + std::time::Duration::from_millis(90_900);
+        assert_eq!(Here::new(env.clone(), at, |t| t.to_string()).now_unix, 90);
+        let before = UNIX_EPOCH - std::time::Duration::from_secs(5);
+        assert_eq!(Here::new(env, before, |t| t.to_string()).now_unix, 0);
+    }
 
     #[test]
     fn footnote_names_the_host_and_now_in_the_readers_time() {
-        let env = Environment {
-            hostname: "h1".into(),
-            ..Environment::default()
-        };
-        let at = |s| UNIX_EPOCH + std::time::Duration::from_millis(s);
-        let here = Here::new(env.clone(), at(90_900), |t| format!("t={t}"));
-        assert_eq!(here.now_unix, 90);
-        let before = Here::new(env, UNIX_EPOCH - std::time::Duration::from_secs(5), |t| {
-            t.to_string()
-        });
-        assert_eq!(before.now_unix, 0);
-        let note = here.footnote();
+        let note = here().footnote();
         assert_eq!((note.host.as_str(), note.date.as_str()), ("h1", "t=90"));
         assert_eq!(note.version, env!("CARGO_PKG_VERSION"));
     }
 
-    fn stored(kind: &str, r: &RunResult) -> StoredRun {
+    /// Only the html format shows where the run's files are.
+    #[test]
+    fn only_html_shows_files() {
+        for f in crate::render::FORMATS {
+            assert_eq!(
+                crate::render::shows_files(f.name).unwrap(),
+                f.name == "html"
+            );
+        }
+    }
+
+    /// The html and svg formats say where and when from `here`: its
+    /// host, its environment, its clock.
+    #[test]
+    fn formats_show_here() {
+        let page = crate::render::run(&run(), "html", &here()).unwrap();
+        assert!(page.contains("run started t=0 on host h1, made by iolab"));
+        assert!(page.contains("<td>host</td><td>h1</td>"));
+        let svg = crate::render::run(&run(), "svg", &here()).unwrap();
+        assert!(svg.contains("host h1 · t=90 · iolab"), "{svg}");
+    }
+
+    /// A stored run of `kind` holding `r`.
+    pub(crate) fn stored(kind: &str, r: &RunResult) -> StoredRun {
         StoredRun {
             id: 1,
             created_unix: 0,
@@ -105,11 +139,10 @@ mod tests {
         }
     }
 
-    /// Every clone's files, in order; a stored I/O run's from its result,
-    /// none of a tree's.
-    #[test]
-    fn a_runs_files_are_every_clones() {
-        let r = RunResult {
+    /// A run with no jobs and the files `a b` (clone 0), `c` (clone 1) of
+    /// one job and `d` of another.
+    pub(crate) fn run() -> RunResult {
+        RunResult {
             jobs: Vec::new(),
             files: vec![
                 vec![vec!["a".into(), "b".into()], vec!["c".into()]],
@@ -120,7 +153,14 @@ mod tests {
             warnings: Vec::new(),
             started_unix: 0,
             pid: 0,
-        };
+        }
+    }
+
+    /// Every clone's files, in order; a stored I/O run's from its result,
+    /// none of a tree's.
+    #[test]
+    fn a_runs_files_are_every_clones() {
+        let r = run();
         let want: Vec<PathBuf> = ["a", "b", "c", "d"].map(PathBuf::from).into();
         assert_eq!(run_files(&r), want);
         assert_eq!(stored_files(&stored(kind::RUN, &r)).unwrap(), want);

@@ -311,3 +311,28 @@ pub fn env_table(e: &Environment, version: &str) -> String {
     }
     format!("<div class=\"env\">{}</div>", html_table(&t))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::here::tests::{here, run, stored};
+
+    /// A stored run's body is its result, decoded as its kind says.
+    #[test]
+    fn body_is_decoded_as_its_kind() {
+        let r = run();
+        let body = Body::of(&stored(kind::RUN, &r)).unwrap();
+        assert!(matches!(body, Body::Run(d) if d.files == r.files));
+        assert!(Body::of(&stored(kind::TREE, &r)).is_err(), "not a tree");
+    }
+
+    /// The page says when and where it was made: `here`.
+    #[test]
+    fn page_is_made_here() {
+        let page = html(&[], &here()).unwrap();
+        assert!(
+            page.contains("report made t=90 on host h1 by iolab"),
+            "{page}"
+        );
+    }
+}
