@@ -1,6 +1,14 @@
 //! Turning results into text: one [`Exporter`] per output format, one
-//! line per format in [`FORMATS`]. Exporters return strings; the CLI
-//! decides where they go. A new format is a new file and one line.
+//! line per format in [`FORMATS`]. A new format is a new file and one
+//! line.
+//!
+//! Render is pure: values in, text or bytes out. Exporters return
+//! strings, pictures the bytes of their file ([`chart::Chart::image`]),
+//! fio's logs go into a writer the caller opens; the caller (cli/, lab/)
+//! decides where they go and writes them. Nothing here reads a clock, the
+//! host, the time zone, a file system or the store, or calls the system:
+//! where and when output is made comes in as a [`Here`] the caller
+//! captured.
 
 pub mod axis;
 pub mod cache;
