@@ -108,10 +108,11 @@ pub fn execute(a: CacheArgs) -> Result<()> {
     let out = match &a.cmd {
         CacheCmd::Status { paths, verbose } => {
             let s = usage_if_missing(pagecache::survey(paths, *verbose))?;
+            let page = iolab::sys::machine::page_size();
             if json {
-                pretty(&status_json(&s))
+                pretty(&status_json(&s, page))
             } else {
-                status_text(&s, *verbose)
+                status_text(&s, *verbose, page)
             }
         }
         CacheCmd::Warm {

@@ -6,6 +6,7 @@ use super::{check_picture, db, progress::Shown};
 use iolab::Result;
 use iolab::analysis::compare::AbTest;
 use iolab::analysis::compare::Comparison;
+use iolab::render::chart::ImageFormat;
 use iolab::render::{self, compare_plot};
 use std::path::PathBuf;
 
@@ -127,7 +128,8 @@ pub fn execute(a: CompareArgs) -> Result<()> {
     }
     super::write_out(&render::comparison(&c, &a.format)?, None)?;
     if let Some(p) = &a.plot {
-        compare_plot::save(&c, p)?;
+        let picture = compare_plot::image(&c, ImageFormat::of(p)?, &super::here(&[]))?;
+        iolab::sys::fs::write_atomic(p, &picture)?;
         eprintln!("iolab: plot written to {}", p.display());
     }
     c.not_stored.map_or(Ok(()), |e| Err(e.into()))
@@ -152,7 +154,8 @@ fn execute_exec(a: CompareArgs) -> Result<()> {
     }
     super::write_out(&render::comparison(&r.comparison, &a.format)?, None)?;
     if let Some(p) = &a.plot {
-        compare_plot::save(&r.comparison, p)?;
+        let picture = compare_plot::image(&r.comparison, ImageFormat::of(p)?, &super::here(&[]))?;
+        iolab::sys::fs::write_atomic(p, &picture)?;
         eprintln!("iolab: plot written to {}", p.display());
     }
     if let Some(p) = &a.how.flamegraph {

@@ -84,7 +84,7 @@ pub fn history(a: HistoryArgs) -> Result<()> {
     } else if normal {
         let mut t = iolab::render::history::table(
             &records,
-            &iolab::render::history::short_time,
+            &short_time,
             super::table_width(),
             super::paint(),
         );
@@ -98,6 +98,20 @@ pub fn history(a: HistoryArgs) -> Result<()> {
         iolab::render::table(&summary_table(&runs, local_time), &a.format)?
     };
     super::write_out(&text, None)
+}
+
+/// A time the short way, by this machine's clock and time zone:
+/// `11-24 17:04` this year, `2025-11-24` before.
+fn short_time(unix: i64) -> String {
+    use chrono::{Datelike, Local, TimeZone};
+    let Some(t) = Local.timestamp_opt(unix, 0).single() else {
+        return unix.to_string();
+    };
+    if t.year() == Local::now().year() {
+        t.format("%m-%d %H:%M").to_string()
+    } else {
+        t.format("%Y-%m-%d").to_string()
+    }
 }
 
 /// Options of `iolab rm`.

@@ -371,6 +371,30 @@ fn formats_of<'a>(
     }))
 }
 
+/// Where and when output is made, for render: this machine (with the
+/// file systems of `files`), now, times in local time.
+pub fn here(files: &[std::path::PathBuf]) -> iolab::render::Here {
+    iolab::render::Here::new(
+        iolab::sys::environment::Environment::capture(files, iolab::disk::state::injected_at),
+        std::time::SystemTime::now(),
+        iolab::metrics::format::local_time,
+    )
+}
+
+/// Where and when a result is shown in `formats`: [`here`], with the
+/// file systems of `files()` when one of those formats shows them (only
+/// then are they looked up).
+pub fn here_showing(
+    formats: &[&str],
+    files: impl FnOnce() -> Result<Vec<std::path::PathBuf>>,
+) -> Result<iolab::render::Here> {
+    let mut shows = false;
+    for f in formats {
+        shows |= iolab::render::shows_files(f)?;
+    }
+    Ok(here(&if shows { files()? } else { Vec::new() }))
+}
+
 /// A picture file must be named `.svg` or `.png`.
 pub fn check_picture(opt: &str, path: &std::path::Path) -> Result<()> {
     match path.extension().and_then(|e| e.to_str()) {

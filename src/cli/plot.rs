@@ -3,6 +3,7 @@
 use super::{check_picture, db};
 use iolab::Result;
 use iolab::metrics::format::local_time;
+use iolab::render::chart::ImageFormat;
 use iolab::render::run_charts::{Picture, footnote, for_stored};
 use std::path::PathBuf;
 
@@ -30,7 +31,9 @@ pub struct PlotArgs {
 pub fn execute(a: PlotArgs) -> Result<()> {
     check_picture("-o", &a.output)?;
     let run = a.db.open_read_only()?.run(db::parse_id(&a.id)?)?;
-    for_stored(&run, a.what)?.save_noted(&a.output, &footnote(&run, local_time))?;
+    let format = ImageFormat::of(&a.output)?;
+    let picture = for_stored(&run, a.what)?.image(format, &footnote(&run, local_time))?;
+    iolab::sys::fs::write_atomic(&a.output, &picture)?;
     eprintln!("iolab: wrote {}", a.output.display());
     Ok(())
 }

@@ -1,8 +1,7 @@
 //! `iolab report`: stored runs as one self-contained HTML page.
 
 use super::db;
-use iolab::metrics::format::local_time;
-use iolab::render::report::for_runs;
+use iolab::render::report::{Body, html};
 use iolab::{Error, Result};
 use std::path::PathBuf;
 
@@ -34,10 +33,18 @@ pub fn execute(a: ReportArgs) -> Result<()> {
             "exists; use --force to replace it",
         ));
     }
-    let (page, n) = for_runs(&a.db.open_read_only()?, &a.runs, local_time)?;
-    iolab::render::html::write_file(&a.output, &page)?;
+    let store = a.db.open_read_only()?;
+    let mut runs = Vec::new();
+    for id in store.resolve(&a.runs)? {
+        let run = store.run(id)?;
+        let body = Body::of(&run)?;
+        runs.push((run, body));
+    }
+    let page = html(&runs, &super::here(&[]))?;
+    iolab::sys::fs::write_atomic(&a.output, page.as_bytes())?;
     eprintln!(
-        "iolab: report of {n} run(s) written to {}",
+        "iolab: report of {} run(s) written to {}",
+        runs.len(),
         a.output.display()
     );
     Ok(())

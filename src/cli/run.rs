@@ -266,9 +266,10 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     for w in &result.warnings {
         say(&format!("warning: {w}"));
     }
+    let here = super::here_showing(&formats, || Ok(render::here::run_files(&result)))?;
     let text = formats
         .iter()
-        .map(|f| render::run(&result, f))
+        .map(|f| render::run(&result, f, &here))
         .collect::<Result<String>>()?;
     write_out(&text, args.output.as_deref())?;
     let command = db::command_line();

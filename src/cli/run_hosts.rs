@@ -89,9 +89,10 @@ fn show_and_store(
     (dist, failed): (DistRun, Option<DistError>),
     stop: &StopFlag,
 ) -> Result<()> {
+    let here = super::here_showing(formats, || Ok(render::here::run_files(&dist.run)))?;
     let text = formats
         .iter()
-        .map(|f| render::hosts::run(&dist, f))
+        .map(|f| render::hosts::run(&dist, f, &here))
         .collect::<Result<String>>()?;
     write_out(&text, args.output.as_deref())?;
     if let Some(st) = store {

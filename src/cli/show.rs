@@ -52,7 +52,9 @@ pub fn show(a: ShowArgs) -> Result<()> {
         })?;
         return write_out(&format!("{src}\n"), None);
     }
-    let mut text = render::stored(&r, &a.output_format)?;
+    let format = a.output_format.as_str();
+    let here = super::here_showing(&[format], || render::here::stored_files(&r))?;
+    let mut text = render::stored(&r, format, &here)?;
     if a.output_format == "normal" {
         let rows = a.db.open_read_only()?.host_rows(r.id)?;
         if !rows.is_empty() {
@@ -100,6 +102,6 @@ pub fn export(a: ExportArgs) -> Result<()> {
         let ids = &a.ids[..limit.map_or(a.ids.len(), |n| n.min(a.ids.len()))];
         load(&a.db, ids)?
     };
-    let text = render::stored_runs(&runs, &a.format)?;
+    let text = render::stored_runs(&runs, &a.format, &super::here(&[]))?;
     write_out(&text, a.output.as_deref())
 }

@@ -4,6 +4,7 @@
 use super::{Stderr, check_picture, db, progress::Shown};
 use iolab::Result;
 use iolab::analysis::sweep::{Sweep, metric_named};
+use iolab::render::chart::ImageFormat;
 use iolab::render::sweep::{chart, table};
 use iolab::runner::Progress;
 use std::path::PathBuf;
@@ -90,7 +91,9 @@ pub fn execute(a: SweepArgs, job_args: &[String]) -> Result<()> {
             );
         }
         if let Some(path) = &a.plot {
-            chart(&result, metric).save(path)?;
+            let note = super::here(&[]).footnote();
+            let picture = chart(&result, metric).image(ImageFormat::of(path)?, &note)?;
+            iolab::sys::fs::write_atomic(path, &picture)?;
             eprintln!("iolab: plot written to {}", path.display());
         }
     }

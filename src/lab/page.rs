@@ -2,6 +2,7 @@
 //! (in the shell of [`crate::render::html`]).
 
 use super::Outcome;
+use crate::render::chart::Footnote;
 use crate::render::html::{esc, page, table};
 
 /// The terminal view: heading, what was done, table, answer, histograms.
@@ -22,9 +23,9 @@ pub fn text(o: &Outcome) -> String {
     s
 }
 
-/// One self-contained page with every lab's outcome and charts, and the
-/// environment (`env`, HTML) they ran in.
-pub fn html(outcomes: &[Outcome], note: &str, env: &str) -> crate::Result<String> {
+/// One self-contained page with every lab's outcome and charts (footnoted
+/// with `foot`), and the environment (`env`, HTML) they ran in.
+pub fn html(outcomes: &[Outcome], note: &str, env: &str, foot: &Footnote) -> crate::Result<String> {
     let mut body = format!(
         "<section class=\"lab\" id=\"environment\"><h2>Environment</h2>\n{env}</section>\n"
     );
@@ -41,7 +42,7 @@ pub fn html(outcomes: &[Outcome], note: &str, env: &str) -> crate::Result<String
         body.push_str(&table(&o.table));
         body.push_str(&format!("<p class=\"answer\">{}</p>\n", esc(&o.answer)));
         for (_, c) in &o.charts {
-            body.push_str(&format!("<figure>{}</figure>\n", c.svg()?));
+            body.push_str(&format!("<figure>{}</figure>\n", c.svg(foot)?));
         }
         for t in &o.text {
             body.push_str(&format!("<pre>{}</pre>\n", esc(t)));

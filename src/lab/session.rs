@@ -6,8 +6,12 @@
 use super::{Lab, LabCtx, Outcome};
 use crate::error::{Error, Result};
 use crate::registry::Entry;
+use crate::render::Here;
+use crate::render::chart::{Footnote, ImageFormat};
 use crate::runner::{Progress, StopFlag};
 use crate::store::Store;
+use crate::sys::environment::Environment;
+use crate::sys::fs::write_atomic;
 use std::path::{Path, PathBuf};
 
 /// What the user asked of every lab.
@@ -116,7 +120,7 @@ impl<'a> Session<'a> {
         };
         // Saved before the scratch directory goes: files may live there.
         let finished = ran.and_then(|outcome| {
-            let saved = save(&outcome, &self.out)?;
+            let saved = save(&outcome, &self.out, &here(&[]).footnote())?;
             Ok(Finished { outcome, saved })
         });
         if self.opts.keep {
@@ -130,38 +134,47 @@ impl<'a> Session<'a> {
     /// Writes every outcome into one HTML page in the output directory.
     pub fn report(&self, outcomes: &[Outcome]) -> Result<PathBuf> {
         let scratch = std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
-        let env = crate::sys::environment::Environment::capture(
-            &[scratch],
-            crate::disk::state::injected_at,
-        );
-        let here = crate::render::chart::Footnote::here();
+        let here = here(&[scratch]);
+        let made = here.footnote();
         let note = format!(
             "made {} on host {} by iolab {} ({}){}",
-            here.date,
-            here.host,
-            here.version,
-            env.kernel,
+            made.date,
+            made.host,
+            made.version,
+            here.env.kernel,
             if self.opts.quick {
                 ", --quick sizes"
             } else {
                 ""
             }
         );
-        let env = crate::render::report::env_table(&env, env!("CARGO_PKG_VERSION"));
+        let env = crate::render::report::env_table(&here.env, env!("CARGO_PKG_VERSION"));
         let path = self.out.join("report.html");
-        crate::render::html::write_file(&path, &super::page::html(outcomes, &note, &env)?)?;
+        let page = super::page::html(outcomes, &note, &env, &made)?;
+        write_atomic(&path, page.as_bytes())?;
         Ok(path)
     }
 }
 
-/// Writes the outcome's charts (SVG and PNG) and files into `out`; returns
-/// the lines telling where they are.
-fn save(o: &Outcome, out: &Path) -> Result<Vec<String>> {
+/// Where and when the labs run, for render: this machine (with the file
+/// systems of `files`), now, times in local time.
+fn here(files: &[PathBuf]) -> Here {
+    Here::new(
+        Environment::capture(files, crate::disk::state::injected_at),
+        std::time::SystemTime::now(),
+        crate::metrics::format::local_time,
+    )
+}
+
+/// Writes the outcome's charts (SVG and PNG, footnoted with `note`) and
+/// files into `out`; returns the lines telling where they are.
+fn save(o: &Outcome, out: &Path, note: &Footnote) -> Result<Vec<String>> {
     let mut lines = Vec::new();
     for (stem, chart) in &o.charts {
         let svg = out.join(format!("{stem}.svg"));
-        chart.save(&svg)?;
-        chart.save(&out.join(format!("{stem}.png")))?;
+        write_atomic(&svg, &chart.image(ImageFormat::Svg, note)?)?;
+        let png = out.join(format!("{stem}.png"));
+        write_atomic(&png, &chart.image(ImageFormat::Png, note)?)?;
         lines.push(format!("plot: {} (and .png)", svg.display()));
     }
     for (what, path) in &o.files {

@@ -2,7 +2,6 @@
 
 use super::json::pretty;
 use crate::metrics::format::bytes_iec;
-use crate::sys::machine::page_size;
 use crate::sys::pagecache::{Evicted, Residency, Survey, Warmed, map_line};
 use serde_json::{Value, json};
 use std::fmt::Write;
@@ -24,20 +23,21 @@ fn file_json(r: &Residency) -> Value {
     })
 }
 
-/// `cache status` as JSON.
-pub fn status_json(s: &Survey) -> Value {
+/// `cache status` as JSON; `page_size` is the machine's, in bytes.
+pub fn status_json(s: &Survey, page_size: u64) -> Value {
     let (pages, cached) = (s.pages(), s.cached());
     json!({
         "files": s.files.iter().map(file_json).collect::<Vec<_>>(),
         "directories": s.dirs,
         "total": {"files": s.files.len(), "pages": pages, "resident": cached, "percent": pct(cached, pages),
-                  "size": s.size(), "resident_bytes": cached * page_size()},
+                  "size": s.size(), "resident_bytes": cached * page_size},
         "source": s.source(), "elapsed_s": s.elapsed_s,
     })
 }
 
-/// `cache status` as vmtouch prints it; `verbose` adds each file's map.
-pub fn status_text(s: &Survey, verbose: bool) -> String {
+/// `cache status` as vmtouch prints it; `verbose` adds each file's map;
+/// `page_size` is the machine's, in bytes.
+pub fn status_text(s: &Survey, verbose: bool, page_size: u64) -> String {
     let mut out = String::new();
     if verbose {
         for r in &s.files {
@@ -59,7 +59,7 @@ pub fn status_text(s: &Survey, verbose: bool) -> String {
     let _ = writeln!(
         out,
         "  Resident Pages: {cached}/{pages}  {}/{}  {:.3}%",
-        bytes_iec((cached * page_size()) as f64),
+        bytes_iec((cached * page_size) as f64),
         bytes_iec(s.size() as f64),
         pct(cached, pages)
     );

@@ -1,18 +1,17 @@
 //! Pictures with plotters: line charts (sweep curves with error bars, time
 //! series, latency CCDFs and percentile curves) and grouped bars (A/B
 //! comparisons, log-count latency histograms), as SVG text (for reports)
-//! or SVG/PNG files. Every picture has a title, axis labels with units, a
+//! or the bytes of an SVG/PNG file ([`Chart::image`]; the caller writes
+//! them). Every picture has a title, axis labels with units, a
 //! legend outside the plot area (never over the data) and a footnote with
 //! host, date and iolab version. Axes are linear or plotters' log
 //! coordinates with 1-2-5 ticks ([`super::axis`]). The DejaVu Sans font
 //! is embedded, so PNG text renders on a machine without fonts.
 
 pub use super::axis::Scale;
+pub use super::image::ImageFormat;
 pub use super::latency_chart::{ccdf, log2_histogram, percentile_curve};
 use crate::error::{Error, Result};
-use crate::sys::fs::{write_atomic, write_atomic_with};
-use plotters::prelude::*;
-use std::path::Path;
 
 /// Pixel size of every picture.
 pub(super) const SIZE: (u32, u32) = (900, 520);
@@ -90,7 +89,8 @@ pub enum Chart {
 }
 
 /// The line under every picture: where and when its data was made, and by
-/// which iolab.
+/// which iolab (a stored run's: [`super::run_charts::footnote`]; here and
+/// now: [`super::Here::footnote`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Footnote {
     /// Host name.
@@ -102,22 +102,6 @@ pub struct Footnote {
 }
 
 impl Footnote {
-    /// This host, now, this iolab.
-    pub fn here() -> Footnote {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        Footnote {
-            host: crate::sys::environment::Environment::capture(
-                &[],
-                crate::disk::state::injected_at,
-            )
-            .hostname,
-            date: crate::metrics::format::local_time(now),
-            version: env!("CARGO_PKG_VERSION").into(),
-        }
-    }
-
     /// The line as drawn: `host h · 2026-11-24 17:05 · iolab 0.1.0`.
     pub fn text(&self) -> String {
         format!(
@@ -134,48 +118,18 @@ impl Footnote {
 }
 
 impl Chart {
-    /// The chart as an SVG document, footnoted with this host and now.
-    pub fn svg(&self) -> Result<String> {
-        self.svg_noted(&Footnote::here())
-    }
-
     /// The chart as an SVG document with `note` under it.
-    pub fn svg_noted(&self, note: &Footnote) -> Result<String> {
-        let mut s = String::new();
-        {
-            let root = SVGBackend::with_string(&mut s, SIZE).into_drawing_area();
-            super::chart_draw::draw(self, &root, note)?;
-            root.present().map_err(drawing)?;
-        }
-        Ok(s)
+    pub fn svg(&self, note: &Footnote) -> Result<String> {
+        super::image::svg(SIZE, |root| super::chart_draw::draw(self, root, note))
     }
 
-    /// Writes the chart to `path` (`.svg` or `.png`), footnoted with this
-    /// host and now.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        self.save_noted(path, &Footnote::here())
-    }
-
-    /// Writes the chart to `path` (`.svg` or `.png`) with `note` under it.
-    pub fn save_noted(&self, path: &Path, note: &Footnote) -> Result<()> {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        let shown = path.display();
-        match ext.as_deref() {
-            Some("svg") => Ok(write_atomic(path, self.svg_noted(note)?.as_bytes())?),
-            Some("png") => Ok(write_atomic_with(path, |tmp| {
-                let root = BitMapBackend::new(tmp.path(), SIZE).into_drawing_area();
-                super::chart_draw::draw(self, &root, note)
-                    .map_err(|e| std::io::Error::other(e.to_string()))?;
-                root.present()
-                    .map_err(|e| std::io::Error::other(format!("plotters: {e}")))
-            })?),
-            _ => Err(Error::usage(
-                format!("plot file {shown}"),
-                "name must end in .svg or .png",
-            )),
+    /// The chart as the bytes of a `format` file with `note` under it.
+    pub fn image(&self, format: ImageFormat, note: &Footnote) -> Result<Vec<u8>> {
+        match format {
+            ImageFormat::Svg => Ok(self.svg(note)?.into_bytes()),
+            ImageFormat::Png => {
+                super::image::png(SIZE, |root| super::chart_draw::draw(self, root, note))
+            }
         }
     }
 }
@@ -236,7 +190,7 @@ mod tests {
             x_scale: Scale::Linear,
             y_scale: Scale::Log,
         };
-        let svg = c.svg_noted(&note()).unwrap();
+        let svg = c.svg(&note()).unwrap();
         let right = svg
             .split("<circle cx=\"")
             .skip(1)
@@ -265,6 +219,30 @@ mod tests {
         }
     }
 
+    /// The PNG bytes decode to the picture's size, white with ink on it;
+    /// the SVG bytes are the SVG document.
+    #[test]
+    fn image_bytes_in_each_format() {
+        let c = Chart::Bars {
+            title: "IOPS per run".into(),
+            x_label: "run".into(),
+            y_label: "IOPS".into(),
+            categories: vec!["1".into(), "2".into()],
+            series: vec![("IOPS".into(), vec![100.0, 200.0], None)],
+        };
+        let png = c.image(ImageFormat::Png, &note()).unwrap();
+        let mut r = png::Decoder::new(std::io::Cursor::new(png))
+            .read_info()
+            .unwrap();
+        let mut px = vec![0; r.output_buffer_size()];
+        let info = r.next_frame(&mut px).unwrap();
+        assert_eq!((info.width, info.height), SIZE);
+        let white = px.chunks(3).filter(|p| p == &[255, 255, 255]).count();
+        assert!(white > px.len() / 6 && white < px.len() / 3, "{white}");
+        let svg = c.image(ImageFormat::Svg, &note()).unwrap();
+        assert_eq!(svg, c.svg(&note()).unwrap().into_bytes());
+    }
+
     /// A single series has no legend; error bars reach the spread's ends.
     #[test]
     fn error_bars_and_no_legend_for_one_line() {
@@ -279,7 +257,7 @@ mod tests {
             x_scale: Scale::Linear,
             y_scale: Scale::Linear,
         };
-        let svg = c.svg_noted(&note()).unwrap();
+        let svg = c.svg(&note()).unwrap();
         assert!(!texts(&svg).iter().any(|t| t.1 == "IOPS"), "no legend");
         let bars = svg
             .split("<line")

@@ -3,18 +3,18 @@
 //! own axis in the figure's unit, A's and B's mean as paired bars and
 //! their 95% confidence intervals (Student's t) as error bars. The title
 //! says what A and B are; the footnote names the runs, the date and the
-//! iolab version.
+//! iolab version. It comes back as a file's bytes: the caller writes it.
 
+use super::Here;
 use super::axis::tick;
 use super::chart::drawing;
 use super::chart_draw::font;
+use super::image::{ImageFormat, png, svg};
 use crate::analysis::compare::{Comparison, Row};
 use crate::analysis::fingerprint::runs_text;
-use crate::error::{Error, Result};
-use crate::sys::fs::{write_atomic, write_atomic_with};
+use crate::error::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::path::Path;
 
 const A_COLOR: RGBColor = RGBColor(31, 119, 180);
 const B_COLOR: RGBColor = RGBColor(255, 127, 14);
@@ -39,8 +39,10 @@ pub fn unit(row: &Row) -> &'static str {
     }
 }
 
-/// Draws the comparison into `path` (`.svg` or `.png`).
-pub fn save(c: &Comparison, path: &Path) -> Result<()> {
+/// The comparison's picture as the bytes of a `format` file, dated with
+/// `here`'s time (the host in its footnote is A's, from the data).
+pub fn image(c: &Comparison, format: ImageFormat, here: &Here) -> Result<Vec<u8>> {
+    let made = (here.when)(here.now_unix);
     let rows: Vec<&Row> = c.shown_rows().collect();
     let cols = rows.len().clamp(1, 4) as u32;
     let lines = rows.len().div_ceil(cols as usize).max(1) as u32;
@@ -48,30 +50,9 @@ pub fn save(c: &Comparison, path: &Path) -> Result<()> {
         (cols * PANEL.0).max(640),
         TITLE_H + lines * PANEL.1 + FOOT_H,
     );
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("svg") => {
-            let mut s = String::new();
-            {
-                let root = SVGBackend::with_string(&mut s, size).into_drawing_area();
-                draw(c, &rows, cols, &root)?;
-                root.present().map_err(drawing)?;
-            }
-            Ok(write_atomic(path, s.as_bytes())?)
-        }
-        Some("png") => Ok(write_atomic_with(path, |tmp| {
-            let root = BitMapBackend::new(tmp.path(), size).into_drawing_area();
-            draw(c, &rows, cols, &root).map_err(|e| std::io::Error::other(e.to_string()))?;
-            root.present()
-                .map_err(|e| std::io::Error::other(format!("plotters: {e}")))
-        })?),
-        _ => Err(Error::usage(
-            format!("plot file {}", path.display()),
-            "name must end in .svg or .png",
-        )),
+    match format {
+        ImageFormat::Svg => Ok(svg(size, |root| draw(c, &rows, cols, &made, root))?.into_bytes()),
+        ImageFormat::Png => png(size, |root| draw(c, &rows, cols, &made, root)),
     }
 }
 
@@ -79,6 +60,7 @@ fn draw<DB: DrawingBackend>(
     c: &Comparison,
     rows: &[&Row],
     cols: u32,
+    made: &str,
     root: &DrawingArea<DB, Shift>,
 ) -> Result<()> {
     let f = font();
@@ -108,7 +90,7 @@ fn draw<DB: DrawingBackend>(
         "host {host} · A: {} · B: {} · {} · iolab {}",
         ids(a),
         ids(b),
-        chrono::Local::now().format("%Y-%m-%d %H:%M"),
+        made,
         env!("CARGO_PKG_VERSION")
     );
     root.draw_text(
@@ -181,4 +163,24 @@ fn panel<DB: DrawingBackend>(r: &Row, area: &DrawingArea<DB, Shift>) -> Result<(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::here::tests::here;
+
+    /// Dated with `here`'s time; as PNG, the picture's size in pixels.
+    #[test]
+    fn dated_here_in_each_format() {
+        let c = Comparison::default();
+        let svg = String::from_utf8(image(&c, ImageFormat::Svg, &here()).unwrap()).unwrap();
+        assert!(svg.contains("· t=90 · iolab "), "{svg}");
+        let png = image(&c, ImageFormat::Png, &here()).unwrap();
+        let r = ::png::Decoder::new(std::io::Cursor::new(png))
+            .read_info()
+            .unwrap();
+        let (w, h) = (r.info().width, r.info().height);
+        assert_eq!((w, h), (640, TITLE_H + PANEL.1 + FOOT_H));
+    }
 }

@@ -14,7 +14,7 @@ use crate::runner::summary::figures;
 pub struct Csv;
 
 impl Exporter for Csv {
-    fn run(&self, r: &RunResult) -> crate::Result<String> {
+    fn run(&self, r: &RunResult, _: &super::Here) -> crate::Result<String> {
         Ok(super::records::Records::of_jobs(r).csv())
     }
 
@@ -27,7 +27,11 @@ impl Exporter for Csv {
     }
 
     /// One record per run, every digit kept.
-    fn stored_runs(&self, runs: &[crate::store::StoredRun]) -> crate::Result<Option<String>> {
+    fn stored_runs(
+        &self,
+        runs: &[crate::store::StoredRun],
+        _: &super::Here,
+    ) -> crate::Result<Option<String>> {
         Ok(Some(super::records::Records::of_runs(runs)?.csv()))
     }
 

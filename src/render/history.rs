@@ -42,19 +42,6 @@ pub fn short_size(b: i64) -> String {
     b.to_string()
 }
 
-/// A time the short way: `11-24 17:04` this year, `2025-11-24` before.
-pub fn short_time(unix: i64) -> String {
-    use chrono::{Datelike, Local, TimeZone};
-    let Some(t) = Local.timestamp_opt(unix, 0).single() else {
-        return unix.to_string();
-    };
-    if t.year() == Local::now().year() {
-        t.format("%m-%d %H:%M").to_string()
-    } else {
-        t.format("%Y-%m-%d").to_string()
-    }
-}
-
 /// A cell as the table shows it.
 fn shown(column: &str, c: &Cell, when: &dyn Fn(i64) -> String) -> String {
     match (column, c) {

@@ -8,9 +8,9 @@ use crate::dist::merge::{HostRun, start_offsets, start_skew_ns};
 use crate::dist::{DistRun, trees::DistTree};
 use serde_json::{Value, json};
 
-/// The merged run in format `name`, with its hosts.
-pub fn run(d: &DistRun, name: &str) -> Result<String> {
-    Ok(with_hosts(super::run(&d.run, name)?, name, &d.hosts))
+/// The merged run in format `name`, shown `here`, with its hosts.
+pub fn run(d: &DistRun, name: &str, here: &super::Here) -> Result<String> {
+    Ok(with_hosts(super::run(&d.run, name, here)?, name, &d.hosts))
 }
 
 /// The merged tree result in format `name`, with its ranks.

@@ -2,9 +2,6 @@
 //! script that build the table of contents from the sections' headings,
 //! nothing fetched. `iolab report` and `iolab lab all` fill it.
 
-use crate::error::Result;
-use std::path::Path;
-
 const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
 h1{margin-bottom:.2em}h2{border-bottom:2px solid #1f77b4;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;margin:.5em 0;font-size:90%}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
@@ -59,9 +56,4 @@ pub fn table(t: &super::table::Table) -> String {
     }
     s.push_str("</tbody></table>\n");
     s
-}
-
-/// Writes a finished page to `path` (replacing it atomically).
-pub fn write_file(path: &Path, page: &str) -> Result<()> {
-    Ok(crate::sys::fs::write_atomic(path, page.as_bytes())?)
 }

@@ -45,7 +45,7 @@ pub const FIO_FIGURES: Json = Json {
 };
 
 impl Exporter for Json {
-    fn run(&self, r: &RunResult) -> crate::Result<String> {
+    fn run(&self, r: &RunResult, _: &super::Here) -> crate::Result<String> {
         Ok(pretty(&self.value(r)))
     }
 
@@ -73,14 +73,14 @@ impl Exporter for Json {
         Some(pretty(&super::compare::json(c)))
     }
 
-    fn stored(&self, r: &StoredRun) -> crate::Result<Option<String>> {
-        Ok(Some(pretty(&stored_run(r, self.bins)?)))
+    fn stored(&self, r: &StoredRun, here: &super::Here) -> crate::Result<Option<String>> {
+        Ok(Some(pretty(&stored_run(r, self.bins, here.when)?)))
     }
 
-    fn stored_runs(&self, runs: &[StoredRun]) -> crate::Result<Option<String>> {
+    fn stored_runs(&self, runs: &[StoredRun], here: &super::Here) -> crate::Result<Option<String>> {
         let all = runs
             .iter()
-            .map(|r| stored_run(r, self.bins))
+            .map(|r| stored_run(r, self.bins, here.when))
             .collect::<crate::Result<Vec<_>>>()?;
         Ok(Some(pretty(&Value::Array(all))))
     }
@@ -92,8 +92,9 @@ pub fn pretty(v: &Value) -> String {
 }
 
 /// A stored run as fio-schema JSON (with histogram bins for json+) plus an
-/// `iolab_run` object with what the store knows of it.
-pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
+/// `iolab_run` object with what the store knows of it (`when` writes the
+/// time it was stored).
+pub fn stored_run(r: &StoredRun, bins: bool, when: fn(i64) -> String) -> crate::Result<Value> {
     let mut v = if r.kind == kind::TREE {
         super::tree::json(&r.tree_result()?, bins)
     } else if r.kind == kind::TRACE {
@@ -112,7 +113,7 @@ pub fn stored_run(r: &StoredRun, bins: bool) -> crate::Result<Value> {
             "iolab_run".into(),
             json!({
                 "id": r.id,
-                "stored": crate::metrics::format::local_time(r.created_unix),
+                "stored": when(r.created_unix),
                 "created_unix": r.created_unix,
                 "label": r.label,
                 "kind": r.kind,
@@ -417,19 +418,58 @@ fn time_series(t: &Totals, avg_msec: u64) -> Value {
     })
 }
 
-/// `Sun Nov 22 12:00:00 2026`-style UTC time, like fio's `time` field.
+/// `Sun Nov 22 12:00:00 2026`-style UTC time, like fio's `time` field:
+/// what glibc's `asctime_r(gmtime_r(t))` leaves in a zeroed buffer (the
+/// day padded to two places, at most 25 characters, an empty string or a
+/// day 0 of January when the year does not fit C's `int`).
 fn chrono_like(unix: u64) -> String {
-    let t = unix as libc::time_t;
-    // SAFETY: gmtime_r writes into the zeroed tm we pass; asctime_r writes at
-    // most 26 bytes into buf.
-    unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        libc::gmtime_r(&t, &mut tm);
-        let mut buf = [0 as libc::c_char; 64];
-        libc::asctime_r(&tm, buf.as_mut_ptr());
-        std::ffi::CStr::from_ptr(buf.as_ptr())
-            .to_string_lossy()
-            .trim()
-            .to_string()
+    use chrono::{DateTime, Datelike};
+    // 400 Gregorian years: the same days and weekdays again, so any time
+    // is a time chrono holds plus whole cycles.
+    const CYCLE: i64 = 146_097 * 86_400;
+    let secs = unix as i64; // as C's time_t: the bits as a signed number
+    let t = DateTime::from_timestamp(secs.rem_euclid(CYCLE), 0).expect("within 400 years");
+    let year = i64::from(t.year()) + 400 * secs.div_euclid(CYCLE);
+    // gmtime_r gives up on a year that does not fit `tm_year` after
+    // setting it, before the month and day.
+    let (tm_year, month, day) = match i32::try_from(year - 1900) {
+        Ok(y) => (y, t.format("%b").to_string(), t.day()),
+        Err(_) => ((year - 1900) as i32, "Jan".to_string(), 0),
+    };
+    if tm_year > i32::MAX - 1900 {
+        return String::new();
+    }
+    let line = format!(
+        "{} {month}{day:3} {} {}\n",
+        t.format("%a"),
+        t.format("%H:%M:%S"),
+        1900 + tm_year
+    );
+    line[..line.len().min(25)].trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chrono_like;
+
+    /// As glibc's asctime_r(gmtime_r()) left them (checked against it
+    /// over 200,000 times): the epoch, single-digit days padded with a
+    /// space, a leap day, the last four-digit year and the first
+    /// five-digit one, a six-digit year cut at 25 characters, a year past
+    /// C's `int` (gmtime_r's half-filled time).
+    #[test]
+    fn time_is_asctime_of_utc() {
+        for (unix, text) in [
+            (0, "Thu Jan  1 00:00:00 1970"),
+            (1_795_348_800, "Sun Nov 22 12:00:00 2026"),
+            (1_772_694_489, "Thu Mar  5 07:08:09 2026"),
+            (951_782_400, "Tue Feb 29 00:00:00 2000"),
+            (253_402_300_799, "Fri Dec 31 23:59:59 9999"),
+            (253_402_300_800, "Sat Jan  1 00:00:00 10000"),
+            (4_793_826_735_515, "Tue Apr 27 17:38:35 15388"),
+            (99_999_238_691_946_845, "Sat Jan  0 14:34:05 -1126"),
+        ] {
+            assert_eq!(chrono_like(unix), text, "{unix}");
+        }
     }
 }

@@ -9,7 +9,7 @@ use crate::runner::RunResult;
 pub struct Markdown;
 
 impl Exporter for Markdown {
-    fn run(&self, r: &RunResult) -> crate::Result<String> {
+    fn run(&self, r: &RunResult, _: &super::Here) -> crate::Result<String> {
         Ok(super::csv::jobs_table(r).markdown())
     }
 

@@ -1,6 +1,14 @@
 //! Turning results into text: one [`Exporter`] per output format, one
-//! line per format in [`FORMATS`]. Exporters return strings; the CLI
-//! decides where they go. A new format is a new file and one line.
+//! line per format in [`FORMATS`]. A new format is a new file and one
+//! line.
+//!
+//! Render is pure: values in, text or bytes out. Exporters return
+//! strings, pictures the bytes of their file ([`chart::Chart::image`]),
+//! fio's logs go into a writer the caller opens; the caller (cli/, lab/)
+//! decides where they go and writes them. Nothing here reads a clock, the
+//! host, the time zone, a file system or the store, or calls the system:
+//! where and when output is made comes in as a [`Here`] the caller
+//! captured.
 
 pub mod axis;
 pub mod cache;
@@ -15,9 +23,11 @@ pub mod fio_iolog;
 pub mod fio_log_samples;
 pub mod fio_logs;
 pub mod fio_text;
+pub mod here;
 pub mod history;
 pub mod hosts;
 pub mod html;
+pub mod image;
 pub mod json;
 mod json_dir;
 mod latency_chart;
@@ -44,6 +54,7 @@ use crate::registry::{self, Entry, entry};
 use crate::runner::RunResult;
 use crate::store::{StoredRun, kind};
 use crate::tree::TreeResult;
+pub use here::Here;
 use records::Records;
 use table::Table;
 
@@ -52,8 +63,14 @@ use table::Table;
 /// means "this format has no form for it" (the caller's error then names
 /// the formats that do).
 pub trait Exporter: Sync {
-    /// The whole run (`iolab run`).
-    fn run(&self, r: &RunResult) -> Result<String>;
+    /// The whole run (`iolab run`), shown `here`.
+    fn run(&self, r: &RunResult, here: &Here) -> Result<String>;
+
+    /// Whether the run form shows the file systems and disks of the
+    /// run's files, so the caller captures them into [`Here::env`].
+    fn shows_files(&self) -> bool {
+        false
+    }
 
     /// A table (`history`, `sweep`, `export`).
     fn table(&self, _t: &Table) -> Option<String> {
@@ -90,8 +107,9 @@ pub trait Exporter: Sync {
         Some(compare::header(c) + &t + &compare::footer(c, &calls))
     }
 
-    /// One stored run (`iolab show`): shown as when it was made.
-    fn stored(&self, r: &StoredRun) -> Result<Option<String>> {
+    /// One stored run (`iolab show`): shown as when it was made, times
+    /// as `here`'s clock writes them.
+    fn stored(&self, r: &StoredRun, here: &Here) -> Result<Option<String>> {
         if r.kind == kind::TREE {
             Ok(self.tree(&r.tree_result()?))
         } else if r.kind == kind::TRACE {
@@ -99,16 +117,14 @@ pub trait Exporter: Sync {
         } else if r.kind == kind::EXEC {
             Ok(self.exec(&crate::exec::store::load(r)?))
         } else {
-            self.run(&r.result()?).map(Some)
+            self.run(&r.result()?, here).map(Some)
         }
     }
 
-    /// Several stored runs (`iolab export`): one row of key figures each.
-    fn stored_runs(&self, runs: &[StoredRun]) -> Result<Option<String>> {
-        Ok(self.table(&stored::summary_table(
-            runs,
-            crate::metrics::format::local_time,
-        )))
+    /// Several stored runs (`iolab export`): one row of key figures each,
+    /// times as `here`'s clock writes them.
+    fn stored_runs(&self, runs: &[StoredRun], here: &Here) -> Result<Option<String>> {
+        Ok(self.table(&stored::summary_table(runs, here.when)))
     }
 }
 
@@ -204,9 +220,15 @@ fn shown(
     ))
 }
 
-/// A run in format `name`.
-pub fn run(r: &RunResult, name: &str) -> Result<String> {
-    find(name)?.item.run(r)
+/// A run in format `name`, shown `here`.
+pub fn run(r: &RunResult, name: &str, here: &Here) -> Result<String> {
+    find(name)?.item.run(r, here)
+}
+
+/// Whether format `name` shows the file systems of a run's files (the
+/// caller then captures them into [`Here::env`]).
+pub fn shows_files(name: &str) -> Result<bool> {
+    Ok(find(name)?.item.shows_files())
 }
 
 /// A trace in format `name`.
@@ -265,9 +287,9 @@ pub fn comparison(c: &Comparison, name: &str) -> Result<String> {
     shown(name, "a comparison", |e| Ok(e.comparison(c)))
 }
 
-/// A stored run in format `name`.
-pub fn stored(r: &StoredRun, name: &str) -> Result<String> {
-    shown(name, &format!("a {} result", r.kind), |e| e.stored(r))
+/// A stored run in format `name`, shown `here`.
+pub fn stored(r: &StoredRun, name: &str, here: &Here) -> Result<String> {
+    shown(name, &format!("a {} result", r.kind), |e| e.stored(r, here))
 }
 
 /// Stored runs as records in format `name`, or `None` when that format
@@ -276,7 +298,7 @@ pub fn records(r: &Records, name: &str) -> Result<Option<String>> {
     Ok(find(name)?.item.records(r))
 }
 
-/// Several stored runs in format `name`.
-pub fn stored_runs(runs: &[StoredRun], name: &str) -> Result<String> {
-    shown(name, "several runs", |e| e.stored_runs(runs))
+/// Several stored runs in format `name`, shown `here`.
+pub fn stored_runs(runs: &[StoredRun], name: &str, here: &Here) -> Result<String> {
+    shown(name, "several runs", |e| e.stored_runs(runs, here))
 }

@@ -20,7 +20,7 @@ use std::fmt::Write;
 pub struct Normal;
 
 impl Exporter for Normal {
-    fn run(&self, r: &RunResult) -> crate::Result<String> {
+    fn run(&self, r: &RunResult, _: &super::Here) -> crate::Result<String> {
         Ok(text(r))
     }
 
@@ -41,7 +41,7 @@ impl Exporter for Normal {
     }
 
     /// With the header `show` prints: id, label, command, environment.
-    fn stored(&self, r: &StoredRun) -> crate::Result<Option<String>> {
+    fn stored(&self, r: &StoredRun, here: &super::Here) -> crate::Result<Option<String>> {
         let body = if r.kind == kind::TREE {
             super::tree::text(&r.tree_result()?)
         } else if r.kind == kind::TRACE {
@@ -51,7 +51,7 @@ impl Exporter for Normal {
         } else {
             text(&r.result()?)
         };
-        let when = crate::metrics::format::local_time(r.created_unix);
+        let when = (here.when)(r.created_unix);
         Ok(Some(format!("{}\n{body}", super::stored::header(r, &when))))
     }
 }

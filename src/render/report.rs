@@ -1,8 +1,10 @@
 //! `iolab report`: one self-contained HTML page (inline SVG, inline CSS and
 //! a few lines of script, nothing fetched) with the command line, job,
 //! environment, key figures and plots of stored runs, and when and where
-//! the page was made.
+//! the page was made (the caller reads the runs and says where and when:
+//! [`Body::of`], [`html`]).
 
+use super::Here;
 use super::chart::{Chart, Footnote};
 use super::html::{esc, page, table as html_table};
 use super::run_charts::{self, footnote, latencies, whole};
@@ -11,38 +13,14 @@ use super::table::Table;
 use crate::error::Result;
 use crate::metrics::format::bytes_iec;
 use crate::runner::RunResult;
-use crate::store::{Store, StoredRun, kind};
+use crate::store::{StoredRun, kind};
 use crate::sys::environment::Environment;
 use crate::tree::TreeResult;
-
-/// The page for the runs `names` stand for (ids or labels) in `store`;
-/// returns it and how many runs it shows.
-pub fn for_runs(
-    store: &Store,
-    names: &[String],
-    when: impl Fn(i64) -> String,
-) -> Result<(String, usize)> {
-    let mut runs = Vec::new();
-    for id in store.resolve(names)? {
-        let run = store.run(id)?;
-        let body = if run.kind == kind::TREE {
-            Body::Tree(run.tree_result()?)
-        } else if run.kind == kind::TRACE {
-            Body::Trace(Box::new(crate::trace::store::load(&run)?))
-        } else if run.kind == kind::EXEC {
-            Body::Exec(Box::new(crate::exec::store::load(&run)?))
-        } else {
-            Body::Run(run.result()?)
-        };
-        runs.push((run, body));
-    }
-    Ok((html(&runs, when)?, runs.len()))
-}
 
 fn figure(chart: &Chart, caption: &str, note: &Footnote) -> Result<String> {
     Ok(format!(
         "<figure>{}<figcaption>{}</figcaption></figure>\n",
-        chart.svg_noted(note)?,
+        chart.svg(note)?,
         esc(caption)
     ))
 }
@@ -57,6 +35,21 @@ pub enum Body {
     Trace(Box<crate::trace::store::StoredTrace>),
     /// `iolab exec`.
     Exec(Box<crate::exec::ExecResult>),
+}
+
+impl Body {
+    /// `run`'s result, decoded as its kind says.
+    pub fn of(run: &StoredRun) -> Result<Body> {
+        Ok(if run.kind == kind::TREE {
+            Body::Tree(run.tree_result()?)
+        } else if run.kind == kind::TRACE {
+            Body::Trace(Box::new(crate::trace::store::load(run)?))
+        } else if run.kind == kind::EXEC {
+            Body::Exec(Box::new(crate::exec::store::load(run)?))
+        } else {
+            Body::Run(run.result()?)
+        })
+    }
 }
 
 fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
@@ -109,18 +102,15 @@ fn run_section(run: &StoredRun, body: &Body, when: &str) -> Result<String> {
 pub struct Html;
 
 impl super::Exporter for Html {
-    fn run(&self, r: &RunResult) -> Result<String> {
+    /// The environment is `here`'s, with the run's files.
+    fn run(&self, r: &RunResult, here: &Here) -> Result<String> {
         let names: Vec<&str> = r.jobs.iter().map(|j| j.name.as_str()).collect();
         let title = format!("iolab run: {}", names.join(", "));
-        let files: Vec<std::path::PathBuf> = r.files.iter().flatten().flatten().cloned().collect();
-        let env = env_table(
-            &Environment::capture(&files, crate::disk::state::injected_at),
-            env!("CARGO_PKG_VERSION"),
-        );
-        let when = crate::metrics::format::local_time(r.started_unix as i64);
+        let env = env_table(&here.env, env!("CARGO_PKG_VERSION"));
+        let when = (here.when)(r.started_unix as i64);
         let note = Footnote {
             date: when.clone(),
-            ..Footnote::here()
+            ..here.footnote()
         };
         let body = format!(
             "<section class=\"run\" id=\"run\"><h2>{}</h2>\n<h3>Key figures</h3>\n{}{}</section>\n",
@@ -134,6 +124,10 @@ impl super::Exporter for Html {
             env!("CARGO_PKG_VERSION")
         );
         Ok(page(&title, &intro, "run", &body))
+    }
+
+    fn shows_files(&self) -> bool {
+        true
     }
 
     fn table(&self, t: &Table) -> Option<String> {
@@ -223,14 +217,15 @@ fn tree_section(run: &StoredRun, t: &TreeResult, env: &str, note: &Footnote) -> 
     Ok(s)
 }
 
-/// The whole page for `runs` (each with its decoded result).
-pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<String> {
+/// The whole page for `runs` (each with its decoded result), made `here`.
+pub fn html(runs: &[(StoredRun, Body)], here: &Here) -> Result<String> {
+    let when = here.when;
     let mut body = String::new();
-    let here = Footnote::here();
+    let made = here.footnote();
     if runs.len() > 1 {
         let stored: Vec<StoredRun> = runs.iter().map(|(s, _)| s.clone()).collect();
         body.push_str("<section id=\"overview\"><h2>Overview</h2>\n");
-        body.push_str(&html_table(&summary_table(&stored, &when)));
+        body.push_str(&html_table(&summary_table(&stored, when)));
         // IOPS, or the run time when no run has IOPS (execs, trees).
         let (key, what, unit) = match stored.iter().any(|r| r.summary.get("iops") > 0.0) {
             true => ("iops", "IOPS", "IOPS (I/Os per second)"),
@@ -250,7 +245,7 @@ pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<
                 None,
             )],
         };
-        body.push_str(&figure(&chart, &format!("{what} of each run."), &here)?);
+        body.push_str(&figure(&chart, &format!("{what} of each run."), &made)?);
         body.push_str("</section>\n");
     }
     for (s, r) in runs {
@@ -262,7 +257,7 @@ pub fn html(runs: &[(StoredRun, Body)], when: impl Fn(i64) -> String) -> Result<
         &format!("iolab report: runs {ids}"),
         &format!(
             "runs {ids} · report made {} on host {} by iolab {}",
-            here.date, here.host, here.version
+            made.date, made.host, made.version
         ),
         "run",
         &body,
@@ -315,4 +310,29 @@ pub fn env_table(e: &Environment, version: &str) -> String {
         }
     }
     format!("<div class=\"env\">{}</div>", html_table(&t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::here::tests::{here, run, stored};
+
+    /// A stored run's body is its result, decoded as its kind says.
+    #[test]
+    fn body_is_decoded_as_its_kind() {
+        let r = run();
+        let body = Body::of(&stored(kind::RUN, &r)).unwrap();
+        assert!(matches!(body, Body::Run(d) if d.files == r.files));
+        assert!(Body::of(&stored(kind::TREE, &r)).is_err(), "not a tree");
+    }
+
+    /// The page says when and where it was made: `here`.
+    #[test]
+    fn page_is_made_here() {
+        let page = html(&[], &here()).unwrap();
+        assert!(
+            page.contains("report made t=90 on host h1 by iolab"),
+            "{page}"
+        );
+    }
 }

@@ -66,13 +66,14 @@ pub fn for_stored(run: &StoredRun, what: Picture) -> Result<Chart> {
 pub struct Svg;
 
 impl super::Exporter for Svg {
-    fn run(&self, r: &RunResult) -> Result<String> {
+    /// Footnoted with `here`'s host and time.
+    fn run(&self, r: &RunResult, here: &super::Here) -> Result<String> {
         let names: Vec<&str> = r.jobs.iter().map(|j| j.name.as_str()).collect();
         log2(
             &format!("{}: latency, log2 buckets", names.join(", ")),
             &whole(r),
         )
-        .svg()
+        .svg(&here.footnote())
     }
 }
 

@@ -33,7 +33,7 @@ const LAT_MS: [&str; 12] = [
 ];
 
 impl Exporter for Terse {
-    fn run(&self, r: &RunResult) -> crate::Result<String> {
+    fn run(&self, r: &RunResult, _: &super::Here) -> crate::Result<String> {
         Ok(text(&super::json::FIO_FIGURES.value(r)))
     }
 }
