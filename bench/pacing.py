@@ -19,6 +19,11 @@ for cpuio, a new one: the test held only that 80% takes over twice the CPU of
                 and a runtime of 1000 ms, each within 10%.
   latency       latency_target=10s with 200 ms windows: the final window's
                 runtime within 25% of 200 ms.
+  deadline      time_based runtime=1s of 4 KiB random reads (psync) and of
+                the null engine with gtod_reduce=1: the runtime reported
+                within 1000..1100 ms (past 1 s only by the I/O in flight and
+                the deadline's check; tests/run.rs and reference_loop.rs held
+                1500 and 1100).
   cpuio         cpuload=80 and cpuload=10 for 2 s (cpumode=noop): CPU seconds
                 over wall seconds (the child's rusage) within 0.1 of 0.8 and
                 of 0.1.
@@ -46,6 +51,9 @@ RATE = ("[global]\nfilename=f\nrw=randread\nbs=4k\nruntime=1\ntime_based\n"
 THINK = "[t]\nfilename=f\nrw=read\nbs=4k\nthinktime=5ms\nthinktime_blocks=4\nruntime=1\ntime_based\n"
 RAMP = ("[r]\nfilename=f\nrw=randread\nbs=4k\nrate_iops=400\nramp_time=500ms\n"
         "runtime=1\ntime_based\n")
+DEADLINE = "[d]\nfilename=f\nrw=randread\nbs=4k\nsize=1m\ntime_based\nruntime=1s\n"
+GTOD = ("[g]\nioengine=null\nsize=64m\nrw=randread\nbs=4k\ngtod_reduce=1\n"
+        "time_based\nruntime=1s\n")
 LATENCY = ("[l]\nfilename=f\nrw=randread\nbs=4k\nlatency_target=10s\nlatency_window=200ms\n"
            "latency_percentile=99.9\nruntime=3\ntime_based\n")
 
@@ -118,6 +126,8 @@ def main():
             add((tool, "ramp I/Os"), ramp["read"]["total_ios"])
             add((tool, "ramp runtime"), ramp["job_runtime"])
             add((tool, "latency runtime"), run(tool, a.iolab, LATENCY)["l"]["job_runtime"])
+            add((tool, "deadline runtime"), run(tool, a.iolab, DEADLINE)["d"]["read"]["runtime"])
+            add((tool, "gtod runtime"), run(tool, a.iolab, GTOD)["g"]["read"]["runtime"])
             for load in (80, 10):
                 add((tool, f"cpuload={load}"), burn(tool, a.iolab, load))
         print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
@@ -136,6 +146,10 @@ def main():
         near(f"{tool} ramp_time=500ms, runtime (ms)", m[(tool, "ramp runtime")], 1000, 0.10)
         near(f"{tool} latency_target, final window's runtime (ms)", m[(tool, "latency runtime")],
              200, 0.25)
+        check(f"{tool} time_based runtime=1s, runtime (ms)", m[(tool, "deadline runtime")],
+              1000, 1100)
+        check(f"{tool} time_based runtime=1s, null engine, gtod_reduce=1, runtime (ms)",
+              m[(tool, "gtod runtime")], 1000, 1100)
         for load in (80, 10):
             want = load / 100
             check(f"{tool} cpuio cpuload={load}, CPU / wall", m[(tool, f"cpuload={load}")],
