@@ -196,13 +196,18 @@ fn warm_keeps_the_newest_files_resident_round_after_round() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(400));
+    // The newer file appears once round 1 is over (its line is out), not
+    // after a guessed 400 ms that a loaded machine's start can outlast;
+    // round 2 comes a second later.
+    let mut child = child;
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
     let newest = write("d.log", 0);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let rounds: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    let rounds: Vec<Value> = (first.lines().chain(rest.lines()))
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(rounds.len(), 2, "{rounds:?}");

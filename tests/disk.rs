@@ -21,75 +21,66 @@ fn reads(f: &std::path::Path, opts: &str) -> Value {
 }
 
 fn mean_us(r: &Value) -> f64 {
-    r["clat_ns"]["mean"].as_f64().unwrap() / 1e3
+    r["lat_ns"]["mean"].as_f64().unwrap() / 1e3
 }
 
-/// Tries `check` up to five times: a measurement disturbed by other work
-/// on the machine (a virtual CPU waking late) is only ever slower, so one
-/// clean attempt is the disk's own figure. Panics with every attempt's
-/// report.
-fn within_tries(what: &str, mut check: impl FnMut() -> Result<(), String>) {
-    let mut seen = Vec::new();
-    for _ in 0..5 {
-        match check() {
-            Ok(()) => return,
-            Err(e) => seen.push(e),
-        }
-    }
-    panic!("{what}: {}", seen.join("; "));
+/// The disk's counters of reads (`ops`, `delay_ns`, `delay_sq`) now less
+/// those in `before` (a `status()["counters"]`).
+fn reads_since(d: &TestDisk, before: &Value) -> (u64, u64, f64) {
+    let c = &d.status()["counters"];
+    let diff = |k: &str| c[k][0].as_f64().unwrap() - before[k][0].as_f64().unwrap();
+    (
+        diff("ops") as u64,
+        diff("delay_ns") as u64,
+        diff("delay_sq"),
+    )
 }
 
+// What the injector did is counted by the disk and asserted exactly; what
+// the program saw is held to lower bounds only (a delayed read takes at
+// least its delay: a loaded machine only adds to that). How close the
+// program's latency comes to the delay asked is a measurement, not a test:
+// bench/disk.py prints it with its tolerance (5% over delay 0 with as much
+// idling), as it does depth 32 against depth 1.
 #[test]
-fn delays_land_within_5_percent_and_overlap_at_depth() {
-    if !can("delays_land_within_5_percent_and_overlap_at_depth") {
+fn delays_are_injected_in_full_and_overlap_at_depth() {
+    if !can("delays_are_injected_in_full_and_overlap_at_depth") {
         return;
     }
     let d = TestDisk::up(&["--size", "128M"]);
     let f = d.file("f");
     lay_out(&f, "16m");
-    // The baseline idles as long between I/Os as the delayed run does
-    // (thinktime = the delay): waking a virtual CPU that halted for a
-    // millisecond costs this VM about 100 us along the chain (application,
-    // loop worker, daemon), which a slow real device would cost as well. Back
-    // to back, `--delay 0` reads never let the CPUs halt (25 us here), and
-    // the difference would charge the host's wake-up to the injector (CI saw
-    // 1055-1068 us for 1 ms, all of it that).
-    for (delay, n) in [("1ms", "400"), ("10ms", "50")] {
-        let want = if delay == "1ms" { 1000.0 } else { 10_000.0 };
-        within_tries(&format!("--delay {delay}"), || {
-            d.disk("set", &[]);
-            let base = mean_us(&reads(&f, &format!("--number_ios={n} --thinktime={delay}")));
-            d.disk("set", &["--delay", delay]);
-            let got = mean_us(&reads(&f, &format!("--number_ios={n}"))) - base;
-            match (got - want).abs() <= 0.05 * want {
-                true => Ok(()),
-                false => Err(format!(
-                    "mean {got:.0} us over --delay 0 with as much idling ({base:.0} us), not {want} us"
-                )),
-            }
-        });
+    for (delay, ns, n) in [("1ms", 1_000_000u64, 400u64), ("10ms", 10_000_000, 50)] {
+        d.disk("set", &["--delay", delay]);
+        let before = d.status()["counters"].clone();
+        let r = reads(&f, &format!("--number_ios={n}"));
+        // Every read reached the disk and waited out exactly the rule.
+        let (ops, injected, _) = reads_since(&d, &before);
+        assert!(ops >= n, "--delay {delay}: {ops} reads counted for {n}");
+        assert_eq!(injected, ops * ns, "--delay {delay}: {ops} reads");
+        // The program waited at least as long for each one (its whole
+        // latency, submission included: a queued read reaches the disk
+        // before its submission call returns).
+        let min = r["lat_ns"]["min"].as_u64().unwrap();
+        assert!(min >= ns, "--delay {delay}: a read took {min} ns");
     }
-    // Depth 32 overlaps the delays as a real device does: a device that
-    // served them one after another would give 1x. The test's debug build
-    // reached 12-15x in a loaded CI run; the release build's 20x and more
-    // is measured by bench/disk.py, not asserted here (no timed thresholds
-    // in tests beyond what proves the overlap).
-    within_tries("depth 32 at 1 ms", || {
-        d.disk("set", &["--delay", "1ms"]);
-        let qd1 = reads(&f, "--number_ios=300")["iops"].as_f64().unwrap();
-        let qd32 = reads(&f, "--number_ios=4000 --ioengine=io_uring --iodepth=32")["iops"]
-            .as_f64()
-            .unwrap();
-        match qd32 >= 8.0 * qd1 {
-            true => Ok(()),
-            false => Err(format!("{qd32:.0} IOPS at depth 32, {qd1:.0} at depth 1")),
-        }
-    });
-    // At least one attempt of each: 400 reads at delay 0 and 400 at 1 ms,
-    // 50 at delay 0 and 50 at 10 ms, 300 and 4000 at 1 ms.
-    let c = &d.status()["counters"];
-    assert!(c["ops"][0].as_u64().unwrap() >= 5200, "{c}");
-    assert!(c["delay_ns"][0].as_u64().unwrap() >= 5_200_000_000, "{c}");
+    // Depth 32 overlaps the delays as a real device does. With 1 s a read,
+    // 64 reads take 64 s one after another and 2 s at depth 32: the job's
+    // runtime under 32 s (half the serial time, and over 10 times the
+    // overlapped one: a load cannot stretch 2 s of timer waits that far)
+    // proves the overlap without timing it.
+    d.disk("set", &["--delay", "read=1s"]);
+    let before = d.status()["counters"].clone();
+    let r = reads(&f, "--number_ios=64 --ioengine=io_uring --iodepth=32");
+    let (ops, injected, _) = reads_since(&d, &before);
+    assert!(ops >= 64, "{ops} reads counted for 64");
+    assert_eq!(injected, ops * 1_000_000_000, "{ops} reads");
+    let runtime = r["runtime"].as_u64().unwrap();
+    assert!(
+        runtime < 32_000,
+        "64 reads of 1 s at depth 32 took {runtime} ms: served one after another"
+    );
+    assert!(r["lat_ns"]["min"].as_u64().unwrap() >= 1_000_000_000, "{r}");
     d.down();
 }
 
@@ -107,37 +98,30 @@ fn distributions_keep_their_mean_and_spread() {
         ("2ms~1ms", 2000.0, 1000.0 / 3f64.sqrt(), "500"),
         ("lognormal:2ms,1ms", 2000.0, 1000.0, "1000"),
     ];
-    // What the disk injected into reads since `before`: (n, mean, sd) in us.
-    let injected = |before: &Value| {
-        let c = &d.status()["counters"];
-        let diff = |k: &str| c[k][0].as_f64().unwrap() - before[k][0].as_f64().unwrap();
-        let n = diff("ops");
-        let mean = diff("delay_ns") / n;
-        let sd = (diff("delay_sq") / n - mean * mean).max(0.0).sqrt();
-        (n, mean / 1e3, sd / 1e3)
-    };
     for (rule, mean, sd, n) in cases {
         d.disk("set", &["--delay", rule]);
         let before = d.status()["counters"].clone();
-        reads(&f, &format!("--number_ios={n}"));
-        // The delays drawn: the distribution asked for (no timing involved).
-        let (ops, got_mean, got_sd) = injected(&before);
+        let r = reads(&f, &format!("--number_ios={n}"));
+        // The delays drawn (seeded): the distribution asked for, from the
+        // disk's own counts (no timing involved).
+        let (ops, sum, sq) = reads_since(&d, &before);
+        let ops = ops as f64;
+        let got_mean = sum as f64 / ops;
+        let got_sd = (sq / ops - got_mean * got_mean).max(0.0).sqrt();
+        let (got_mean, got_sd) = (got_mean / 1e3, got_sd / 1e3);
         assert!(ops >= n.parse::<f64>().unwrap(), "{ops} reads");
         assert!(
             (got_mean - mean).abs() <= 0.1 * mean && (got_sd - sd).abs() <= 0.1 * sd,
             "{rule}: injected mean {got_mean:.0} us sd {got_sd:.0} us, not {mean:.0} and {sd:.0}"
         );
-        // ... and what the program sees: its mean latency grows by the mean.
-        within_tries(rule, || {
-            d.disk("set", &[]);
-            let b = reads(&f, "--number_ios=1000");
-            d.disk("set", &["--delay", rule]);
-            let got = mean_us(&reads(&f, &format!("--number_ios={n}"))) - mean_us(&b);
-            match (got - mean).abs() <= 0.1 * mean {
-                true => Ok(()),
-                false => Err(format!("mean {got:.0} us over --delay 0, not {mean:.0}")),
-            }
-        });
+        // ... and the program waited for them: its mean latency is at
+        // least what was injected (a loaded machine only adds; 5% spare
+        // for the few reads of the file system's own the disk counts too).
+        let seen = mean_us(&r);
+        assert!(
+            seen >= 0.95 * got_mean,
+            "{rule}: mean latency {seen:.0} us, {got_mean:.0} us injected"
+        );
     }
     d.down();
 }
@@ -155,11 +139,12 @@ fn bandwidth_cap_paces_reads() {
         .as_f64()
         .unwrap()
         / 1048576.0;
-    // Faster than the cap is impossible; slower only under load.
-    assert!(
-        (17.0..=20.6).contains(&bw),
-        "{bw:.1} MiB/s under a 20 MiB/s cap"
-    );
+    // Faster than the cap is impossible, whatever else runs (the bucket
+    // saves up 10 ms when idle: 3% spare). Slower only under load: the
+    // floor is a tenth of the cap, a liveness check; how close to 20 MiB/s
+    // the reads come is bench/disk.py's to measure.
+    assert!(bw <= 20.6, "{bw:.1} MiB/s under a 20 MiB/s cap");
+    assert!(bw >= 2.0, "{bw:.1} MiB/s under a 20 MiB/s cap: stalled");
     d.down();
 }
 
@@ -382,10 +367,12 @@ fn lab_log_scan_repeats_the_scans_on_slow_disks() {
             assert_eq!(c.split_once('.').map(|(_, f)| f.len()), Some(2), "{r:?}");
         }
     }
-    // 4 KiB per request of a little over 1 ms: under 4 MiB/s.
+    // 4 KiB per request of at least 1 ms: under 4 MiB/s, whatever else
+    // runs (3.2 here). The floor is a liveness check: a tenth of that.
     let cold = num(row("4k", "O_DIRECT")[4]);
-    assert!(cold < 4.0 && cold > 1.0, "{text}");
-    // Warm buffered reads come from the page cache: far faster.
+    assert!(cold < 4.0 && cold > 0.3, "{text}");
+    // Warm buffered reads come from the page cache, untouched by the
+    // delay: 4,000 MiB/s here, so 50 is a floor no load reaches.
     assert!(num(row("1m", "buffered")[6]) > 50.0, "{text}");
     // The sentence names a faster side only with a significant test, and
     // the side it names is the faster one in the table.
@@ -436,37 +423,69 @@ fn hist_replays_the_latencies_of_a_stored_run() {
     let d = TestDisk::up(&["--size", "64M", "--delay", "read=lognormal:2ms,1ms"]);
     let f = d.file("f");
     lay_out(&f, "8m");
-    let args = job(
-        "r",
-        &f,
-        "--size=8m --rw=randread --bs=4k --direct=1 --number_ios=400",
-    );
     let mean = |v: &Value| v["jobs"][0]["read"]["lat_ns"]["mean"].as_f64().unwrap() / 1e3;
-    let run = || {
+    let run = |n: u32| {
+        let opts = format!("--size=8m --rw=randread --bs=4k --direct=1 --number_ios={n}");
         stdout_json(
             with_db(&db)
                 .arg("run")
-                .args(&args)
+                .args(job("r", &f, &opts))
                 .arg("--output-format=json"),
         )
     };
-    let measured = mean(&run());
-    // The stored run's latencies become the disk's delays.
+    run(400);
+    // The stored run's latencies become the disk's delays: its quantiles,
+    // to the microsecond (rounded up), from what the store kept.
     let said = d.disk("set", &["--delay", "read=hist:1", "--db", s(&db)]);
-    assert!(said.contains("--delay read=quantiles:0="), "{said}");
-    within_tries("hist:1", || {
-        // Replayed delays add the disk's own time once more: take it off.
-        d.disk("set", &[]);
-        let own = mean(&run());
-        d.disk("set", &["--delay", "read=hist:1", "--db", s(&db)]);
-        let replayed = mean(&run()) - own;
-        match (replayed - measured).abs() <= 0.1 * measured {
-            true => Ok(()),
-            false => Err(format!(
-                "{replayed:.0} us replayed (less {own:.0} us of the disk's own), {measured:.0} us measured"
-            )),
-        }
-    });
+    let stored = stdout_json(with_db(&db).args(["show", "1", "-f", "json"]));
+    let clat = &stored["jobs"][0]["read"]["clat_ns"];
+    let us = |ns: &Value| ns.as_u64().unwrap().div_ceil(1000);
+    let pct = |p: &str| us(&clat["percentile"][p]);
+    for (q, want) in [
+        ("0", us(&clat["min"])),
+        ("1", pct("1.000000")),
+        ("50", pct("50.000000")),
+        ("99", pct("99.000000")),
+        ("100", us(&clat["max"])),
+    ] {
+        assert!(said.contains(&format!("{q}={want}us")), "{q}: {said}");
+    }
+    let quantiles = said
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("read=quantiles:"))
+        .unwrap_or_else(|| panic!("{said}"));
+    // The delays drawn follow those quantiles: the disk's own count of
+    // what it injected has their mean (linear between the quantiles; 1000
+    // draws, sampling error about 2%).
+    let points: Vec<(f64, f64)> = quantiles
+        .split(',')
+        .map(|p| {
+            let (q, t) = p.split_once('=').unwrap();
+            (
+                q.parse().unwrap(),
+                t.trim_end_matches("us").parse().unwrap(),
+            )
+        })
+        .collect();
+    let want: f64 = points
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0) / 100.0 * (w[0].1 + w[1].1) / 2.0)
+        .sum();
+    let before = d.status()["counters"].clone();
+    let replay = run(1000);
+    let (ops, sum, _) = reads_since(&d, &before);
+    let injected = sum as f64 / ops as f64 / 1e3;
+    assert!(ops >= 1000, "{ops} reads");
+    assert!(
+        (injected - want).abs() <= 0.1 * want,
+        "{injected:.0} us injected on average, the quantiles' mean is {want:.0} us"
+    );
+    // The program waited for them (a loaded machine only adds).
+    let seen = mean(&replay);
+    assert!(
+        seen >= 0.95 * injected,
+        "mean latency {seen:.0} us, {injected:.0} us injected"
+    );
     let (code, err) = fail(d.cmd().args([
         "disk",
         "set",

@@ -19,7 +19,10 @@ fn sigkill_of_the_daemon_then_down_leaves_nothing() {
     let pid = d.status()["state"]["pid"].as_i64().unwrap() as i32;
     // SAFETY: a signal to the test's own daemon.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
-    std::thread::sleep(Duration::from_millis(200));
+    // Gone once the kernel has ended it (not after a guessed 200 ms).
+    wait_until(Duration::from_secs(30), "the daemon dies", || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |t| t.contains(") Z"))
+    });
     assert_eq!(d.status()["daemon"], "gone");
     let text = d.disk("status", &[]);
     assert!(text.contains("is gone"), "{text}");

@@ -70,7 +70,8 @@ fn ranks_add_up_and_their_histograms_merge_exactly() {
             .map(|h| h.totals.as_ref().unwrap().read.lat.sum())
             .sum::<u128>()
     );
-    // Every rank started after the barrier, within a second of the others.
+    // Every rank started after the barrier, within a second of the others
+    // (a liveness bound: milliseconds here; bench/dist.py times the skew).
     assert!(dist.hosts.iter().all(|h| h.started_ns > 0));
     assert!(
         dist.start_skew_ns() < 1_000_000_000,
@@ -150,22 +151,30 @@ fn a_worker_of_another_version_is_refused_naming_both() {
 fn a_killed_worker_is_named_and_the_others_results_are_kept() {
     let d = scratch();
     let db = d.path().join("r.db");
-    // The launcher kills host "bad" one second into its run.
-    let launcher = d.path().join("launch.sh");
-    std::fs::write(
-        &launcher,
-        "#!/bin/sh\nh=$1; shift\nif [ \"$h\" = bad ]; then exec timeout -s KILL 1 \"$@\"; fi\nexec \"$@\"\n",
-    )
-    .unwrap();
     let f = d.path().join("f");
-    let launch_words = format!("sh {} {{host}}", launcher.display());
-    let err = fails_with(
-        with_db(&db)
-            .arg("run")
-            .args(rank_job(&f, &["--time_based", "--runtime=4s"]))
-            .args(["--hosts", "good,bad", "--launcher", &launch_words]),
-        1,
-        "host bad ended before sending its results",
+    let child = with_db(&db)
+        .arg("run")
+        .args(rank_job(&f, &["--time_based", "--runtime=60s"]))
+        .args([
+            "--hosts",
+            "good,bad",
+            "--launcher",
+            "env IOLAB_TEST_HOST={host}",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Host "bad" is killed once both hosts are seen reading, not a guessed
+    // second into its run (a loaded machine may not have started it yet).
+    let pids = wait_reading(d.path(), &["good", "bad"]);
+    unsafe_kill(pids[1] as u32, libc::SIGKILL);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("host bad ended before sending its results"),
+        "{err}"
     );
     assert!(err.contains("kept, marked partial"), "{err}");
     // What "good" measured is stored, as an interrupted (partial) run.
@@ -181,34 +190,40 @@ fn a_killed_worker_is_named_and_the_others_results_are_kept() {
 #[test]
 fn a_hung_worker_is_dead_after_its_heartbeats_stop() {
     let d = scratch();
-    // The launcher stops host "hung" (SIGSTOP) a second into its run: its
-    // stream stays open, only its heartbeats stop.
-    let launcher = d.path().join("launch.sh");
-    std::fs::write(
-        &launcher,
-        "#!/bin/sh\nh=$1; shift\nif [ \"$h\" = hung ]; then (sleep 1; kill -STOP $$) & fi\nexec \"$@\"\n",
-    )
-    .unwrap();
     let launch = Launch {
         hosts: vec!["ok".into(), "hung".into()],
-        launcher: vec!["sh".into(), s(&launcher).into(), "{host}".into()],
+        launcher: vec!["env".into(), "IOLAB_TEST_HOST={host}".into()],
         worker: worker(),
         timeout: Duration::from_secs(60),
-        silence: Duration::from_secs(3),
+        silence: Duration::from_secs(5),
         stonewall: false,
     };
-    let args = rank_job(&d.path().join("f"), &["--time_based", "--runtime=20s"]);
-    let t0 = std::time::Instant::now();
-    let (dist, failed) = Coordinator::start(launch)
-        .unwrap()
-        .run(&args, &StopFlag::default())
-        .unwrap();
+    let args = rank_job(&d.path().join("f"), &["--time_based", "--runtime=120s"]);
+    let (dist, failed, took) = std::thread::scope(|sc| {
+        let run = sc.spawn(|| {
+            let t0 = std::time::Instant::now();
+            let (dist, failed) = Coordinator::start(launch)
+                .unwrap()
+                .run(&args, &StopFlag::default())
+                .unwrap();
+            (dist, failed, t0.elapsed())
+        });
+        // Host "hung" is stopped (SIGSTOP) once both hosts are seen
+        // reading: its stream stays open, only its heartbeats stop.
+        let pids = wait_reading(d.path(), &["ok", "hung"]);
+        unsafe_kill(pids[1] as u32, libc::SIGSTOP);
+        let r = run.join().unwrap();
+        unsafe_kill(pids[1] as u32, libc::SIGKILL);
+        r
+    });
     let err = failed.expect("the hung host fails the run").to_string();
     assert!(
         err.contains("host hung") && err.contains("no heartbeat"),
         "{err}"
     );
-    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
+    // Found dead 5 s after its last heartbeat, long before the 120 s run
+    // ends (a liveness bound; heartbeats come every second).
+    assert!(took < Duration::from_secs(60), "{took:?}");
     // The other host stopped early and its results are kept.
     let ok = &dist.hosts[0];
     assert!(ok.totals.as_ref().is_some_and(|t| t.read.ios() > 0));
@@ -231,12 +246,14 @@ fn ctrl_c_stops_every_worker_and_keeps_the_partial_run() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
-    // SIGINT to the coordinator alone: it tells the workers to stop.
+    // Once both ranks are seen reading (not after a guessed 2 s), SIGINT
+    // to the coordinator alone: it tells the workers to stop.
+    wait_reading(d.path(), &["a", "b"]);
     unsafe_kill(child.id(), libc::SIGINT);
     let t0 = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(15));
+    // A liveness bound: the stop takes well under a second, the run 30 s.
+    assert!(t0.elapsed() < Duration::from_secs(20));
     assert_eq!(
         out.status.code(),
         Some(130),
@@ -265,6 +282,75 @@ fn holders(dir: &Path) -> Vec<String> {
         }
     }
     out
+}
+
+/// The workers of `hosts` (their pids, in that order), once each is seen
+/// with its rank file under `dir` open and has read 1 MiB more since it was
+/// first seen (`rchar` of /proc/PID/io): every rank's run under way. Waits
+/// up to 60 s (a liveness bound).
+fn wait_reading(dir: &Path, hosts: &[&str]) -> Vec<i32> {
+    let mut first: Vec<Option<(i32, u64)>> = vec![None; hosts.len()];
+    wait_for(Duration::from_secs(60), "every rank reading", || {
+        for (i, host) in hosts.iter().enumerate() {
+            let Some(pid) = rank_worker(dir, host) else {
+                continue;
+            };
+            let now = rchar(pid)?;
+            match first[i] {
+                Some((p, _)) if p == pid => {}
+                _ => first[i] = Some((pid, now)),
+            }
+        }
+        let done = (first.iter().enumerate()).all(|(i, f)| {
+            f.is_some_and(|(pid, at)| {
+                rank_worker(dir, hosts[i]) == Some(pid)
+                    && rchar(pid).is_some_and(|r| r >= at + (1 << 20))
+            })
+        });
+        done.then(|| first.iter().map(|f| f.unwrap().0).collect())
+    })
+}
+
+/// The process started for `host` (IOLAB_TEST_HOST in its environment)
+/// one of whose threads holds a rank file (`f.N`) under `dir` open.
+fn rank_worker(dir: &Path, host: &str) -> Option<i32> {
+    let want = format!("IOLAB_TEST_HOST={host}");
+    for p in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = p.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let env = std::fs::read(p.path().join("environ")).unwrap_or_default();
+        if !env.split(|&b| b == 0).any(|v| v == want.as_bytes()) {
+            continue;
+        }
+        // A clone's thread holds its files in a descriptor table of its
+        // own: look at every thread's.
+        let Ok(tasks) = std::fs::read_dir(p.path().join("task")) else {
+            continue;
+        };
+        let holds = tasks.flatten().any(|t| {
+            let fds = std::fs::read_dir(t.path().join("fd"));
+            fds.into_iter().flatten().flatten().any(|fd| {
+                std::fs::read_link(fd.path()).is_ok_and(|t| {
+                    t.parent() == Some(dir)
+                        && t.file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with("f."))
+                })
+            })
+        });
+        if holds {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// Bytes `pid` has read (`rchar` of /proc/PID/io).
+fn rchar(pid: i32) -> Option<u64> {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    io.lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 fn unsafe_kill(pid: u32, sig: i32) {
@@ -300,6 +386,8 @@ fn stonewall_stops_every_host_when_the_first_is_done() {
             .args(["--hosts", "fast,slow", "--launcher", &launch_words])
             .arg("--stonewall-ranks"),
     );
+    // Liveness bounds: the slow host's job would take over an hour (and
+    // 1000 reads 5 s); it is stopped within a fraction of a second.
     assert!(t0.elapsed() < Duration::from_secs(60));
     let hosts = doc["hosts"].as_array().unwrap();
     assert_eq!(hosts[0]["read"]["total_ios"], 50, "{doc}");

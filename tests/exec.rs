@@ -202,18 +202,26 @@ fn ctrl_c_stops_the_command_and_keeps_the_runs_so_far() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    // Signalled once run 2's sleep runs (seen by its command line), not
+    // after a guessed half second a loaded machine can outlast.
+    let sleeping = || {
+        let p = std::process::Command::new("pgrep")
+            .args(["-f", "^sleep 37.25$"])
+            .output()
+            .unwrap();
+        !p.stdout.is_empty()
+    };
+    wait_until(std::time::Duration::from_secs(60), "run 2 sleeps", sleeping);
+    assert!(marker.exists());
     let t0 = std::time::Instant::now();
-    while !marker.exists() && t0.elapsed().as_secs() < 10 {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(500));
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,
     )
     .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(t0.elapsed().as_secs() < 10, "stopped at once");
+    // A liveness bound: the stop takes milliseconds, the sleep 37 s.
+    assert!(t0.elapsed().as_secs() < 20, "stopped at once");
     assert_eq!(
         out.status.code(),
         Some(130),
@@ -221,7 +229,7 @@ fn ctrl_c_stops_the_command_and_keeps_the_runs_so_far() {
         String::from_utf8_lossy(&out.stderr)
     );
     let left = std::process::Command::new("pgrep")
-        .args(["-f", "sleep 37.25"])
+        .args(["-f", "^sleep 37.25$"])
         .output()
         .unwrap();
     assert!(left.stdout.is_empty(), "the shell's child was stopped too");

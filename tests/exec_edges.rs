@@ -246,10 +246,12 @@ fn a_long_run_shows_its_progress_with_eta_always() {
             "2",
             "--",
             "sleep",
-            "1.3",
+            "2.5",
         ])
         .output()
         .unwrap();
+    // A line a second: the one at 1 s has 1.5 s to come before the command
+    // ends (a liveness margin, not a cadence).
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("exec run 2/2"), "a step per run: {err}");
@@ -278,7 +280,19 @@ fn ctrl_c_at_a_terminal_stops_the_run_as_interrupted_not_failed() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    // Once run 1's command is seen running (by its exact command line),
+    // not after a guessed 700 ms a loaded machine's start can outlast.
+    wait_until(
+        std::time::Duration::from_secs(60),
+        "run 1's command runs",
+        || {
+            let p = std::process::Command::new("pgrep")
+                .args(["-f", "^sleep 37.75$"])
+                .output()
+                .unwrap();
+            !p.stdout.is_empty()
+        },
+    );
     let group = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGINT).unwrap();
     let out = child.wait_with_output().unwrap();

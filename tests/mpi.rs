@@ -76,6 +76,8 @@ fn four_ranks_add_up_and_merge_their_histograms_exactly() {
         );
     }
     assert!(!f.exists(), "no rank used the unranked name");
+    // A liveness bound on the start skew (milliseconds here; bench/dist.py
+    // times it), not a timing.
     assert!(doc["start_skew_ns"].as_u64().unwrap() < 1_000_000_000);
     // The stored run holds every rank's clone with its whole histogram: the
     // merged histogram is their sum, bucket by bucket.

@@ -10,7 +10,6 @@ use iolab::runner::{self, Live, NoObserver, Phase, Progress, RunOptions, StopFla
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// A job of `secs` seconds reading a small cached file in `dir`.
 fn timed_job(dir: &Path, secs: u32) -> Vec<String> {
@@ -20,8 +19,9 @@ fn timed_job(dir: &Path, secs: u32) -> Vec<String> {
 
 /// What a terminal shows while `iolab ARGS` runs on it (stdout to
 /// `dir/out.txt`, so the terminal gets stderr alone): each chunk read from
-/// the pty with when it came. Asserts iolab succeeded.
-fn on_a_terminal(dir: &Path, args: &[String]) -> Vec<(Instant, String)> {
+/// the pty, with whether the results were on stdout yet when it came (they
+/// are written as the run ends). Asserts iolab succeeded.
+fn on_a_terminal(dir: &Path, args: &[String]) -> Vec<(bool, String)> {
     let bin = assert_cmd::cargo::cargo_bin("iolab");
     let quoted: Vec<String> = (std::iter::once(s(&bin).to_string()).chain(args.iter().cloned()))
         .map(|a| format!("'{a}'"))
@@ -40,18 +40,16 @@ fn on_a_terminal(dir: &Path, args: &[String]) -> Vec<(Instant, String)> {
     let mut chunks = Vec::new();
     let mut buf = [0u8; 4096];
     while let Ok(n @ 1..) = pty.read(&mut buf) {
-        chunks.push((
-            Instant::now(),
-            String::from_utf8_lossy(&buf[..n]).into_owned(),
-        ));
+        let ended = std::fs::read_to_string(&out).is_ok_and(|t| t.contains("IOPS="));
+        chunks.push((ended, String::from_utf8_lossy(&buf[..n]).into_owned()));
     }
     assert!(child.wait().unwrap().success(), "iolab {args:?} failed");
     chunks
 }
 
 /// The frames a bar drew: the text between carriage returns, escape
-/// sequences dropped, with when each came.
-fn frames(chunks: &[(Instant, String)]) -> Vec<(Instant, String)> {
+/// sequences dropped, each with its chunk's mark.
+fn frames(chunks: &[(bool, String)]) -> Vec<(bool, String)> {
     let mut out = Vec::new();
     for (t, chunk) in chunks {
         for part in chunk.split('\r') {
@@ -87,16 +85,17 @@ fn a_terminal_sees_the_bar_move_with_iops_and_eta() {
     let mut args = vec!["run".to_string()];
     args.extend(timed_job(d.path(), 5));
     let shown = frames(&on_a_terminal(d.path(), &args));
-    let live: Vec<&(Instant, String)> = (shown.iter())
+    let live: Vec<&(bool, String)> = (shown.iter())
         .filter(|(_, f)| f.contains(" IOPS ") && f.contains("ETA "))
         .collect();
-    // Figures about every half second: at least 6 distinct ones in 5 s,
-    // drawn as the run went (not all at its end).
+    // Figures about every half second (10 in 5 s; at least 3 distinct
+    // ones is a liveness floor, the cadence is not timed), shown as the
+    // run went: the first reached the terminal before the results reached
+    // stdout (not all at its end), whatever the load.
     let mut distinct: Vec<&str> = live.iter().map(|(_, f)| f.as_str()).collect();
     distinct.dedup();
-    assert!(distinct.len() >= 6, "few updates: {distinct:#?}");
-    let span = live.last().unwrap().0 - live[0].0;
-    assert!(span >= Duration::from_secs(3), "updates within {span:?}");
+    assert!(distinct.len() >= 3, "few updates: {distinct:#?}");
+    assert!(!live[0].0, "the bar came with the results: {live:#?}");
     // The phase, a rate with its unit, and an ETA that counts down to 0.
     assert!(
         shown.iter().any(|(_, f)| f.contains("layout")),
@@ -190,12 +189,16 @@ fn eta_always_prints_lines_off_a_terminal() {
             .collect();
         // At most a line a second, each with elapsed time and ETA.
         assert!((2..=4).contains(&live.len()), "{flags:?}: {err}");
-        // The others name a phase (rate-limited too: evict and run come
-        // within a second of the layout, unless laying out took longer).
+        // The others name a phase, each once at most (rate-limited too:
+        // evict and run come within a second of the layout and are left
+        // out, unless laying out took longer, as on a loaded machine).
         let phases = ["iolab: layout", "iolab: evict", "iolab: run"];
-        let other = (lines.iter()).filter(|l| !live.contains(l));
-        assert!(other.clone().all(|l| phases.contains(l)), "{err}");
-        assert!(other.count() <= 2, "{err}");
+        let other: Vec<&&str> = (lines.iter()).filter(|l| !live.contains(l)).collect();
+        assert!(other.iter().all(|l| phases.contains(l)), "{err}");
+        let mut once = other.clone();
+        once.sort();
+        once.dedup();
+        assert_eq!(once.len(), other.len(), "{err}");
         assert!(
             live.iter()
                 .all(|l| l.contains("elapsed 00:00:0") && l.contains("ETA 00:00:0")),
@@ -309,7 +312,7 @@ fn a_run_tells_its_phases_and_live_figures() {
     let args = job(
         "t",
         &f,
-        "--rw=read --size=4m --time_based --runtime=1200ms --repeat=2",
+        "--rw=read --size=4m --time_based --runtime=2500ms --repeat=2",
     );
     let jobs = iolab::job::jobs_from_args(&args).unwrap();
     let mut heard = Heard::default();
@@ -336,8 +339,10 @@ fn a_run_tells_its_phases_and_live_figures() {
             Phase::Done
         ]
     );
-    // Twice a second per repetition; I/Os grow within a repetition; the
-    // part done grows over the whole run and the ETA shrinks.
+    // Twice a second per repetition (5 in each; 4 in all is a liveness
+    // floor, not a cadence: the first two fall in the first 2.5 s
+    // repetition); I/Os grow within a repetition; the part done grows over
+    // the whole run and the ETA shrinks.
     let t = &heard.ticks;
     assert!(t.len() >= 4, "{t:#?}");
     assert!(
@@ -394,7 +399,7 @@ fn a_tree_shows_its_operations_per_second() {
         "--size",
         "1k",
         "--time-limit",
-        "1500ms",
+        "3s",
         "--no-store",
     ];
     let (_, err) = succeed_text(bin().arg("--eta=always").args(create));

@@ -111,9 +111,12 @@ fn stop_rules_number_ios_runtime_and_loops() {
         "--size=4M --rw=randread --time_based --runtime=1s --cache=keep",
     ));
     let el = t0.elapsed().as_secs_f64();
+    // At least its second; the bounds above are liveness checks (the run
+    // ends, its runtime near 1 s): how far past 1 s it ends is timed by
+    // bench/pacing.py.
     let rt = v["jobs"][0]["read"]["runtime"].as_u64().unwrap();
-    assert!((1000..1500).contains(&rt), "runtime {rt} ms");
-    assert!(el < 5.0);
+    assert!((1000..5000).contains(&rt), "runtime {rt} ms");
+    assert!(el < 30.0, "{el} s");
     assert!(
         v["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 4 << 20,
         "time_based loops past size"
@@ -198,18 +201,53 @@ fn repetitions_and_first_run_effect() {
         st["pages"].as_u64().unwrap(),
     );
     assert!(cached * 100 >= pages * 99, "warm before repetition 2: {st}");
+    // The first repetition read the file from storage, the others from
+    // the page cache: this process's own reads from storage (/proc/self/io,
+    // whatever else runs), not their speed.
+    let from_storage: Vec<u64> = (reps.iter())
+        .map(|r| r["counters"]["process_io"]["read_bytes"].as_u64().unwrap())
+        .collect();
+    assert!(from_storage[0] >= 31 << 20, "cold: {from_storage:?}");
+    assert!(
+        from_storage[1..].iter().all(|&b| b < 1 << 20),
+        "warm: {from_storage:?}"
+    );
+    // Whether the cold repetition stands out in bandwidth is the machine's
+    // (a loaded one slows the warm ones too; bench/cold.py measures cold
+    // against cached reads): the report points the effect out exactly when
+    // its rule holds for the figures it reports.
     let bw: Vec<f64> = reps
         .iter()
         .map(|r| r["bw_bytes"].as_f64().unwrap())
         .collect();
-    assert!(
-        bw[0] < bw[1] && bw[0] < bw[2] && bw[0] < bw[3],
-        "first (cold) run slower: {bw:?}"
-    );
-    assert!(
+    let rule = iolab::runner::FirstRunEffect::of("bw_bytes", &bw);
+    assert_eq!(
         !j["iolab"]["first_run_effect"].is_null(),
-        "first-run effect pointed out: {bw:?}"
+        rule.is_some(),
+        "first-run effect pointed out as its rule says: {bw:?}"
     );
+    if let Some(e) = rule {
+        assert_eq!(j["iolab"]["first_run_effect"]["first"], e.first, "{bw:?}");
+    }
+}
+
+/// The first-run rule: the first value further from the others' mean than
+/// the others' whole range; three values at least.
+#[test]
+fn first_run_effect_rule() {
+    let of = |v: &[f64]| iolab::runner::FirstRunEffect::of("bw_bytes", v);
+    let e = of(&[10.0, 100.0, 104.0, 98.0]).expect("a slow first run stands out");
+    assert_eq!((e.first, e.rest_min, e.rest_max), (10.0, 98.0, 104.0));
+    assert!(of(&[200.0, 100.0, 104.0, 98.0]).is_some(), "a fast one too");
+    assert!(
+        of(&[99.0, 100.0, 104.0, 98.0]).is_none(),
+        "within the others"
+    );
+    assert!(
+        of(&[95.0, 100.0, 104.0, 90.0]).is_none(),
+        "within their range"
+    );
+    assert!(of(&[10.0, 100.0]).is_none(), "two runs say nothing");
 }
 
 #[test]

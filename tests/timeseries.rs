@@ -114,15 +114,21 @@ fn fio_logs_have_fios_names_and_format() {
             let binned: u64 = rows.iter().map(|r| r[3..].iter().sum::<u64>()).sum();
             assert_eq!(binned, total, "{name}: every I/O in one bin");
         } else if !rows.is_empty() {
+            // A row per 100 ms interval that ended (one for each, also
+            // after a stall), reads only. An interval may be empty on a
+            // loaded machine (no read completed in it: a stall of 100 ms
+            // or more), so only some rows are asserted to have a value.
             assert!(
                 rows.len() >= 9,
                 "{name}: {} rows in 1 s at 100 ms",
                 rows.len()
             );
-            assert!(rows.iter().all(|r| r[1] > 0 && r[2] == 0), "{name}: {ours}");
+            assert!(rows.iter().all(|r| r[2] == 0), "{name}: {ours}");
+            assert!(rows.iter().any(|r| r[1] > 0), "{name}: {ours}");
         }
     }
-    // IOPS x interval adds up to the I/Os done (the last interval may be short).
+    // IOPS x interval adds up to the I/Os done (the last interval may be
+    // short); each interval's I/Os are counted in it, stalls or not.
     let iops: Vec<Vec<u64>> = std::fs::read_to_string(iolab_dir.join("x_iops.1.log"))
         .unwrap()
         .lines()

@@ -144,7 +144,9 @@ fn strace_tracer_without_strace_says_which_package() {
 fn strace_tracer_stops_on_ctrl_c_after_duration_and_on_a_missing_pid() {
     skip_unless_installed!("strace");
     // SIGINT stops strace, which stops the command it started: promptly,
-    // long before the command would end, with 128 + SIGINT.
+    // long before the command would end, with 128 + SIGINT. The bounds are
+    // liveness checks (the stop takes well under a second; the command
+    // would run 300 s), not timings.
     let args = [
         "trace",
         "--tracer",
@@ -152,27 +154,29 @@ fn strace_tracer_stops_on_ctrl_c_after_duration_and_on_a_missing_pid() {
         "--no-store",
         "--",
         "sleep",
-        "30",
+        "300",
     ];
     let t0 = std::time::Instant::now();
     let (code, err) = exit_after_signal(&args, std::time::Duration::from_millis(700), libc::SIGINT);
     assert_eq!(code, 128 + libc::SIGINT, "{err}");
     assert!(
-        t0.elapsed().as_secs() < 5,
+        t0.elapsed().as_secs() < 60,
         "stopped after {:?}",
         t0.elapsed()
     );
     // --duration: the same stop, and a trace that ends well.
     let t0 = std::time::Instant::now();
-    let cmd = "trace --tracer strace --no-store -f json --duration 300ms -- sleep 30";
+    let cmd = "trace --tracer strace --no-store -f json --duration 300ms -- sleep 300";
     let v = stdout_json(bin().args(cmd.split(' ')));
     assert!(
-        t0.elapsed().as_secs() < 5,
+        t0.elapsed().as_secs() < 60,
         "stopped after {:?}",
         t0.elapsed()
     );
+    // At least its 300 ms (a lower bound), and ended by them, not by the
+    // command (a liveness bound: 100 times the duration).
     let secs = v["meta"]["duration_ns"].as_f64().unwrap() / 1e9;
-    assert!((0.3..3.0).contains(&secs), "traced for {secs} s");
+    assert!((0.3..30.0).contains(&secs), "traced for {secs} s");
     assert!(v["meta"]["exit_status"].is_null(), "sleep was stopped");
     let err = fails_with(
         bin().args("trace --tracer strace --no-store -p 999999999".split(' ')),
