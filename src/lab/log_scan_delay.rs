@@ -9,7 +9,7 @@ use super::log_scan::{IOSTAT_COLUMNS, bw, iostat_value, scan_job, two};
 use super::log_scan_verdict::{AtDelay, MIN_SAMPLES, Passes, sentence};
 use super::{LabCtx, arg};
 use crate::analysis::stats::{mean, stddev};
-use crate::disk::injector::Spec;
+use crate::disk::Spec;
 use crate::disk::serving::Serving;
 use crate::error::Result;
 use crate::render::table::{Table, fig};

@@ -5,7 +5,7 @@
 
 use super::control::{self, Answer, Request, Status};
 use super::error::DiskError;
-use super::injector::Spec;
+use super::layer::Spec;
 use super::rules::parse_all;
 use super::state::{self, State};
 use crate::sys::stop::StopFlag;
@@ -24,7 +24,7 @@ const WAIT: Duration = Duration::from_secs(120);
 /// tools, an empty DIR, rules), makes DIR when missing, and the disk's
 /// private directory with the spec in it; returns that directory.
 pub fn prepare(spec: &mut Spec) -> Result<PathBuf, DiskError> {
-    let injector = super::injector::find(&spec.layer)?;
+    let injector = super::layer::find(&spec.layer)?;
     super::rules::check_layer(&spec.layer, &parse_all(&spec.rules)?)?;
     if spec.backing.is_some() && spec.layer != "fs" {
         return Err(DiskError::Usage {

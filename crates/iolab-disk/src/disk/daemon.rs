@@ -5,7 +5,7 @@
 use super::control::{self, Answer, Request, Status};
 use super::error::DiskError;
 use super::gate::Gate;
-use super::injector::{Mounted, Spec};
+use super::layer::{Mounted, Spec};
 use super::rules::{Rules, parse_all};
 use super::state::{self, State};
 use crate::sys::stop::StopFlag;
@@ -104,7 +104,7 @@ fn readable(listener: &UnixListener) -> bool {
 type Built = (Box<dyn Mounted>, std::sync::Arc<Gate>, UnixListener, State);
 
 fn build(spec: &Spec, run: &Path) -> Result<Built, DiskError> {
-    let injector = super::injector::find(&spec.layer)?;
+    let injector = super::layer::find(&spec.layer)?;
     let rules = parse_all(&spec.rules)?;
     injector.check(spec)?;
     let sock = state::socket(run);

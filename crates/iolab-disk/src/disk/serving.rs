@@ -5,7 +5,7 @@
 use super::client;
 use super::daemon;
 use super::error::DiskError;
-use super::injector::Spec;
+use super::layer::Spec;
 use crate::sys::stop::StopFlag;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

@@ -5,7 +5,7 @@
 //! finds everything to remove here, even after the daemon was killed.
 
 use super::error::DiskError;
-use super::injector::Spec;
+use super::layer::spec::Spec;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -1,22 +1,10 @@
-//! The FUSE file system of the file layer: a pass-through over the backing
-//! directory whose every operation passes the gate with its path relative
-//! to the backing root (`logs/a.log`), so `--fail read=EIO@1@*.log`
-//! applies to files by name. The operations themselves are in
-//! `passthrough_ops`, what they share with the backing directory and the
-//! kernel in `passthrough_io`; here are the inode and handle tables and
-//! the one place that asks the gate and answers later.
-//!
-//! Attributes and entries are given with a TTL of 0: the kernel asks again
-//! for every `stat`, `open` and path walk, so each one reaches the gate (a
-//! metadata experiment sees every operation) and changes made in the
-//! backing directory show at once. File data is cached by the kernel only
-//! while a file is open (no `FOPEN_KEEP_CACHE`): each `open` drops what was
-//! cached, so its reads pass the gate again; O_DIRECT opens bypass the
-//! cache (`FOPEN_DIRECT_IO`); writes always pass it (no writeback cache).
+//! The pass-through's own state ([`Passthrough`]): the inode and handle
+//! tables that map the kernel's numbers to backing paths and open files,
+//! and the one place that asks the gate and answers later.
 
-use super::gate::Gate;
-use super::passthrough_io::attr_of;
-use super::rules::Op;
+use super::attr::attr_of;
+use crate::disk::gate::Gate;
+use crate::disk::rules::Op;
 use fuser::{Errno, FileAttr, FileType, INodeNo};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -24,10 +12,6 @@ use std::fs::{File, Metadata};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
-
-/// How long the kernel may keep attributes and entries: not at all.
-pub(super) const TTL: Duration = Duration::ZERO;
 
 /// One entry of a directory listing taken at `opendir`.
 pub(super) type DirEntry = (u64, FileType, OsString);

@@ -3,11 +3,13 @@
 //! loop device, mounted at DIR. The page cache sits above the gate:
 //! buffered re-reads are fast, O_DIRECT and cache misses pay the delay.
 
-use super::block_fs::{BlockFs, IMAGE_NAME};
-use super::error::DiskError;
-use super::gate::Gate;
-use super::image::Image;
-use super::injector::{Injector, Mounted, Spec};
+use super::injector::{Injector, Mounted, need_device};
+use super::spec::Spec;
+use crate::disk::block_fs::{BlockFs, IMAGE_NAME};
+use crate::disk::error::DiskError;
+use crate::disk::gate::Gate;
+use crate::disk::image::Image;
+use crate::disk::state;
 use crate::sys::loopdev::{self, LoopDevice};
 use crate::sys::mount;
 use std::path::{Path, PathBuf};
@@ -60,20 +62,6 @@ fn mkfs_of(
 fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-}
-
-/// Opens a device node the layer needs, or says which is missing.
-pub fn need_device(path: &str, needed_for: &'static str) -> Result<(), DiskError> {
-    std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map(drop)
-        .map_err(|why| DiskError::NoDevice {
-            path: path.into(),
-            needed_for,
-            why,
-        })
 }
 
 impl Injector for Block {
@@ -366,7 +354,7 @@ impl Mounted for BlockMount {
 /// The in-memory disks that run now (other than at `dir`), each with what
 /// its image may still take: its size less what its daemon holds already.
 fn promised_to_other_disks(dir: &Path) -> Vec<(PathBuf, u64)> {
-    (super::state::all().into_iter())
+    (state::all().into_iter())
         .filter(|(_, st)| st.spec.dir != dir && st.spec.layer == "block")
         .filter(|(_, st)| st.spec.image.is_none() && st.daemon_alive())
         .map(|(_, st)| {

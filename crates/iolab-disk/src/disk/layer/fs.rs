@@ -5,11 +5,11 @@
 //! delayed or failed. Nothing is cached in the daemon, so there is nothing
 //! to lose in a crash: `disk crash` is the block layer's.
 
-use super::block::need_device;
-use super::error::DiskError;
-use super::gate::Gate;
-use super::injector::{Injector, Mounted, Spec};
-use super::passthrough::Passthrough;
+use super::injector::{Injector, Mounted, need_device};
+use super::spec::Spec;
+use crate::disk::error::DiskError;
+use crate::disk::gate::Gate;
+use crate::disk::passthrough::Passthrough;
 use crate::sys::mount::{self, Unmounted};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

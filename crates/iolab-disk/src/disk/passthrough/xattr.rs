@@ -2,8 +2,8 @@
 //! own, not a symlink's target), as metadata operations through the gate.
 //! iolab's own runs mark the files they lay out with one.
 
-use super::passthrough::Passthrough;
-use super::passthrough_io::{or_answer, send_empty};
+use super::io::{or_answer, send_empty};
+use super::tables::Passthrough;
 use crate::sys::xattr;
 use fuser::{Errno, INodeNo, ReplyEmpty, ReplyXattr};
 use std::ffi::OsStr;

@@ -6,12 +6,13 @@
 //! and `link` pass the gate with their source path; `forget` has no answer
 //! and does not pass it.
 
-use super::passthrough::{Handle, Passthrough, TTL, os_error};
-use super::passthrough_io::{
-    attr_of, fopen_flags, list, open_backing, or_answer, own, send_attr, send_data, send_empty,
-    send_entry, send_written, set_mode, timespec,
+use super::attr::{TTL, attr_of};
+use super::io::{
+    fopen_flags, list, open_backing, or_answer, own, send_attr, send_data, send_empty, send_entry,
+    send_written, set_mode, timespec,
 };
-use super::rules::Op;
+use super::tables::{Handle, Passthrough, os_error};
+use crate::disk::rules::Op;
 use fuser::{
     AccessFlags, FileHandle, Filesystem, FopenFlags, INodeNo, KernelConfig, LockOwner, OpenFlags,
     RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,

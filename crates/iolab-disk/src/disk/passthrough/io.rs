@@ -1,11 +1,12 @@
 //! How the file layer's pass-through touches the backing directory and
-//! answers the kernel: attributes of backing files, opening them with the
-//! kernel's flags, listing directories, giving made files to their user,
-//! the answers of each reply kind, and the shapes several operations share
-//! (make a name, remove one, flush, release).
+//! answers the kernel: opening backing files with the kernel's flags,
+//! listing directories, giving made files to their user, the answers of
+//! each reply kind, and the shapes several operations share (make a name,
+//! remove one, flush, release).
 
-use super::passthrough::{DirEntry, Passthrough, TTL};
-use super::rules::Op;
+use super::attr::TTL;
+use super::tables::{DirEntry, Passthrough};
+use crate::disk::rules::Op;
 use fuser::{
     Errno, FileAttr, FileHandle, FileType, FopenFlags, INodeNo, ReplyAttr, ReplyData, ReplyEmpty,
     ReplyEntry, ReplyWrite, Request, TimeOrNow,
@@ -14,11 +15,11 @@ use nix::fcntl::OFlag;
 use nix::sys::stat::Mode;
 use nix::sys::time::TimeSpec;
 use std::ffi::OsStr;
-use std::fs::{File, Metadata, Permissions};
+use std::fs::{File, Permissions};
 use std::io::Result as IoResult;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 /// The value of a path lookup, or answers its error and returns.
 macro_rules! or_answer {
@@ -156,35 +157,6 @@ impl Passthrough {
         self.close_handle(fh.0);
         let rel = self.rel(ino).unwrap_or_default();
         self.meta(&rel, || Ok(()), move |_| reply.ok());
-    }
-}
-
-fn time(secs: i64, nsecs: i64) -> SystemTime {
-    let t = Duration::new(secs.unsigned_abs(), nsecs.clamp(0, 999_999_999) as u32);
-    match secs >= 0 {
-        true => UNIX_EPOCH + t,
-        false => UNIX_EPOCH - t,
-    }
-}
-
-/// The attributes of a backing file, under inode number `ino`.
-pub(super) fn attr_of(ino: INodeNo, md: &Metadata) -> FileAttr {
-    FileAttr {
-        ino,
-        size: md.size(),
-        blocks: md.blocks(),
-        atime: time(md.atime(), md.atime_nsec()),
-        mtime: time(md.mtime(), md.mtime_nsec()),
-        ctime: time(md.ctime(), md.ctime_nsec()),
-        crtime: time(md.ctime(), md.ctime_nsec()),
-        kind: FileType::from_std(md.file_type()).unwrap_or(FileType::RegularFile),
-        perm: (md.mode() & 0o7777) as u16,
-        nlink: md.nlink() as u32,
-        uid: md.uid(),
-        gid: md.gid(),
-        rdev: md.rdev() as u32,
-        blksize: md.blksize() as u32,
-        flags: 0,
     }
 }
 
