@@ -390,8 +390,13 @@ fn lab_log_scan_repeats_the_scans_on_slow_disks() {
     } else if said.contains("at 1ms O_DIRECT 1m scans were faster") {
         assert!(o > b, "{said}");
     } else {
+        // No explanation of a difference not found (the same paragraph
+        // still says that O_DIRECT gets no readahead).
         assert!(said.contains("no significant difference at 1ms"), "{said}");
-        assert!(!said.contains("readahead"), "{said}");
+        assert!(
+            !said.contains("readahead keeps requests in flight"),
+            "{said}"
+        );
     }
     assert!(said.contains("p=") || said.contains("p<0.001"), "{said}");
     // --size is the injected files' size too: every stored pass of the

@@ -219,8 +219,9 @@ fn an_offset_past_any_file_is_refused_with_its_line() {
     assert!(!d.path().join("out.iolog").exists());
 }
 
-/// An `--events` trace killed with SIGKILL keeps its events up to about a
-/// second before (they stayed in a 1 MiB buffer: a 0-byte file).
+/// An `--events` trace killed with SIGKILL keeps the events it wrote while
+/// it ran, up to about a second before (they stayed in a 1 MiB buffer: a
+/// 0-byte file).
 #[test]
 fn a_killed_event_trace_keeps_what_came_before_its_last_second() {
     if !common::trace::can("a_killed_event_trace_keeps_what_came_before_its_last_second")
@@ -238,7 +239,7 @@ fn a_killed_event_trace_keeps_what_came_before_its_last_second() {
     // 100 small reads a second: far less than the buffer holds.
     let script = format!(
         "import os, time\nopen('{}', 'w').write(str(os.getpid()))\nfd = os.open('{}', os.O_RDONLY)\n\
-         for _ in range(3000):\n    os.pread(fd, 64, 0)\n    time.sleep(0.01)\n",
+         for _ in range(100000):\n    os.pread(fd, 64, 0)\n    time.sleep(0.01)\n",
         s(&pidfile),
         s(&data)
     );
@@ -249,9 +250,21 @@ fn a_killed_event_trace_keeps_what_came_before_its_last_second() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // 5 s of 100 reads a second, 50 asserted: a tenth, so a loaded
-    // machine's slow start (the tracer's and Python's) cannot matter.
-    std::thread::sleep(std::time::Duration::from_millis(5000));
+    // Killed once 50 reads are in the file, written while the trace runs
+    // (the Python loop runs for 1000 s: a trace that wrote only at its end
+    // never gets there in the 120 s of liveness), not after a guessed time
+    // a loaded machine's slow start can outlast; how soon events reach the
+    // file (within about a second) is not timed.
+    let preads = || {
+        std::fs::read_to_string(&trace)
+            .map(|t| t.lines().filter(|l| l.contains("\"pread64\"")).count())
+            .unwrap_or(0)
+    };
+    wait_until(
+        std::time::Duration::from_secs(120),
+        "50 reads in the trace",
+        || preads() >= 50,
+    );
     let _ = iolab.kill();
     let _ = iolab.wait();
     if let Ok(pid) = std::fs::read_to_string(&pidfile) {
