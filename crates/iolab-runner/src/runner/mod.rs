@@ -37,11 +37,8 @@ pub mod steady;
 pub mod summary;
 mod sync_loop;
 mod syncs;
-pub mod verifier;
 pub mod verify;
-pub mod verify_state;
 pub mod worker;
-mod write_log;
 
 pub use crate::sys::stop::StopFlag;
 pub use progress::{Live, Phase, Progress, Quiet};

@@ -15,11 +15,11 @@
 //! header with the bytes that far in. A check reports what fio reports:
 //! the file, the offset, what was expected and what was found.
 
-use super::buffer::{random_fill, repeat_into};
 use crate::job::JobSpec;
 use crate::job::groups::pattern::FillPattern;
 use crate::job::groups::verify::{HEADER_LEN, Method};
 use crate::plan::IoUnit;
+use crate::runner::buffer::{random_fill, repeat_into};
 use serde::{Deserialize, Serialize};
 use sha1::Digest;
 
