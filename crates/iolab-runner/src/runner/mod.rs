@@ -17,7 +17,6 @@ mod filling;
 pub mod flow;
 pub mod iolog;
 pub mod iomem;
-mod lat_target;
 pub mod launch;
 pub mod layout;
 pub mod live;
