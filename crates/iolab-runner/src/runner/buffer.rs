@@ -1,5 +1,5 @@
-//! What a job's write buffers hold (fio's buffer options), and random
-//! bytes for them. Where the buffers live: [`super::iomem`].
+//! What a job's write buffers hold (fio's buffer options), and the random
+//! or repeated bytes that fill them. Where the buffers live: [`super::iomem`].
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -8,6 +8,13 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// the same seed; not fio's generator, whose bytes no check depends on).
 pub fn random_fill(buf: &mut [u8], seed: u64) {
     Xoshiro256PlusPlus::seed_from_u64(seed).fill_bytes(buf);
+}
+
+/// `out` filled with `pattern` repeated, starting at its byte `start`.
+pub fn repeat_into(pattern: &[u8], start: usize, out: &mut [u8]) {
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = pattern[(start + i) % pattern.len()];
+    }
 }
 
 /// Steps between the seeds of a sequence of buffers.
@@ -132,7 +139,7 @@ impl Contents {
     /// bytes (with `buffer_compress_percentage` zeros in each chunk).
     pub fn fill(&mut self, buf: &mut [u8]) {
         if let Some(p) = &self.pattern {
-            super::verify::repeat_into(p, 0, buf);
+            repeat_into(p, 0, buf);
             return;
         }
         if self.zero {

@@ -79,11 +79,10 @@ fn worker(
         bufs.iter_mut().for_each(|b| fill.fill(b.as_mut_slice()));
     }
     let (contents, verifier) =
-        super::verifier::for_clone(job, (clone, index, files.len()), depth, job.queued()).map_err(
-            |e| Error::RunFailed {
-                errors: vec![format!("job '{}': {e}", job.name)],
-            },
-        )?;
+        super::verify::verifier::for_clone(job, (clone, index, files.len()), depth, job.queued())
+            .map_err(|e| Error::RunFailed {
+            errors: vec![format!("job '{}': {e}", job.name)],
+        })?;
     Ok(Worker {
         engine: crate::engine::find(&job.engine).map_or("?", |e| e.name),
         cfg: job.engine_config(),

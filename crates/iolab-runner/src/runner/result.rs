@@ -5,6 +5,7 @@ use super::StopFlag;
 use super::cache::FileCache;
 use super::iolog::IoLog;
 use super::series::{self, Interval};
+use super::verify::verifier::VerifyTotals;
 use crate::counters::CounterDelta;
 use crate::job::JobSpec;
 use crate::metrics::{CpuUsage, LatencyHistogram};
@@ -38,7 +39,7 @@ pub struct Totals {
     pub errors: Vec<String>,
     /// Errors `continue_on_error` passed over.
     #[serde(default)]
-    pub ignored: super::ctx::Ignored,
+    pub ignored: Ignored,
     /// A clone stopped because the file system was full (exit code 3).
     #[serde(default)]
     pub no_space: bool,
@@ -48,7 +49,7 @@ pub struct Totals {
     pub warnings: Vec<String>,
     /// What `verify` checked and found.
     #[serde(default)]
-    pub verify: super::verifier::VerifyTotals,
+    pub verify: VerifyTotals,
     /// IOPS, bandwidth and latency per interval (`log_avg_msec`, default 1 s).
     pub series: Vec<Interval>,
     /// Intervals of `log_hist_msec` when it differs from the series'.
@@ -172,6 +173,18 @@ impl Totals {
     pub fn sys_cpu(&self) -> f64 {
         pct(self.cpu.sys_us * 1000, self.thread_ns)
     }
+}
+
+/// I/O errors `continue_on_error` passed over (fio's `total_err` and
+/// `first_error`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Ignored {
+    /// How many.
+    pub count: u64,
+    /// The errno of the first (0: none).
+    pub first_errno: i32,
+    /// The message of the first.
+    pub first: String,
 }
 
 /// `n` per second over `ns` nanoseconds (0 over none).

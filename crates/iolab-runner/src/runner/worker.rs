@@ -65,7 +65,7 @@ pub struct Worker {
     /// What each write's buffer gets, when it changes per write.
     pub contents: Option<Box<super::buffer::Contents>>,
     /// Verification, when the job verifies.
-    pub verifier: Option<Box<super::verifier::Verifier>>,
+    pub verifier: Option<Box<super::verify::verifier::Verifier>>,
     /// The launcher's watch (`exitall`, steady state), when the run has one.
     pub watch: Option<std::sync::Arc<super::control::CloneCtl>>,
     /// Rate, think time, flow, latency target, when the job sets one.

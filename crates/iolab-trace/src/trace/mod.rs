@@ -33,6 +33,7 @@ pub mod strace_names;
 pub mod strace_parser;
 pub mod strace_syntax;
 pub mod strace_tracer;
+mod tally;
 
 pub use error::{TraceError, TraceResult};
 pub use model::{Event, FileStats, Meta, Mode, Stats, Thread, Trace};

@@ -3,6 +3,7 @@
 
 use super::calls::{self, Class};
 use super::hist::LogHist;
+use super::pattern::figures::Pattern;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -182,9 +183,9 @@ pub struct FileStats {
     pub path: String,
     /// Figures per call name.
     pub calls: BTreeMap<String, Stats>,
-    /// The access pattern, from the events ([`super::pattern::analyse`]).
+    /// The access pattern, from the events (the pattern analysis).
     #[serde(default)]
-    pub pattern: Option<super::pattern::Pattern>,
+    pub pattern: Option<Pattern>,
 }
 
 impl FileStats {
@@ -238,47 +239,5 @@ impl Trace {
         e.file
             .and_then(|i| self.paths.get(i as usize))
             .map(String::as_str)
-    }
-
-    /// Builds the per call and per file figures and the files' access
-    /// patterns from the events (a trace imported from strace, or one whose
-    /// figures were lost).
-    pub fn tally_events(&mut self) {
-        let mut calls: BTreeMap<String, Stats> = BTreeMap::new();
-        let mut files: BTreeMap<u32, BTreeMap<String, Stats>> = BTreeMap::new();
-        let mut last_end: BTreeMap<(u32, u16), u64> = BTreeMap::new();
-        for e in &self.events {
-            let moved = e.moves_data();
-            let st = calls.entry(e.name().to_string()).or_default();
-            st.add(e.lat_ns, e.result, moved);
-            let seq = match (e.file, e.offset) {
-                (Some(f), Some(off)) if moved && e.result >= 0 => {
-                    let prev = last_end.insert((f, e.call), off + e.result as u64);
-                    prev == Some(off)
-                }
-                _ => false,
-            };
-            if seq {
-                st.sequential += 1;
-            }
-            if let Some(f) = e.file {
-                let fs = files.entry(f).or_default();
-                let st = fs.entry(e.name().to_string()).or_default();
-                st.add(e.lat_ns, e.result, moved);
-                if seq {
-                    st.sequential += 1;
-                }
-            }
-        }
-        self.calls = calls;
-        self.files = files
-            .into_iter()
-            .map(|(f, calls)| FileStats {
-                path: self.paths.get(f as usize).cloned().unwrap_or_default(),
-                calls,
-                pattern: None,
-            })
-            .collect();
-        super::pattern::analyse(self);
     }
 }

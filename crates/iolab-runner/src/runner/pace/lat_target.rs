@@ -1,9 +1,9 @@
 //! fio's queue-depth search for `latency_target` (`io_u.c`'s
 //! `lat_target_*`): start at depth 1, double while enough I/Os of a window
 //! meet the target, bisect down on a miss, then one final window at the
-//! depth found. Driven by [`super::pace::Pace`].
+//! depth found. Driven by the clone's `Pace`.
 
-use super::pace::Step;
+use super::step::Step;
 
 /// fio's latency-target search (`latency_qd`, `latency_qd_low`, ...).
 pub(super) struct LatTarget {

@@ -15,11 +15,11 @@
 //! header with the bytes that far in. A check reports what fio reports:
 //! the file, the offset, what was expected and what was found.
 
-use super::buffer::random_fill;
 use crate::job::JobSpec;
 use crate::job::groups::pattern::FillPattern;
 use crate::job::groups::verify::{HEADER_LEN, Method};
 use crate::plan::IoUnit;
+use crate::runner::buffer::{random_fill, repeat_into};
 use serde::{Deserialize, Serialize};
 use sha1::Digest;
 
@@ -323,13 +323,6 @@ impl Layout {
 
 fn chunk_len(interval: usize, len: u32, k: usize) -> u64 {
     (interval as u64).min(len as u64 - (k * interval) as u64)
-}
-
-/// `out` filled with `pattern` repeated, starting at its byte `start`.
-pub fn repeat_into(pattern: &[u8], start: usize, out: &mut [u8]) {
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = pattern[(start + i) % pattern.len()];
-    }
 }
 
 /// fio's `memswp`: the header and the bytes `at` further swap places.

@@ -19,7 +19,7 @@
 //! `verify_state_should_stop`, at the first I/O of the last `depth` before
 //! `numberio` whose offset is not among the completed writes.
 
-use super::verify::fio_crc32c;
+use super::block::fio_crc32c;
 use std::path::{Path, PathBuf};
 
 /// fio's `VSTATE_HDR_VERSION`.

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// A completed write, to be read back.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Written {
+pub(in crate::runner) struct Written {
     /// Where it went.
     pub io: IoUnit,
     /// Its header's `numberio`.
@@ -23,7 +23,7 @@ pub(super) struct Written {
 }
 
 /// The writes not yet read back.
-pub(super) enum WriteLog {
+pub(in crate::runner) enum WriteLog {
     /// Oldest first (random jobs with fio's map).
     InOrder(VecDeque<Written>),
     /// By (file, offset), without overlaps.

@@ -1,36 +1,28 @@
 //! A clone's pacing, ported from fio 3.33: the rate limit (`rate_ddir`,
 //! `usec_for_io`), the `rate_min` checks (`check_min_rate`), think times
 //! (`handle_thinktime`) and the queue-depth search of `latency_target`
-//! (`lat_target_*`). The token flow between jobs is [`super::flow`].
+//! (`lat_target_*`, in `lat_target`). The token flow between jobs is
+//! [`super::flow`]; what the loop does after a step, [`Step`].
 //! Built only for a job that sets one of them ([`Pacing::paced`]); the
 //! loops then call [`Pace::wait`] before and [`Pace::done`] after each I/O.
 //! Waits happen before an I/O is stamped, so they are never I/O latency.
 
 use super::StopFlag;
 use super::flow::FlowMember;
-use super::lat_target::LatTarget;
 use crate::job::JobSpec;
 use crate::job::groups::pacing::Pacing;
 use crate::job::spec::Mix;
 use crate::metrics::clock::now_ns;
 use std::time::Duration;
 
+mod lat_target;
+mod step;
+
+use lat_target::LatTarget;
+pub use step::Step;
+
 /// Longest single sleep, so that Ctrl-C is seen (fio sleeps at most 1 s).
 const SLEEP_SLICE_NS: u64 = 100_000_000;
-
-/// What the loop does after a pacing step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// Go on.
-    On,
-    /// The job ends (deadline, the latency search done, `rate_min` not met:
-    /// see [`Pace::error`]).
-    End,
-    /// Ctrl-C.
-    Stopped,
-    /// Statistics start over now (the final run of `latency_target`).
-    Reset,
-}
 
 /// The `rate_min`/`rate_iops_min` checks.
 struct MinRate {

@@ -2,20 +2,23 @@
 //! ([`super::worker`]) and the loop with I/Os in flight ([`super::queued`]):
 //! files, recorders, interval tickers, the per-I/O log, errors, and the
 //! depth figures fio reports (`iodepth_level`, `iodepth_submit`,
-//! `iodepth_complete`).
+//! `iodepth_complete`). Its verify steps are in `verify` (this folder).
 
 use super::StopFlag;
 use super::buffer::Contents;
 use super::iolog::{IoLogEntry, IoLogWriter};
 use super::lookahead::Lookahead;
 use super::pace::{Pace, Step};
+use super::result::{Ignored, Totals};
 use super::series::{DirRecorders, Ticker};
-use super::verifier::Verifier;
+use super::verify::verifier::Verifier;
 use crate::metrics::Recorder;
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;
 use std::os::fd::RawFd;
 use std::path::PathBuf;
+
+mod verify;
 
 /// Everything the timed loop updates.
 pub struct Ctx<'a> {
@@ -96,18 +99,6 @@ pub struct Ctx<'a> {
     /// Time spent in the verify phases (syncing, dropping and reading back
     /// at the end of passes): fio counts it as the reads' runtime only.
     pub verify_ns: u64,
-}
-
-/// I/O errors `continue_on_error` passed over (fio's `total_err` and
-/// `first_error`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Ignored {
-    /// How many.
-    pub count: u64,
-    /// The errno of the first (0: none).
-    pub first_errno: i32,
-    /// The message of the first.
-    pub first: String,
 }
 
 /// What a clone's figures start over with when fio resets them (the end
@@ -362,7 +353,7 @@ impl Ctx<'_> {
     }
 
     /// Moves what the loop measured into the totals.
-    pub fn collect(mut self, t: &mut super::result::Totals, queued: bool) {
+    pub fn collect(mut self, t: &mut Totals, queued: bool) {
         let [r, wr, tr] = &self.recs;
         // fio's update_runtime: the passes' time for each direction the job
         // issued, the verify phases' for reads (backend.c).
