@@ -253,7 +253,9 @@ fn log_scan_lab_shows_the_cache_for_buffered_reads() {
         assert_eq!(reads.len(), 2, "{row:?}");
         assert!(reads[0] >= 4 * (32 << 20), "cold {row:?}: {reads:?}");
         if row[1] == "buffered" {
-            assert!(reads[1] < 1 << 20, "warm {row:?}: {reads:?}");
+            // Not 0: the run's own process may fault in pages of its
+            // binary that a loaded machine evicted (4 MiB seen once).
+            assert!(reads[1] < reads[0] / 8, "warm {row:?}: {reads:?}");
         } else {
             assert!(reads[1] >= 4 * (32 << 20), "O_DIRECT {row:?}: {reads:?}");
         }
