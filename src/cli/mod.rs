@@ -20,7 +20,6 @@ pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod run;
-pub mod run_hosts;
 pub mod show;
 pub mod suggest;
 pub mod sweep;
