@@ -27,7 +27,6 @@ pub mod trace;
 pub mod trace_export;
 pub mod trace_import;
 pub mod tree;
-pub mod tree_ranks;
 pub mod worker;
 
 use clap::{Parser, Subcommand};
