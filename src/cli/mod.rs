@@ -20,7 +20,6 @@ pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod run;
-pub mod run_hosts;
 pub mod show;
 pub mod suggest;
 pub mod sweep;
@@ -28,7 +27,6 @@ pub mod trace;
 pub mod trace_export;
 pub mod trace_import;
 pub mod tree;
-pub mod tree_ranks;
 pub mod worker;
 
 use clap::{Parser, Subcommand};

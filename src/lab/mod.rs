@@ -7,8 +7,6 @@
 
 pub mod cached_reads;
 pub mod log_scan;
-pub mod log_scan_delay;
-pub mod log_scan_verdict;
 pub mod metadata;
 pub mod page;
 pub mod prefetch;

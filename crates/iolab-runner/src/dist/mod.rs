@@ -10,8 +10,6 @@
 pub mod coordinator;
 pub mod merge;
 pub mod mpi;
-#[cfg(feature = "mpi")]
-mod mpi_ranks;
 pub mod protocol;
 pub mod rank;
 pub mod trees;

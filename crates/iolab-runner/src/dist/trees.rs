@@ -6,7 +6,7 @@
 
 use super::DistError;
 use super::merge::{HostRun, start_skew_ns};
-use super::mpi::Ranked;
+use super::mpi::ranked::{Ranked, first_error};
 use crate::sys::environment::Environment;
 use crate::tree::TreeResult;
 use std::collections::HashSet;
@@ -45,7 +45,7 @@ pub fn gather(
     ranks: Vec<Ranked<RankTree>>,
     dir: &Path,
 ) -> Result<(DistTree, Option<DistError>), DistError> {
-    let failed = super::mpi::first_error(&ranks);
+    let failed = first_error(&ranks);
     let mut hosts = Vec::new();
     let mut trees = Vec::new();
     for (r, k) in ranks.into_iter().enumerate() {

@@ -30,7 +30,6 @@ pub mod progress;
 mod queued;
 pub mod readonly;
 pub mod result;
-mod schedule;
 pub mod series;
 pub mod steady;
 pub mod summary;

@@ -1,8 +1,8 @@
-//! The MPI side of [`super::mpi`] (cargo feature `mpi`): clock offsets, the
+//! The MPI calls of a run under MPI (cargo feature `mpi`): clock offsets, the
 //! start barrier, the done/end exchange with rank 0, and the gather.
 
-use super::mpi::{Me, RankFailed, Ranked};
-use super::protocol::wall_ns;
+use super::ranked::{Me, RankFailed, Ranked, usage};
+use crate::dist::protocol::wall_ns;
 use crate::runner::{Observer, StopFlag};
 use crate::{Error, Result};
 use mpi::topology::{Rank, SimpleCommunicator};
@@ -38,14 +38,14 @@ where
     F: FnOnce(Me, &mut dyn Observer) -> Result<T> + Send,
 {
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
-        .ok_or_else(|| Error::from(super::mpi::usage("MPI was initialised already")))?;
+        .ok_or_else(|| Error::from(usage("MPI was initialised already")))?;
     let world = universe.world();
     let me = Me {
         rank: world.rank() as u32,
         size: world.size() as u32,
     };
     if let Some(n) = slurm_tasks().filter(|&n| me.size == 1 && n > 1) {
-        return Err(super::mpi::usage(&format!(
+        return Err(usage(&format!(
             "srun started {n} tasks but MPI sees 1 rank: each would run alone; \
              start them with `srun --mpi=pmix` (or pmi2)"
         ))
@@ -75,8 +75,7 @@ where
         state.report(finished)
     });
     report.hostname = mpi::environment::processor_name().unwrap_or_default();
-    let bytes =
-        serde_json::to_vec(&report).map_err(|e| Error::from(super::mpi::usage(&e.to_string())))?;
+    let bytes = serde_json::to_vec(&report).map_err(|e| Error::from(usage(&e.to_string())))?;
     if me.rank != 0 {
         world.process_at_rank(0).send_with_tag(&bytes[..], REPORT);
         return Ok(None);
@@ -87,7 +86,7 @@ where
             .process_at_rank(r as Rank)
             .receive_vec_with_tag::<u8>(REPORT);
         let rep: Report<T> = serde_json::from_slice(&b).map_err(|e| {
-            Error::from(super::DistError::Worker {
+            Error::from(crate::dist::DistError::Worker {
                 host: format!("rank {r}"),
                 problem: format!("its report is not readable: {e}"),
             })

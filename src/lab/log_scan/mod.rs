@@ -1,12 +1,19 @@
 //! Seed 004: scanning several log files sequentially with buffers from
 //! 4 KiB to 1 MiB, buffered vs O_DIRECT, the first (cold) pass against a
-//! later one, with iostat's view of the device.
+//! later one, with iostat's view of the device. One scan is `scan`'s;
+//! the same scans on injected slow disks, [`delay`], and their sentence,
+//! [`verdict`].
 
 use super::{Lab, LabCtx, Outcome, arg};
 use crate::error::Result;
 use crate::render::chart::{Chart, Scale, Series};
 use crate::render::table::{Table, fig};
-use crate::runner::RunResult;
+
+pub mod delay;
+mod scan;
+pub mod verdict;
+
+use scan::{IOSTAT_COLUMNS, bw, iostat, scan_job};
 
 /// One line for `lab list`.
 pub const ABOUT: &str = "seed 004: sequential scan of several log files, 4 KiB..1 MiB buffers, buffered vs O_DIRECT, cold vs warm, iostat";
@@ -27,55 +34,6 @@ pub const DETAILS: &str = "Lays out 4 log files (--size each, default 128 MiB, q
 
 /// The log-scan lab.
 pub struct LogScan;
-
-/// MiB/s of repetition `rep` of `r`.
-pub(super) fn bw(r: &RunResult, rep: usize) -> f64 {
-    let t = r.rep_totals(rep);
-    t.bw_bytes(&t.read) / (1 << 20) as f64
-}
-
-/// A scan of `files` (`each` bytes each) with `bs` buffers, buffered or
-/// O_DIRECT, twice: cold, then whatever the first pass left cached.
-pub(super) fn scan_job(
-    name: String,
-    files: &[String],
-    each: u64,
-    bs: &str,
-    direct: bool,
-) -> Vec<String> {
-    vec![
-        arg("name", name),
-        arg("filename", files.join(":")),
-        arg("size", each * files.len() as u64),
-        "--rw=read".into(),
-        arg("bs", bs),
-        arg("direct", u8::from(direct)),
-        "--cache=keep".into(),
-        "--repeat=2".into(),
-    ]
-}
-
-/// iostat's columns the tables show, as the help promises.
-pub(super) const IOSTAT_COLUMNS: [&str; 4] = ["r/s", "rareq-sz", "r_await", "%util"];
-
-/// `v` with two decimals, as iostat prints.
-pub(super) fn two(v: f64) -> String {
-    format!("{v:.2}")
-}
-
-/// iostat's `key` for the first disk of the cold pass of `r`.
-pub(super) fn iostat_value(r: &RunResult, key: &str) -> Option<f64> {
-    r.repetitions[0]
-        .counters
-        .disks
-        .first()
-        .and_then(|d| d.iostat().get(key).copied())
-}
-
-/// iostat's `key` for the cold pass of `r`, two decimals (`-`: no disk).
-pub(super) fn iostat(r: &RunResult, key: &str) -> String {
-    iostat_value(r, key).map_or_else(|| "-".into(), two)
-}
 
 impl Lab for LogScan {
     fn details(&self) -> &'static str {
@@ -197,7 +155,7 @@ impl Lab for LogScan {
             },
         ));
         if !ctx.delays.is_empty() {
-            let inj = super::log_scan_delay::run(ctx, sizes, each)?;
+            let inj = delay::run(ctx, sizes, each)?;
             o.setup.extend(inj.setup);
             o.text.push(format!(
                 "On injected slow disks (iolab disk):\n\n{}",

@@ -9,10 +9,19 @@
 //! and rank 0 answers every rank exactly once (`END`): "go on to the
 //! gather", or, with `--stonewall-ranks`, as soon as the first rank is
 //! done, "stop now". Then each rank sends rank 0 its report (JSON).
+//!
+//! What a rank is and did is [`ranked`]; the MPI calls are in `ranks`.
 
 use super::DistError;
-use super::merge::{self, DistRun, HostRun};
+use super::merge::{self, DistRun};
 use super::rank::RankRun;
+
+pub mod ranked;
+#[cfg(feature = "mpi")]
+mod ranks;
+
+pub use ranked::{Me, RankFailed, Ranked};
+use ranked::{first_error, usage};
 
 /// The launcher that started this process as an MPI rank, told by the
 /// environment it set (`None`: not under an MPI launcher).
@@ -40,66 +49,6 @@ pub fn not_built(who: &str) -> DistError {
              or use `iolab run --hosts`"
         ),
     }
-}
-
-/// This process's place among the ranks.
-#[derive(Debug, Clone, Copy)]
-pub struct Me {
-    /// Its rank (0-based).
-    pub rank: u32,
-    /// How many ranks there are.
-    pub size: u32,
-}
-
-/// How a rank's work failed, as it reported (the error itself stayed in
-/// its process; its text crossed to rank 0).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct RankFailed(pub String);
-
-/// What a rank did, as rank 0 knows it.
-#[derive(Debug)]
-pub struct Ranked<T> {
-    /// Its host name.
-    pub hostname: String,
-    /// Its clock minus rank 0's (ns).
-    pub clock_offset_ns: i64,
-    /// When its timed part started, on rank 0's clock (ns).
-    pub started_ns: u64,
-    /// What its work returned, or its error.
-    pub outcome: Result<T, RankFailed>,
-    /// Stopped because another rank finished first (`--stonewall-ranks`).
-    pub finished: bool,
-}
-
-impl<T> Ranked<T> {
-    /// Its row of the hosts table, without figures yet.
-    pub fn host(&self, rank: usize) -> HostRun {
-        let mut h = HostRun::new(rank as u32, &self.hostname);
-        h.hostname = self.hostname.clone();
-        h.clock_offset_ns = self.clock_offset_ns;
-        h.started_ns = self.started_ns;
-        h.failed = self.outcome.as_ref().err().map(|e| e.0.clone());
-        h
-    }
-}
-
-/// An MPI usage error.
-pub(super) fn usage(problem: &str) -> DistError {
-    DistError::Usage {
-        what: "MPI".into(),
-        problem: problem.into(),
-    }
-}
-
-/// The first failed rank's error.
-pub(super) fn first_error<T>(ranks: &[Ranked<T>]) -> Option<DistError> {
-    ranks.iter().enumerate().find_map(|(r, k)| {
-        k.outcome.as_ref().err().map(|e| DistError::Worker {
-            host: format!("rank {r} ({})", k.hostname),
-            problem: e.to_string(),
-        })
-    })
 }
 
 /// Rank 0 makes one run of every rank's (an error when none measured).
@@ -134,11 +83,11 @@ pub fn run(
     stonewall: bool,
     stop: &crate::runner::StopFlag,
 ) -> crate::Result<Option<(DistRun, Option<DistError>)>> {
-    let ranks = super::mpi_ranks::run_ranks(stonewall, stop, |me, gate| {
+    let ranks = ranks::run_ranks(stonewall, stop, |me, gate| {
         super::rank::run(args, me.rank, stop, gate)
     })?;
     ranks.map(gather_runs).transpose().map_err(Into::into)
 }
 
 #[cfg(feature = "mpi")]
-pub use super::mpi_ranks::run_ranks;
+pub use ranks::run_ranks;

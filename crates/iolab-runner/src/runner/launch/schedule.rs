@@ -1,12 +1,12 @@
 //! Which clones may start and which must end, as fio's `run_threads`
 //! decides it: start delays, `stonewall`, `wait_for`, `exitall` with
 //! `exit_what`, and telling the repetition when a job has ended. The
-//! launcher ([`super::launch`]) runs the threads; this holds its rules.
+//! launcher runs the threads; this holds its rules.
 
-use super::control::CloneCtl;
-use super::launch::JobEvents;
+use super::events::JobEvents;
 use crate::job::JobSpec;
 use crate::job::groups::lifecycle::ExitWhat;
+use crate::runner::control::CloneCtl;
 use std::sync::Arc;
 
 /// Where one clone is (fio's runstate, coarsely).

@@ -3,15 +3,15 @@
 //! experiment, in user space): buffer size x buffered/O_DIRECT x cold/warm
 //! per delay, each configuration repeated until its spread is known, and
 //! the sentence that states what a far device does from the differences
-//! that are significant ([`super::log_scan_verdict`]).
+//! that are significant ([`super::verdict`]).
 
-use super::log_scan::{IOSTAT_COLUMNS, bw, iostat_value, scan_job, two};
-use super::log_scan_verdict::{AtDelay, MIN_SAMPLES, Passes, sentence};
-use super::{LabCtx, arg};
+use super::scan::{IOSTAT_COLUMNS, bw, iostat_value, scan_job, two};
+use super::verdict::{AtDelay, MIN_SAMPLES, Passes, sentence};
 use crate::analysis::stats::{mean, stddev};
 use crate::disk::Spec;
 use crate::disk::serving::Serving;
 use crate::error::Result;
+use crate::lab::{LabCtx, arg};
 use crate::render::table::{Table, fig};
 use std::collections::BTreeMap;
 

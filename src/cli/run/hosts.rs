@@ -2,8 +2,8 @@
 //! at once; the merged run shown and stored like any run, with a table per
 //! host.
 
-use super::run::RunArgs;
-use super::{Stderr, db, write_out};
+use super::args::RunArgs;
+use crate::cli::{Stderr, db, write_out};
 use iolab::dist::{Coordinator, DistError, DistRun, Launch};
 use iolab::runner::Progress;
 use iolab::runner::StopFlag;
@@ -54,7 +54,7 @@ pub fn under_mpi(args: &RunArgs, job_args: &[String], formats: &[&str], who: &st
             format!("this iolab was started by {who}: MPI starts the ranks, not --hosts"),
         ));
     }
-    let stop = super::stop_on_signals()?;
+    let stop = crate::cli::stop_on_signals()?;
     mpi_run(args, job_args, formats, who, &stop)
 }
 

@@ -2,7 +2,7 @@
 //! directory (DIR/rank.R) or in one shared tree (`--shared-dir`); rank 0
 //! shows and stores the merged result with a row per rank.
 
-use super::tree::{TreeArgs, TreeCmd};
+use super::args::{TreeArgs, TreeCmd};
 use iolab::tree::create::CreateOptions;
 use iolab::{Error, Result};
 
@@ -19,7 +19,7 @@ pub fn execute(
             "tree copy runs a copy per rank (SRC/rank.R to DST/rank.R): leave out --shared-dir",
         ));
     }
-    let stop = super::stop_on_signals()?;
+    let stop = crate::cli::stop_on_signals()?;
     ranks(a, create, who, &stop)
 }
 
@@ -80,7 +80,7 @@ fn ranks(
                 dir: top.clone(),
                 ..Default::default()
             },
-            _ => super::tree::work(&a.cmd, &at, (create.as_ref(), time_limit), stop)?,
+            _ => super::work::work(&a.cmd, &at, (create.as_ref(), time_limit), stop)?,
         };
         Ok((
             t,
@@ -91,17 +91,18 @@ fn ranks(
     let (dist, failed) = trees::gather(ranks, &top)?;
     let c = &a.common;
     let text = iolab::render::hosts::tree(&dist, &c.output_format)?;
-    super::write_out(&text, None)?;
+    crate::cli::write_out(&text, None)?;
     let stored = c
         .store
         .open()?
         .map(|mut st| {
-            let id = st.insert_dist_tree(&dist, &super::db::command_line(), c.store.label())?;
+            let id =
+                st.insert_dist_tree(&dist, &crate::cli::db::command_line(), c.store.label())?;
             Ok(format!("stored as run {id} in {}", st.path().display()))
         })
         .transpose();
     match failed {
         Some(e) => Err(e.into()),
-        None => super::tree::conclude(&dist.tree, stored, stop),
+        None => super::work::conclude(&dist.tree, stored, stop),
     }
 }

@@ -11,17 +11,17 @@
 //! says; once a second the steady-state checker ([`super::steady`]) may end
 //! a clone or its group. When the repetition shows live progress, the
 //! launcher samples the clones' published counters ([`super::live`]).
+//! Its rules are in `schedule`; what it tells the repetition, [`JobEvents`].
 
 use super::StopFlag;
 use super::control::{CloneCtl, WATCH_NS};
 use super::flow::Flows;
 use super::iolog::IoLogWriter;
 use super::layout::{CloneFile, Layout};
-use super::live::{Expect, RepSample, Seen};
+use super::live::{Expect, Seen};
 use super::open::open_clone;
 use super::progress::LIVE_NS;
 use super::result::{CloneRun, Totals};
-use super::schedule::{State, Td, delay_ns, job_ends, startable, terminate};
 use super::steady::Checker;
 use super::worker::{self, Clone, Gate, Meeting, NotReady, Worker};
 use crate::engine::EngineError;
@@ -35,6 +35,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
+
+mod events;
+mod schedule;
+
+pub use events::JobEvents;
+use schedule::{State, Td, delay_ns, job_ends, startable, terminate};
 
 /// What clone `clone` of `job` will do, before its engine and files;
 /// `tables`: its random orders may use tables ([`tables_fit`]); `index`:
@@ -141,21 +147,6 @@ fn worker(
 /// fio's thread number less one of the first clone of job `j`.
 fn first_index(jobs: &[JobSpec], j: usize) -> u64 {
     jobs[..j].iter().map(|x| u64::from(x.numjobs)).sum()
-}
-
-/// What the launcher tells the repetition about the jobs it runs.
-pub trait JobEvents {
-    /// The first clone of job `j` is about to start (its files' cache
-    /// state is set now, as fio sets it when the job starts).
-    fn starting(&mut self, j: usize);
-    /// Every clone of job `j`, which started, has ended or never will.
-    fn ended(&mut self, j: usize);
-    /// True when the repetition shows live figures ([`Self::tick`]).
-    fn live(&self) -> bool {
-        false
-    }
-    /// A sample of the running clones, every [`LIVE_NS`] while any runs.
-    fn tick(&mut self, _sample: &RepSample) {}
 }
 
 /// The most the launcher sleeps while clones wait to start (it looks at
