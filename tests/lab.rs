@@ -184,7 +184,10 @@ fn cached_reads_later_runs_come_from_the_page_cache() {
     assert!(reads[0] >= 60 << 20, "cold: {reads:?}");
     // Not 0: a loaded machine may evict pages of the run's own binary,
     // which it faults back in from storage (4 MiB seen once).
-    assert!(reads[1..].iter().all(|&b| b < reads[0] / 8), "cached: {reads:?}");
+    assert!(
+        reads[1..].iter().all(|&b| b < reads[0] / 8),
+        "cached: {reads:?}"
+    );
     assert!(out.contains("The first run read at"), "{out}");
 }
 

@@ -89,7 +89,7 @@ fn show_and_store(
     (dist, failed): (DistRun, Option<DistError>),
     stop: &StopFlag,
 ) -> Result<()> {
-    let here = super::here_showing(formats, || Ok(render::here::run_files(&dist.run)))?;
+    let here = crate::cli::here_showing(formats, || Ok(render::here::run_files(&dist.run)))?;
     let text = formats
         .iter()
         .map(|f| render::hosts::run(&dist, f, &here))
