@@ -383,6 +383,31 @@ fn bad_access_values_are_named() {
     }
 }
 
+/// `iolab run` of `args` in a fresh directory `w` under `d`: its JSON job,
+/// after checking it exited 0 with no error.
+fn verified_run(d: &Path, what: &str, args: &[String]) -> serde_json::Value {
+    let w = d.join("w");
+    let _ = std::fs::remove_dir_all(&w);
+    std::fs::create_dir(&w).unwrap();
+    let out = bin()
+        .current_dir(&w)
+        .args(["run", "--no-store", "--name=j", "--output-format=json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what}: {err}");
+    let job = parse_json(&out.stdout)["jobs"][0].clone();
+    assert_eq!(job["error"], 0, "{what}");
+    job
+}
+
+fn args(list: &[&str], seed: &str) -> Vec<String> {
+    let mut v: Vec<String> = list.iter().map(|a| a.to_string()).collect();
+    v.push(format!("--randseed={seed}"));
+    v
+}
+
 /// Random writes with sequential stretches (`percentage_random` below 100,
 /// `randwrite:N`) may write a block twice in a loop: fio marks no map for
 /// the stretches. The read-back checks each block against its newest write
@@ -397,28 +422,18 @@ fn sequential_stretches_that_rewrite_a_block_verify_its_newest_write() {
             ["--rw=randwrite", "--percentage_random=58,46"],
             ["--rw=randwrite:3", "--percentage_random=100"],
         ] {
-            let _ = std::fs::remove_dir_all(d.path().join("w"));
-            std::fs::create_dir(d.path().join("w")).unwrap();
-            let out = bin()
-                .current_dir(d.path().join("w"))
-                .args([
-                    "run",
-                    "--no-store",
-                    "--name=j",
-                    "--ioengine=psync",
-                    "--bs=8k",
-                ])
-                .args(["--nrfiles=4", "--size=96k", "--verify=meta"])
-                .args(shape)
-                .arg(format!("--randseed={seed}"))
-                .args(["--output-format=json"])
-                .output()
-                .unwrap();
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert!(out.status.success(), "seed {seed} {shape:?}: {err}");
-            let v = parse_json(&out.stdout);
-            let job = &v["jobs"][0];
-            assert_eq!(job["error"], 0, "seed {seed} {shape:?}");
+            let common = [
+                "--ioengine=psync",
+                "--bs=8k",
+                "--nrfiles=4",
+                "--size=96k",
+                "--verify=meta",
+            ];
+            let job = verified_run(
+                d.path(),
+                &format!("seed {seed} {shape:?}"),
+                &args(&[&common[..], &shape[..]].concat(), &seed.to_string()),
+            );
             // Every block was read back once: 12 writes, 12 or fewer reads
             // (a block written twice is read once).
             let (r, w) = (&job["read"]["total_ios"], &job["write"]["total_ios"]);
@@ -437,35 +452,23 @@ fn sequential_stretches_that_rewrite_a_block_verify_its_newest_write() {
 #[test]
 fn wrapping_zones_that_rewrite_a_block_verify_its_newest_write() {
     let d = scratch();
+    let zones = [
+        "--ioengine=psync",
+        "--rw=randwrite",
+        "--bs=16k",
+        "--nrfiles=3",
+        "--size=192k",
+        "--loops=2",
+        "--io_size=48k",
+        "--verify=md5",
+        "--zonemode=strided",
+        "--zonesize=16k",
+        "--zonerange=32k",
+        "--zoneskip=16k",
+        "--fallocate=none",
+    ];
     for seed in ["1764475062", "1", "2", "3"] {
-        let _ = std::fs::remove_dir_all(d.path().join("w"));
-        std::fs::create_dir(d.path().join("w")).unwrap();
-        let out = bin()
-            .current_dir(d.path().join("w"))
-            .args([
-                "run",
-                "--no-store",
-                "--name=j",
-                "--ioengine=psync",
-                "--rw=randwrite",
-            ])
-            .args([
-                "--bs=16k",
-                "--nrfiles=3",
-                "--size=192k",
-                "--loops=2",
-                "--io_size=48k",
-            ])
-            .args(["--verify=md5", "--zonemode=strided", "--zonesize=16k"])
-            .args(["--zonerange=32k", "--zoneskip=16k", "--fallocate=none"])
-            .arg(format!("--randseed={seed}"))
-            .args(["--output-format=json"])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "seed {seed}: {err}");
-        let job = &parse_json(&out.stdout)["jobs"][0];
-        assert_eq!(job["error"], 0, "seed {seed}");
+        let job = verified_run(d.path(), &format!("seed {seed}"), &args(&zones, seed));
         assert!(
             job["read"]["total_ios"].as_u64().unwrap() > 0,
             "seed {seed}"
