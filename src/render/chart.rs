@@ -11,7 +11,6 @@
 pub use super::axis::Scale;
 pub use super::image::ImageFormat;
 pub use super::latency_chart::{ccdf, log2_histogram, percentile_curve};
-use crate::error::{Error, Result};
 
 /// Pixel size of every picture.
 pub(super) const SIZE: (u32, u32) = (900, 520);
@@ -115,28 +114,6 @@ impl Footnote {
             self.version
         )
     }
-}
-
-impl Chart {
-    /// The chart as an SVG document with `note` under it.
-    pub fn svg(&self, note: &Footnote) -> Result<String> {
-        super::image::svg(SIZE, |root| super::chart_draw::draw(self, root, note))
-    }
-
-    /// The chart as the bytes of a `format` file with `note` under it.
-    pub fn image(&self, format: ImageFormat, note: &Footnote) -> Result<Vec<u8>> {
-        match format {
-            ImageFormat::Svg => Ok(self.svg(note)?.into_bytes()),
-            ImageFormat::Png => {
-                super::image::png(SIZE, |root| super::chart_draw::draw(self, root, note))
-            }
-        }
-    }
-}
-
-/// A drawing failure of plotters, as iolab's error.
-pub(super) fn drawing(e: impl std::fmt::Display) -> Error {
-    Error::tool("plotters", e.to_string())
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! Drawing a [`Chart`] with plotters: the plot area, a legend in a column
 //! of its own right of the plot (so it never covers data), and the
-//! footnote along the bottom.
+//! footnote along the bottom; [`Chart::svg`] and [`Chart::image`] draw it
+//! as an SVG document or the bytes of an image file.
 
 use super::axis::{Axis, Scale};
-use super::chart::{Chart, Footnote, Series, drawing};
+use super::chart::{Chart, Footnote, SIZE, Series};
+use super::image::{ImageFormat, drawing};
 use crate::error::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -25,6 +27,21 @@ const COLORS: [RGBColor; 6] = [
 const FOOT: u32 = 22;
 /// Lines with more points than this are drawn without markers.
 const MARKERS_UP_TO: usize = 60;
+
+impl Chart {
+    /// The chart as an SVG document with `note` under it.
+    pub fn svg(&self, note: &Footnote) -> Result<String> {
+        super::image::svg(SIZE, |root| draw(self, root, note))
+    }
+
+    /// The chart as the bytes of a `format` file with `note` under it.
+    pub fn image(&self, format: ImageFormat, note: &Footnote) -> Result<Vec<u8>> {
+        match format {
+            ImageFormat::Svg => Ok(self.svg(note)?.into_bytes()),
+            ImageFormat::Png => super::image::png(SIZE, |root| draw(self, root, note)),
+        }
+    }
+}
 
 pub(super) fn font() -> &'static str {
     static REG: Once = Once::new();
@@ -49,7 +66,7 @@ enum Mark {
 }
 
 /// Draws `c` on `root` with `note` as its footnote.
-pub(super) fn draw<DB: DrawingBackend>(c: &Chart, root: &Area<DB>, note: &Footnote) -> Result<()> {
+fn draw<DB: DrawingBackend>(c: &Chart, root: &Area<DB>, note: &Footnote) -> Result<()> {
     let f = font();
     root.fill(&WHITE).map_err(drawing)?;
     let (w, h) = root.dim_in_pixel();

@@ -7,8 +7,8 @@
 
 use super::Here;
 use super::axis::tick;
-use super::chart::drawing;
 use super::chart_draw::font;
+use super::image::drawing;
 use super::image::{ImageFormat, png, svg};
 use crate::analysis::compare::{Comparison, Row};
 use crate::analysis::fingerprint::runs_text;

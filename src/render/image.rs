@@ -2,7 +2,6 @@
 //! ([`ImageFormat::of`]), and a drawing made in memory, as SVG text or as
 //! RGB pixels encoded as PNG ([`png`]). Writing the bytes is the caller's.
 
-use super::chart::drawing;
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -80,6 +79,11 @@ pub fn encode_png(rgb: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>> {
     writer.write_image_data(rgb).map_err(failed)?;
     writer.finish().map_err(failed)?;
     Ok(out)
+}
+
+/// A drawing failure of plotters, as iolab's error.
+pub(super) fn drawing(e: impl std::fmt::Display) -> Error {
+    Error::tool("plotters", e.to_string())
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ impl Exporter for Json {
     }
 
     fn records(&self, r: &super::records::Records) -> Option<String> {
-        Some(r.json())
+        Some(pretty(&r.json()))
     }
 
     fn tree(&self, t: &TreeResult) -> Option<String> {

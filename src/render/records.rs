@@ -241,7 +241,7 @@ impl Records {
     }
 
     /// A JSON array of objects, one per record.
-    pub fn json(&self) -> String {
+    pub fn json(&self) -> Value {
         let rows: Vec<Value> = self
             .rows
             .iter()
@@ -255,7 +255,7 @@ impl Records {
                 )
             })
             .collect();
-        super::json::pretty(&Value::Array(rows))
+        Value::Array(rows)
     }
 }
 

@@ -5,6 +5,7 @@ use super::cmdline::CommandLine;
 use super::error::{JobError, JobProblem, ValueError};
 use super::groups::access_values::{per_direction, rw_step, share_of_file};
 use super::ini::{self, Entry, Section};
+use super::option_def::num;
 use super::options::{self, Kind, OptDef};
 use super::spec::{CachePolicy, FadviseHint, JobSpec, Mix, Pattern};
 use super::units::{self, plain_text};
@@ -19,7 +20,7 @@ impl JobSpec {
         let mut bsrange_given = false;
         for e in entries {
             let at = |p: JobProblem| JobError::at(&e.origin, &e.key, p);
-            let def = options::lookup(&e.key).ok_or_else(|| at(JobProblem::UnknownOption))?;
+            let def = options::lookup(&e.key).ok_or_else(|| at(options::unknown(&e.key)))?;
             let raw = e.value.clone().unwrap_or_default();
             if e.value.is_none() && !matches!(def.kind, Kind::Bool | Kind::StrOrFlag) {
                 return Err(at(JobProblem::NeedsValue));
@@ -317,13 +318,6 @@ fn not_one_of(key: &str, value: &str) -> JobProblem {
     }
 }
 
-/// `v` read as the number of option `def`, in its range, in the type of
-/// the field it goes to (the ranges fit the fields; checked all the same).
-pub(crate) fn num<T: TryFrom<u64>>(def: &OptDef, v: &str) -> Result<T, ValueError> {
-    let n = def.kind.number(v)?;
-    T::try_from(n).map_err(|_| ValueError::TooLarge(v.to_string()))
-}
-
 /// fio's list of file names: split at `:`, where `\:` is a colon inside a
 /// name (fio's escape; any other backslash stays); empty names are skipped.
 pub fn split_filenames(v: &str) -> Vec<String> {
@@ -358,7 +352,7 @@ fn log_prefix(v: &str) -> Result<String, ValueError> {
 /// files' `[global]` sections apply to the job sections after them, and jobs
 /// started with `--name` come after those of the job files (as in fio).
 /// `vars` are seen by `${VAR}` in the job files ahead of the environment.
-/// At most `max_jobs` clones in all (see [`super::check_clones`]).
+/// At most `max_jobs` clones in all (see [`check_clones`]).
 pub fn build_jobs(
     cl: &CommandLine,
     vars: &ini::Vars,
@@ -402,7 +396,7 @@ pub fn build_jobs(
     if jobs.is_empty() {
         return Err(JobError::plain(JobProblem::NoJob));
     }
-    super::check_clones(&jobs, max_jobs)?;
+    check_clones(&jobs, max_jobs)?;
     super::groups::lifecycle::check_jobs(&jobs)?;
     Ok(jobs)
 }
@@ -476,11 +470,24 @@ fn last_of_each(entries: Vec<Entry>) -> Vec<Entry> {
     kept
 }
 
-/// The error of [`super::check_clones`] once there are more jobs than
+/// The error of [`check_clones`] once there are more jobs than
 /// clones allowed, before building more of them.
 fn too_many(jobs: &[JobSpec], max_jobs: u32) -> Result<(), JobError> {
     if jobs.len() > max_jobs as usize {
-        return super::check_clones(jobs, max_jobs);
+        return check_clones(jobs, max_jobs);
+    }
+    Ok(())
+}
+
+/// Refuses jobs with more than `max_jobs` clones in all: each clone is a
+/// thread, started together.
+pub fn check_clones(jobs: &[JobSpec], max_jobs: u32) -> Result<(), JobError> {
+    let clones: u64 = jobs.iter().map(|j| u64::from(j.numjobs)).sum();
+    if clones > u64::from(max_jobs) {
+        return Err(JobError::plain(JobProblem::TooManyClones {
+            clones,
+            max: max_jobs,
+        }));
     }
     Ok(())
 }

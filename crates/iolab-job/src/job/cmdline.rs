@@ -67,7 +67,7 @@ pub fn parse(args: &[String]) -> Result<CommandLine, JobError> {
                     key = d.name.to_string();
                     d
                 }
-                _ => return Err(JobError::at(&origin, &key, JobProblem::UnknownOption)),
+                _ => return Err(JobError::at(&origin, &key, options::unknown(&key))),
             },
         };
         // A log prefix takes its value only with '=' (fio's optional

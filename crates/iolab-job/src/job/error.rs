@@ -2,7 +2,6 @@
 //! does not read ([`ValueError`]), an option or job that does not make sense
 //! ([`JobError`], with the job file and line or the command-line argument).
 
-use super::options;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -147,10 +146,11 @@ pub struct JobError {
 /// The kinds of bad job input.
 #[derive(Debug, thiserror::Error)]
 pub enum JobProblem {
-    /// An option iolab does not know (the message suggests the closest one,
-    /// or says it is a fio option iolab does not support yet).
+    /// An option iolab does not know, with the message that suggests the
+    /// closest one or says it is a fio option iolab does not support yet
+    /// (`options::unknown_message`).
     #[error("unknown option")]
-    UnknownOption,
+    UnknownOption(String),
     /// A non-flag option written without a value.
     #[error("needs a value")]
     NeedsValue,
@@ -210,7 +210,7 @@ pub enum JobProblem {
     /// More clones in all than `--max-jobs` allows.
     #[error(
         "numjobs: {clones} clones in all is more than {max} (fio's limit is 4096 threads; iolab run --max-jobs N sets it, up to {})",
-        super::MAX_JOBS_LIMIT
+        super::range::MAX_JOBS_LIMIT
     )]
     TooManyClones {
         /// Clones of all jobs so far.
@@ -333,7 +333,7 @@ impl std::fmt::Display for JobError {
             ""
         };
         match &*self.problem {
-            JobProblem::UnknownOption => write!(f, "{}", options::unknown_message(opt)),
+            JobProblem::UnknownOption(message) => write!(f, "{message}"),
             JobProblem::NeedsValue => {
                 write!(
                     f,

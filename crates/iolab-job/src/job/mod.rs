@@ -1,6 +1,6 @@
 //! The job description: fio job files and command lines (`ini`, `cmdline`),
 //! values with fio's suffixes and arithmetic (`units`, `expr`), the table
-//! of options (`options`; groups of options in `groups/`), and the resolved, validated [`JobSpec`]
+//! of options (`options`, its types in `option_def`; groups of options in `groups/`), and the resolved, validated [`JobSpec`]
 //! (`spec`, built by `apply`, checked by `validate`). Errors name the job
 //! file and line or the argument, the option and what was expected.
 
@@ -11,23 +11,20 @@ pub mod expr;
 pub mod fio_names;
 pub mod groups;
 pub mod ini;
+pub mod option_def;
 pub mod options;
 pub mod range;
 pub mod spec;
 pub mod units;
 mod validate;
 
-pub use apply::{build_jobs, jobs_of_sections};
+pub use apply::{build_jobs, check_clones, jobs_of_sections};
 pub use error::{JobError, JobProblem, ValueError};
-/// Most files one job may name: an I/O names its file by a 16-bit index
-/// (the plan layer's `IoUnit::file`, above this one).
-pub const MAX_FILES: usize = u16::MAX as usize + 1;
+pub use range::{MAX_FILES, MAX_JOBS_LIMIT};
 
 /// Most clones (threads) of all jobs together unless `iolab run
 /// --max-jobs` says otherwise: fio's limit (`REAL_MAX_JOBS`).
 pub const MAX_JOBS: u32 = 4096;
-/// The most `--max-jobs` may allow, and the most clones one job may have.
-pub const MAX_JOBS_LIMIT: u32 = 65536;
 
 pub use spec::{CachePolicy, FadviseHint, JobSpec, LogSpec, Mix, Pattern};
 
@@ -78,17 +75,4 @@ pub fn parse_debug(args: &[String]) -> Result<Vec<String>, JobError> {
 pub fn jobs_from_args_with(args: &[String], vars: &ini::Vars) -> Result<Vec<JobSpec>, JobError> {
     let cl = cmdline::parse(args)?;
     build_jobs(&cl, vars, MAX_JOBS)
-}
-
-/// Refuses jobs with more than `max_jobs` clones in all: each clone is a
-/// thread, started together.
-pub fn check_clones(jobs: &[JobSpec], max_jobs: u32) -> Result<(), JobError> {
-    let clones: u64 = jobs.iter().map(|j| u64::from(j.numjobs)).sum();
-    if clones > u64::from(max_jobs) {
-        return Err(JobError::plain(JobProblem::TooManyClones {
-            clones,
-            max: max_jobs,
-        }));
-    }
-    Ok(())
 }

@@ -2,69 +2,10 @@
 //! aliases) and iolab's own keys. `docs/fio-compat.md` lists the same table
 //! and a test keeps the two equal.
 
-pub use super::range::Range;
+use super::error::{JobProblem, printable};
+use super::option_def::opt;
+pub use super::option_def::{Kind, OptDef, Range};
 use super::range::{ANY, BLOCK, DEPTH, LOG_MSEC, POSITIVE, UINT};
-
-/// What kind of value an option takes; decides how it is parsed and whether
-/// it may be written as a bare flag. Numbers carry the range they must be in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Free text (names, paths).
-    Str,
-    /// A size in bytes with fio suffixes, expressions allowed.
-    Size(Range),
-    /// A size range `MIN-MAX`; both ends in the range.
-    SizeRange(Range),
-    /// A plain integer, expressions allowed.
-    Int(Range),
-    /// A boolean: 0/1, true/false, yes/no, on/off; may be a bare flag.
-    Bool,
-    /// A time in microseconds, written in seconds unless suffixed.
-    Time(Range),
-    /// Free text that may also be a bare flag (fio's log prefixes).
-    StrOrFlag,
-    /// One word out of a fixed list.
-    Choice(&'static [&'static str]),
-}
-
-/// One supported option.
-#[derive(Debug, Clone, Copy)]
-pub struct OptDef {
-    /// Canonical name (as fio spells it).
-    pub name: &'static str,
-    /// Other names fio accepts for it.
-    pub aliases: &'static [&'static str],
-    /// Value kind.
-    pub kind: Kind,
-    /// True for iolab's own keys that fio does not have.
-    pub iolab_only: bool,
-    /// One-line description.
-    pub help: &'static str,
-}
-
-/// A fio option's row with no aliases.
-pub(crate) const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
-    OptDef {
-        name,
-        aliases: &[],
-        kind,
-        iolab_only: false,
-        help,
-    }
-}
-
-/// A fio option's row with other names fio accepts for it.
-pub(crate) const fn aliased(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    kind: Kind,
-    help: &'static str,
-) -> OptDef {
-    OptDef {
-        aliases,
-        ..opt(name, kind, help)
-    }
-}
 
 /// The core job options (those [`JobSpec::apply`](super::spec::JobSpec)
 /// sets itself), in the order of `docs/fio-compat.md`. The option groups
@@ -177,7 +118,7 @@ pub const CORE: &[OptDef] = &[
         "numjobs",
         Kind::Int(Range {
             min: 1,
-            max: super::MAX_JOBS_LIMIT as u64,
+            max: super::range::MAX_JOBS_LIMIT as u64,
         }),
         "clones of this job, one thread each; all jobs' together at most 4096 unless `iolab run --max-jobs N`",
     ),
@@ -422,6 +363,13 @@ pub fn by_prefix(key: &str) -> Option<&'static OptDef> {
 }
 
 /// Error text for an option iolab does not know.
+/// The problem of an option `key` iolab does not know, with its message.
+pub fn unknown(key: &str) -> JobProblem {
+    JobProblem::UnknownOption(unknown_message(&printable(key)))
+}
+
+/// What to say of an option `key` iolab does not know: the closest one, or
+/// that fio has it and iolab does not support it yet.
 pub fn unknown_message(key: &str) -> String {
     let k = key.to_ascii_lowercase();
     if is_fio_option(&k) {

@@ -7,10 +7,10 @@
 //! (`rw=read:-8k`, `bs=4k,64k`, `size=50%`) land here too; the planner
 //! (the `plan` module, above this one) gives them their meaning.
 
-use super::OptionGroup;
-use crate::job::apply::num as number;
 use crate::job::error::{JobProblem, ValueError};
-use crate::job::options::{Kind, OptDef, Range, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::num as number;
+use crate::job::option_def::{Kind, OptDef, Range, opt};
 use crate::job::range::ANY;
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, parse_size};

@@ -4,10 +4,10 @@
 //! direction, `read,write` (one value: both). What the engines do with
 //! them is in `engine::cmdprio`.
 
-use super::OptionGroup;
 use crate::engine::cmdprio::{MAX_SPLIT, SplitPrio, ioprio};
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::{Kind, OptDef, opt};
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_int, parse_size};
 

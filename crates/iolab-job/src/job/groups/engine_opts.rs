@@ -6,11 +6,11 @@
 //! it sets is refused, as for the on/off engine options. What the engines
 //! do with them is in `engine::e4defrag`, `engine::exec` and `engine::cpuio`.
 
-use super::OptionGroup;
 use crate::engine::{CpuMode, CpuioOptions, E4defragOptions, ExecOptions};
-use crate::job::apply::num;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, Range, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::num;
+use crate::job::option_def::{Kind, OptDef, Range, opt};
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, plain_text};
 use serde::{Deserialize, Serialize};

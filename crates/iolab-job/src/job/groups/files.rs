@@ -4,10 +4,10 @@
 //! `fallocate`, `overwrite`, `pre_read`, `buffered`, `sync`, `fdatasync`,
 //! `end_fsync`, `fsync_on_close`.
 
-use super::OptionGroup;
-use crate::job::apply::num as number;
 use crate::job::error::{JobProblem, ValueError};
-use crate::job::options::{Kind, OptDef, Range, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::num as number;
+use crate::job::option_def::{Kind, OptDef, Range, opt};
 use crate::job::range::POSITIVE;
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, plain_text};
@@ -151,7 +151,7 @@ pub const OPTIONS: &[OptDef] = &[
             "nrfiles",
             Kind::Int(Range {
                 min: 1,
-                max: crate::job::MAX_FILES as u64,
+                max: crate::job::range::MAX_FILES as u64,
             }),
             "files per clone when names are generated (NAME.CLONE.FILE)",
         )

@@ -4,9 +4,9 @@
 //! (`steadystate`/`ss`, `ss_dur`, `ss_ramp`). The runner
 //! (`runner::launch`, `runner::steady`) does what they say.
 
-use super::OptionGroup;
 use crate::job::error::{JobError, JobProblem};
-use crate::job::options::{Kind, OptDef, Range, aliased};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::{Kind, OptDef, Range, aliased};
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, parse_size};
 use serde::{Deserialize, Serialize};
@@ -238,7 +238,12 @@ pub fn steadystate(v: &str) -> Result<(Steady, String), JobProblem> {
 /// (those iolab prints: the steady-state thresholds), as (key, value) pairs.
 pub fn parse_debug<'a>(entries: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<String> {
     entries
-        .filter(|(k, _)| crate::job::options::lookup(k).is_some_and(|d| d.name == "steadystate"))
+        .filter(|(k, _)| {
+            let k = k.to_ascii_lowercase();
+            OPTIONS.iter().any(|d| {
+                d.name == "steadystate" && (d.name == k || d.aliases.contains(&k.as_str()))
+            })
+        })
         .filter_map(|(_, v)| steadystate(v).ok().map(|(_, line)| line))
         .collect()
 }

@@ -2,10 +2,10 @@
 //! `per_job_logs`, `log_compression`, `log_store_compressed`. Which logs a
 //! job writes (`write_bw_log` and friends) are core options.
 
-use super::OptionGroup;
-use crate::job::apply::num;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, Range, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::num;
+use crate::job::option_def::{Kind, OptDef, Range, opt};
 use crate::job::spec::JobSpec;
 use crate::job::units::parse_bool;
 use serde::{Deserialize, Serialize};
@@ -93,5 +93,5 @@ pub const GROUP: OptionGroup = OptionGroup {
     name: "Log files",
     options: OPTIONS,
     apply,
-    validate: super::no_rules,
+    validate: crate::job::option_def::no_rules,
 };

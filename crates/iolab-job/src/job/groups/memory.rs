@@ -12,10 +12,10 @@
 //! and for fio's default `malloc` where fio's malloc puts them: 16 bytes
 //! past a page from 456 KiB of buffers on, 0x620 bytes past one below.
 
-use super::OptionGroup;
-use crate::job::apply::num as number;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, Range, aliased};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::num as number;
+use crate::job::option_def::{Kind, OptDef, Range, aliased};
 use crate::job::spec::JobSpec;
 use serde::{Deserialize, Serialize};
 
@@ -124,5 +124,5 @@ pub const GROUP: OptionGroup = OptionGroup {
     name: "Memory",
     options: OPTIONS,
     apply,
-    validate: super::no_rules,
+    validate: crate::job::option_def::no_rules,
 };

@@ -1,7 +1,7 @@
 //! Option groups: job options that belong together (verification, pacing,
 //! file sets, ...) each live in one file of this folder, which holds their
 //! rows of the option table, the settings they give a job (a field of
-//! [`JobSpec`]), how a value is applied and the rules between them.
+//! [`JobSpec`](super::spec::JobSpec)), how a value is applied and the rules between them.
 //!
 //! To add a group: a new file here with a `pub const GROUP: OptionGroup`,
 //! `pub mod NAME;` and one line in [`GROUPS`], a field in
@@ -24,23 +24,7 @@ pub mod report;
 pub mod verify;
 pub mod verify_method;
 
-use super::error::JobProblem;
-use super::options::OptDef;
-use super::spec::JobSpec;
-
-/// One group of job options.
-pub struct OptionGroup {
-    /// Name of the group (a heading in `docs/fio-compat.md`).
-    pub name: &'static str,
-    /// Its rows of the option table.
-    pub options: &'static [OptDef],
-    /// Applies one of its options (`def` is one of `options`) with value
-    /// `v` to the job, as fio reads it.
-    pub apply: fn(&mut JobSpec, &OptDef, &str) -> Result<(), JobProblem>,
-    /// Checks the rules between its options (and the job's others) once
-    /// every option is applied.
-    pub validate: fn(&JobSpec) -> Result<(), JobProblem>,
-}
+use super::option_def::{OptDef, OptionGroup};
 
 /// Every option group, in the order of `docs/fio-compat.md`.
 pub const GROUPS: &[OptionGroup] = &[
@@ -62,9 +46,4 @@ pub fn owner(def: &OptDef) -> Option<&'static OptionGroup> {
     GROUPS
         .iter()
         .find(|g| g.options.iter().any(|o| o.name == def.name))
-}
-
-/// A group's `validate` for groups without rules between options.
-pub fn no_rules(_: &JobSpec) -> Result<(), JobProblem> {
-    Ok(())
 }

@@ -6,11 +6,11 @@
 //! `disable_*`). The runner reads [`Pacing::paced`] once per clone: a job
 //! without any of them runs the loop without a pacing step.
 
-use super::OptionGroup;
 use super::access_values::per_direction;
-use crate::job::apply::num as number;
 use crate::job::error::{JobProblem, ValueError};
-use crate::job::options::{Kind, OptDef, Range, aliased, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::num as number;
+use crate::job::option_def::{Kind, OptDef, Range, aliased, opt};
 use crate::job::spec::JobSpec;
 use crate::job::units::{parse_bool, parse_int, parse_size, parse_time_in};
 use serde::{Deserialize, Serialize};

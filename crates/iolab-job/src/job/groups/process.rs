@@ -4,10 +4,10 @@
 //! `continue_on_error`, and `threads` (an option of fio's tiobench
 //! profile that its example job files set).
 
-use super::OptionGroup;
-use crate::job::apply::num as number;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, Range, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::num as number;
+use crate::job::option_def::{Kind, OptDef, Range, opt};
 use crate::job::spec::JobSpec;
 use crate::sys::thread::{MAX_CPUS, Sched};
 use serde::{Deserialize, Serialize};
@@ -212,5 +212,5 @@ pub const GROUP: OptionGroup = OptionGroup {
     name: "Threads",
     options: OPTIONS,
     apply,
-    validate: super::no_rules,
+    validate: crate::job::option_def::no_rules,
 };

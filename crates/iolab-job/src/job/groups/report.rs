@@ -1,9 +1,9 @@
 //! What the reports show: fio's `percentile_list`, `clat_percentiles`,
 //! `lat_percentiles`, `slat_percentiles`.
 
-use super::OptionGroup;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::{Kind, OptDef, opt};
 use crate::job::spec::JobSpec;
 use crate::job::units::parse_bool;
 use serde::{Deserialize, Serialize};
@@ -128,5 +128,5 @@ pub const GROUP: OptionGroup = OptionGroup {
     name: "Reports",
     options: OPTIONS,
     apply,
-    validate: super::no_rules,
+    validate: crate::job::option_def::no_rules,
 };

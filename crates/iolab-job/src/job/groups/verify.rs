@@ -4,11 +4,11 @@
 //! `buffer_compress_chunk`, `dedupe_percentage`, `dedupe_mode`. What they
 //! do to the I/O is in `runner::verify` and `runner::buffer`.
 
-use super::OptionGroup;
 use super::pattern::FillPattern;
-use crate::job::apply::num as number;
 use crate::job::error::JobProblem;
-use crate::job::options::{Kind, OptDef, Range, opt};
+use crate::job::option_def::OptionGroup;
+use crate::job::option_def::num as number;
+use crate::job::option_def::{Kind, OptDef, Range, opt};
 use crate::job::spec::JobSpec;
 use crate::job::units::parse_bool;
 use serde::{Deserialize, Serialize};
