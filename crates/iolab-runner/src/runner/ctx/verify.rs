@@ -223,6 +223,8 @@ impl Ctx<'_> {
                 rec.slat.record(0);
             }
             rec.bytes += io.len as u64;
+            // fio's per-I/O logs and iolog list the verify reads too.
+            self.log_io(io, t0 + d, d, d, 0);
             v.out.verified += 1;
             done += 1;
             let path = self.paths[io.file as usize].display().to_string();
