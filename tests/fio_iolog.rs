@@ -95,6 +95,22 @@ fn verify_reads_are_in_the_iolog_and_the_latency_log_as_in_fio() {
     assert_eq!(i.0.len(), 32, "16 writes, then the 16 read back: {:?}", i.0);
     assert_eq!(i.0[16], "v.0.0 read 0 4096");
     assert_eq!(i.1.iter().filter(|l| l.starts_with("0 ")).count(), 16);
+    // Queued writes complete after the backlog's reads are issued: the
+    // lines still go in issue order, as fio's.
+    let d = scratch();
+    let queued = [
+        &job[..],
+        &["--ioengine=libaio", "--iodepth=8", "--verify_backlog=3"],
+    ]
+    .concat();
+    run_in(false, d.path(), &queued);
+    let log = std::fs::read_to_string(d.path().join("io.log")).unwrap();
+    let t = times(&log);
+    assert!(
+        t.windows(2).all(|w| w[0] <= w[1]),
+        "times go forward:\n{log}"
+    );
+    assert_eq!(log.matches(" read ").count(), 16, "{log}");
 }
 
 #[test]

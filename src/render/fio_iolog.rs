@@ -6,8 +6,35 @@
 
 use crate::runner::RunResult;
 use crate::runner::iolog::IoLog;
+use crate::runner::iolog::IoLogEntry;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::Write;
 use std::path::PathBuf;
+
+/// How many logged I/Os may wait to be put back in issue order.
+const REORDER_WINDOW: usize = 1 << 16;
+
+/// A logged I/O waiting to be written, ordered by its issue time (µs) and
+/// then by when it was logged.
+struct Pending(Reverse<(u64, u64)>, IoLogEntry);
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
 
 /// fio's first line of a version 3 iolog.
 pub const VERSION_3: &str = "fio version 3 iolog";
@@ -68,14 +95,33 @@ impl IoLogFile<'_> {
                 }
             }
             let mut last_us = 0;
+            // The log holds I/Os as they completed; fio's lines go in the
+            // order they were issued. Completions overtake issues by at
+            // most the queue and a verify backlog, so a bounded window
+            // puts them back in order without holding the whole log.
+            let mut window = BinaryHeap::new();
+            let line = |w: &mut dyn Write, Pending(Reverse((us, _)), e): Pending| {
+                let name = names.get(usize::from(e.file)).map_or("?", String::as_str);
+                let dir = ["read", "write", "trim"][usize::from(e.ddir.min(2))];
+                writeln!(w, "{us} {name} {dir} {} {}", e.offset, e.len)
+            };
+            let mut n = 0u64;
             for log in &c.logs {
                 log.for_each(|e| {
-                    let us = e.t_ns.saturating_sub(e.lat) / 1000;
                     last_us = last_us.max(e.t_ns / 1000);
-                    let name = names.get(usize::from(e.file)).map_or("?", String::as_str);
-                    let dir = ["read", "write", "trim"][usize::from(e.ddir.min(2))];
-                    writeln!(w, "{us} {name} {dir} {} {}", e.offset, e.len)
+                    window.push(Pending(
+                        Reverse((e.t_ns.saturating_sub(e.lat) / 1000, n)),
+                        *e,
+                    ));
+                    n += 1;
+                    match window.len() > REORDER_WINDOW {
+                        true => line(w, window.pop().expect("not empty")),
+                        false => Ok(()),
+                    }
                 })?;
+            }
+            while let Some(p) = window.pop() {
+                line(w, p)?;
             }
             for n in &names {
                 writeln!(w, "{last_us} {n} close")?;
