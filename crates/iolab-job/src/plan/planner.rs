@@ -56,6 +56,10 @@ pub struct Planner {
     /// I/Os the runner did besides the plan that fio counts in
     /// `number_ios` (the verify reads: see [`Planner::count_extra`]).
     extra_ios: u64,
+    /// Bytes the runner read back besides the plan, and their count when
+    /// the loop began ([`Planner::count_extra_bytes`]).
+    extra_bytes: u64,
+    extra_bytes_at_loop: u64,
 }
 
 impl Planner {
@@ -79,6 +83,13 @@ impl Planner {
         let loop_limit = (p.pass_bytes && p.regions.len() > 1 && p.loops.is_some())
             .then_some(pass)
             .filter(|_| p.access.bytes_limit.is_none() || grown);
+        // With a verify backlog the pass may issue `size` more, its reads
+        // and writes together; files still end where they do.
+        let backlog = p.backlog_pass && p.loops.is_some();
+        let loop_limit = match backlog {
+            true => Some(pass + size),
+            false => loop_limit,
+        };
         let target = |r: Region| match (loop_limit, total_limit) {
             (Some(_), _) => u64::MAX,
             (None, Some(all)) if !p.pass_bytes && r.len > 0 => all,
@@ -121,6 +132,8 @@ impl Planner {
             loop_limit,
             total_limit,
             extra_ios: 0,
+            extra_bytes: 0,
+            extra_bytes_at_loop: 0,
         };
         let one_random_read = pl.files.len() == 1
             && pl.p.pattern == Pattern::Random
@@ -264,6 +277,13 @@ impl Planner {
         self.extra_ios += n;
     }
 
+    /// Counts `n` bytes a write job's `verify_backlog` read back during a
+    /// pass: fio's `do_io` counts them with the writes toward its pass's
+    /// `bytes_issued` (see [`PlanParams::backlog_pass`]).
+    pub fn count_extra_bytes(&mut self, n: u64) {
+        self.extra_bytes += n;
+    }
+
     /// True when the I/Os handed out and the extra ones reach `number_ios`.
     #[cold]
     fn past_number_ios(&self) -> bool {
@@ -308,6 +328,7 @@ impl Planner {
         self.start_loop();
         self.issued_at_loop = self.issued;
         self.bytes_at_loop = self.bytes;
+        self.extra_bytes_at_loop = self.extra_bytes;
         if self.mark_loops && self.p.loops.is_some() {
             self.loop_starts.push_back(self.issued);
         }
@@ -327,7 +348,10 @@ impl Planner {
         }
         // fio's trimwrite: each block is trimmed, then written.
         let pair = self.p.mix == Mix::TrimWrite;
-        while self.batch_len + usize::from(pair) < BATCH {
+        // A backlog's reads end a pass too: plan one I/O at a time, so
+        // the reads done before it count.
+        let most = if self.p.backlog_pass { 1 } else { BATCH };
+        while self.batch_len + usize::from(pair) < most.max(1 + usize::from(pair)) {
             match self.generate() {
                 Some(io) => {
                     if pair {

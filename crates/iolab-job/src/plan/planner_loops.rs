@@ -13,7 +13,9 @@ impl Planner {
     /// whose directions each go through a file, ends here.
     #[inline]
     pub(super) fn loop_full(&self) -> bool {
-        (self.loop_limit).is_some_and(|l| self.bytes - self.bytes_at_loop >= l)
+        (self.loop_limit).is_some_and(|l| {
+            self.bytes - self.bytes_at_loop + self.extra_bytes - self.extra_bytes_at_loop >= l
+        })
     }
 
     /// True when fio's next fetch is a sync (`fsync=N`: the writes are a
@@ -33,7 +35,7 @@ impl Planner {
     pub(super) fn next_open_file(&self) -> Option<usize> {
         let n = self.files.len();
         if n == 1 {
-            return (!self.files[0].finished).then_some(0);
+            return (!self.files[0].finished && !self.loop_full()).then_some(0);
         }
         if self.loop_full() {
             return None;

@@ -21,6 +21,7 @@ fn params(pattern: Pattern, size: u64, bs: (u64, u64), loops: u64) -> PlanParams
         access: crate::plan::access::AccessPlan::plain(bs.0, bs.1),
         pass_breaks: false,
         pass_bytes: true,
+        backlog_pass: false,
         restarts: true,
         sync_every: 0,
     }

@@ -61,6 +61,13 @@ pub struct PlanParams {
     /// `loops`), so holes that wrap (`rw=write:4k`) or random offsets
     /// without the map do every loop's bytes in the first pass.
     pub pass_bytes: bool,
+    /// A write job with `verify_backlog` and `pass_bytes`: fio's `do_io`
+    /// lets its pass issue `size` bytes more (backend.c: `total_bytes +=
+    /// td->o.size`), counting the backlog's reads and the writes together,
+    /// so over files that never end (wrapping zones, random offsets without
+    /// the map) a pass writes more where rewritten blocks leave fewer reads.
+    /// The runner reports those reads ([`super::Planner::count_extra_bytes`]).
+    pub backlog_pass: bool,
     /// A write job's `fsync=N` (`fdatasync=N`), 0 for none: fio fetches
     /// each sync as an I/O, and it takes a file's turn (see
     /// [`super::Planner`]).
@@ -128,6 +135,10 @@ impl PlanParams {
             pass_breaks: job.cache == CachePolicy::Cold && !job.direct
                 || job.verify.on() && job.verify.do_verify && job.mix != crate::job::Mix::Read,
             pass_bytes: job.time_based || job.queued(),
+            backlog_pass: (job.time_based || job.queued())
+                && job.writes()
+                && job.verify.on()
+                && job.verify.backlog > 0,
             restarts: job.time_based || job.loops > 1 || job.verify.do_verify || job.queued(),
             sync_every: if job.writes() {
                 job.fsync.max(job.files.fdatasync)

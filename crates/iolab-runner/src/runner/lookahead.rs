@@ -41,6 +41,11 @@ impl Lookahead {
         self.planner.count_extra(n);
     }
 
+    /// See [`Planner::count_extra_bytes`].
+    pub fn count_extra_bytes(&mut self, n: u64) {
+        self.planner.count_extra_bytes(n);
+    }
+
     /// True when the sequence is `loops` passes (not `time_based`).
     pub fn counts_loops(&self) -> bool {
         self.planner.counts_loops()

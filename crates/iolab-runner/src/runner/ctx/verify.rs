@@ -41,14 +41,16 @@ impl Ctx<'_> {
         if !v.written(tag, io) {
             return true;
         }
-        let (n, before) = (v.batch, v.out.verified);
+        let (n, before, bytes) = (v.batch, v.out.verified, self.recs[0].bytes);
         let ok = self.read_back(n, 0);
-        // fio counts these reads in number_ios.
+        // fio counts these reads in number_ios, and their bytes in its
+        // pass's budget.
         let done = self
             .verifier
             .as_ref()
             .map_or(0, |v| v.out.verified - before);
         self.look.count_extra(done);
+        self.look.count_extra_bytes(self.recs[0].bytes - bytes);
         ok
     }
 
