@@ -32,6 +32,10 @@ fn sched_calls(tool: &str, args: &[&str]) -> Vec<String> {
     let mut calls: Vec<String> = text
         .lines()
         .filter_map(|l| {
+            // strace -f splits a call that another thread interrupts into
+            // `call(args <unfinished ...>` and `<... call resumed>) = 0`:
+            // the arguments are all on the first line.
+            let l = l.trim_end_matches(" <unfinished ...>");
             let call = l.split_once(' ')?.1.trim_start();
             if let Some(rest) = call.strip_prefix("setpriority(PRIO_PROCESS, ") {
                 return Some(format!(
