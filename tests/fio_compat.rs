@@ -104,3 +104,25 @@ fn tolerance_catches_a_wrong_unit_not_noise() {
     assert!(!diff::within_tolerance(20_000.0, 20.0));
     assert!(!diff::within_tolerance(3_000.0, 3_000_000.0));
 }
+
+#[test]
+fn a_killed_run_leaves_no_process_that_left_its_group() {
+    // fio's job processes call setsid(): a run killed at its time limit
+    // must not leave one running (it held the output pipes, and the suite
+    // waited on them for 20 minutes).
+    let d = common::scratch();
+    let mut cmd = std::process::Command::new("sh");
+    cmd.current_dir(d.path())
+        .args(["-c", "setsid sleep 1000 & sleep 1000"]);
+    let (code, _, _) = diff::run_limited(&mut cmd, std::time::Duration::from_millis(500));
+    assert_eq!(code, None, "killed at the limit");
+    let dir = d.path().canonicalize().unwrap();
+    let left: Vec<_> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c == dir))
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "still running in the case's directory: {left:?}");
+}
