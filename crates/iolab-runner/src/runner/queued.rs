@@ -75,6 +75,9 @@ pub(super) fn run<E: Engine, const PACE: bool>(
     };
     let mut filling = true;
     let mut interrupted = false;
+    if let Some(v) = &mut cx.verifier {
+        v.at_fetch = true;
+    }
 
     loop {
         if stop.is_set() {
@@ -90,6 +93,11 @@ pub(super) fn run<E: Engine, const PACE: bool>(
                     .is_some_and(|d| q.busy() >= d as usize)
             {
                 break;
+            }
+            // A due backlog's read-back takes the place of the next I/O.
+            if let Some(ok) = cx.backlog_turn() {
+                filling &= ok;
+                continue;
             }
             let mut io = IoUnit::default();
             if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {

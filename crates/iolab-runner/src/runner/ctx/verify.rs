@@ -54,6 +54,39 @@ impl Ctx<'_> {
         ok
     }
 
+    /// fio's `check_get_verify`, where a queued engine's loop fetches its
+    /// next I/O: once the log's length is a multiple of `verify_backlog`
+    /// (and the last I/O fetched was no read), a batch of the oldest
+    /// complete writes is read back, one in place of each fetch, until the
+    /// batch is read; a write still in flight at the head waits (fio's
+    /// `get_next_verify`) and the fetch goes on to the next I/O. `None`
+    /// when the fetch is an I/O of the plan, else whether the read checked.
+    #[inline]
+    pub fn backlog_turn(&mut self) -> Option<bool> {
+        let v = self.verifier.as_mut()?;
+        if !v.at_fetch || v.backlog == 0 || v.log.is_empty() {
+            return None;
+        }
+        if v.batch_left == 0 {
+            if v.last_read || !(v.log.len() as u64).is_multiple_of(v.backlog) {
+                return None;
+            }
+            v.batch_left = v.batch;
+        }
+        let (before, bytes) = (v.out.verified, self.recs[0].bytes);
+        let ok = self.read_back(1, 0);
+        let v = self.verifier.as_mut()?;
+        let done = v.out.verified - before;
+        if done == 0 && ok {
+            return None;
+        }
+        v.batch_left -= 1;
+        v.last_read = true;
+        self.look.count_extra(done);
+        self.look.count_extra_bytes(self.recs[0].bytes - bytes);
+        Some(ok)
+    }
+
     /// True when the end of a pass is read back: the writes in flight
     /// must complete first.
     pub fn reads_back(&self) -> bool {

@@ -55,6 +55,13 @@ pub struct Verifier {
     pub(in crate::runner) only: bool,
     pub(in crate::runner) backlog: u64,
     pub(in crate::runner) batch: usize,
+    /// The backlog is checked when the next I/O is fetched, as fio's
+    /// `check_get_verify` (a queued engine's loop), not when a write
+    /// completes; with a batch still to read and whether the last I/O
+    /// fetched was a read (fio's `verify_batch`, `last_ddir`).
+    pub(in crate::runner) at_fetch: bool,
+    pub(in crate::runner) batch_left: usize,
+    pub(in crate::runner) last_read: bool,
     pub(in crate::runner) dump: bool,
     /// fio's `--aux-path`: where the state and dump files go.
     pub(in crate::runner) aux_dir: Option<std::path::PathBuf>,
@@ -111,6 +118,9 @@ impl Verifier {
             } else {
                 v.backlog as usize
             },
+            at_fetch: false,
+            batch_left: 0,
+            last_read: false,
             dump: v.dump,
             aux_dir: v.aux_dir.clone(),
             split,
@@ -172,6 +182,7 @@ impl Verifier {
             nsec: (t_ns % 1_000_000_000) as u32,
         };
         self.tags[tag as usize] = self.issued;
+        self.last_read = false;
         // fio logs a write when it is issued (iolog.c `log_io_piece`).
         if self.do_verify {
             self.log.push(Written {
@@ -197,8 +208,8 @@ impl Verifier {
         let numberio = self.tags[tag as usize];
         self.log.complete(&io, numberio);
         // fio's check_get_verify: a batch each time the log's length is a
-        // multiple of the backlog.
-        self.backlog > 0 && (self.log.len() as u64).is_multiple_of(self.backlog)
+        // multiple of the backlog (at the next fetch when `at_fetch`).
+        !self.at_fetch && self.backlog > 0 && (self.log.len() as u64).is_multiple_of(self.backlog)
     }
 
     /// Writes fio's dump files of a bad block in the working directory
