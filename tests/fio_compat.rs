@@ -124,5 +124,8 @@ fn a_killed_run_leaves_no_process_that_left_its_group() {
         .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c == dir))
         .map(|e| e.file_name())
         .collect();
-    assert!(left.is_empty(), "still running in the case's directory: {left:?}");
+    assert!(
+        left.is_empty(),
+        "still running in the case's directory: {left:?}"
+    );
 }
