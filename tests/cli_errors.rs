@@ -13,8 +13,8 @@ fn bad_input_errors() {
         &["unknown option 'blocksiz'", "did you mean 'blocksize'"],
     );
     run_rejects(
-        &a("--iodepth_low=4"),
-        &["fio option 'iodepth_low' is not supported by iolab yet"],
+        &a("--ioscheduler=none"),
+        &["fio option 'ioscheduler' is not supported by iolab yet"],
     );
     run_rejects(&a("--size=10q"), &["size", "unknown size suffix 'q'"]);
     run_rejects(

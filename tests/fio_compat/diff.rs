@@ -53,6 +53,9 @@ pub enum Check {
     /// How many completions each reap took (`iodepth_complete`), each
     /// bucket within 5 points of fio's.
     Reaps,
+    /// How deep the queue was at each submit (`iodepth_level`), each
+    /// bucket within 5 points of fio's.
+    Depths,
 }
 
 impl Check {
@@ -69,6 +72,7 @@ impl Check {
             "syncs" => Check::Syncs,
             "percentiles" => Check::Percentiles,
             "reaps" => Check::Reaps,
+            "depths" => Check::Depths,
             _ => return None,
         })
     }
@@ -452,7 +456,8 @@ pub fn differences(fio: &Outcome, iolab: &Outcome, checks: &[Check]) -> Vec<Stri
                 }
             }
             Check::Percentiles => diffs.extend(percentile_differences(f, i)),
-            Check::Reaps => diffs.extend(reap_differences(f, i)),
+            Check::Reaps => diffs.extend(bucket_differences(f, i, "iodepth_complete", "reaps")),
+            Check::Depths => diffs.extend(bucket_differences(f, i, "iodepth_level", "depths")),
         }
     }
     diffs
@@ -483,19 +488,19 @@ fn percentile_differences(f: &Value, i: &Value) -> Vec<String> {
     diffs
 }
 
-/// Each job's `iodepth_complete` buckets (percent of reaps) more than 5
-/// points from fio's.
-fn reap_differences(f: &Value, i: &Value) -> Vec<String> {
+/// Each job's buckets of `key` (`iodepth_complete`: percent of reaps;
+/// `iodepth_level`: percent of submits) more than 5 points from fio's.
+fn bucket_differences(f: &Value, i: &Value, key: &str, what: &str) -> Vec<String> {
     let (fj, ij) = (f["jobs"].as_array().unwrap(), i["jobs"].as_array().unwrap());
     let mut diffs = Vec::new();
     for (a, b) in fj.iter().zip(ij) {
-        let (x, y) = (&a["iodepth_complete"], &b["iodepth_complete"]);
+        let (x, y) = (&a[key], &b[key]);
         let buckets = x.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
         for k in buckets.unwrap_or_default() {
             let (p, q) = (x[&k].as_f64().unwrap_or(0.0), y[&k].as_f64().unwrap_or(0.0));
             if (p - q).abs() > 5.0 {
                 diffs.push(format!(
-                    "{} reaps of {k} (iodepth_complete): fio {p:.1}%, iolab {q:.1}%",
+                    "{} {what} of {k} ({key}): fio {p:.1}%, iolab {q:.1}%",
                     a["jobname"]
                 ));
             }

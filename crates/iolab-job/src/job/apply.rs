@@ -274,6 +274,7 @@ impl JobSpec {
             "iodepth_batch_submit" => self.iodepth_batch_submit = num(def, v)?,
             "iodepth_batch_complete_min" => self.iodepth_batch_complete_min = num(def, v)?,
             "iodepth_batch_complete_max" => self.iodepth_batch_complete_max = Some(num(def, v)?),
+            "iodepth_low" => self.iodepth_low = Some(num(def, v)?),
             k if EngineFlags::NAMES.contains(&k) => {
                 self.flags.set(k, b(v)?);
             }

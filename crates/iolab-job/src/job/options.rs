@@ -5,7 +5,7 @@
 use super::error::{JobProblem, printable};
 use super::option_def::opt;
 pub use super::option_def::{Kind, OptDef, Range};
-use super::range::{ANY, BLOCK, DEPTH, LOG_MSEC, POSITIVE, UINT};
+use super::range::{ANY, BLOCK, DEPTH, DEPTH_OR_0, LOG_MSEC, POSITIVE, UINT};
 
 /// The core job options (those [`JobSpec::apply`](super::spec::JobSpec)
 /// sets itself), in the order of `docs/fio-compat.md`. The option groups
@@ -172,6 +172,11 @@ pub const CORE: &[OptDef] = &[
         "take at most this many completions at a time (default: iodepth_batch_complete_min)",
     ),
     opt(
+        "iodepth_low",
+        Kind::Int(DEPTH_OR_0),
+        "once the queue is full, reap until this many I/Os are left in flight (default: iodepth)",
+    ),
+    opt(
         "fixedbufs",
         Kind::Bool,
         "engine option: register the I/O buffers",
@@ -308,7 +313,6 @@ pub fn closest(key: &str) -> Option<&'static str> {
 /// fio options iolab recognises but does not implement (yet): an error that
 /// says so, instead of "unknown" or, worse, silently ignoring them.
 pub const FIO_UNSUPPORTED: &[&str] = &[
-    "iodepth_low",
     "clocksource",
     "kb_base",
     "lockmem",

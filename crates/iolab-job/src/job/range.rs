@@ -37,6 +37,8 @@ pub(super) const BLOCK: Range = Range {
 };
 /// The most entries an io_uring ring has (the kernel's IORING_MAX_ENTRIES).
 pub(super) const DEPTH: Range = Range { min: 1, max: 32768 };
+/// A depth where 0 means the default (`iodepth_low`).
+pub(super) const DEPTH_OR_0: Range = Range { min: 0, max: 32768 };
 /// A log interval: at most a day.
 pub(super) const LOG_MSEC: Range = Range {
     min: 0,

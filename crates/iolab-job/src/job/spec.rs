@@ -189,6 +189,10 @@ pub struct JobSpec {
     /// fio's default).
     #[serde(default)]
     pub iodepth_batch_complete_max: Option<u32>,
+    /// Once the queue is full, reap until this many are in flight (fio's
+    /// `iodepth_low`; unset, 0 or over `iodepth`: `iodepth`).
+    #[serde(default)]
+    pub iodepth_low: Option<u32>,
     /// Engine options (`fixedbufs`, `hipri`, `nowait`, ...).
     #[serde(flatten)]
     pub flags: EngineFlags,
@@ -298,6 +302,7 @@ impl JobSpec {
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
             iodepth_batch_complete_max: None,
+            iodepth_low: None,
             flags: EngineFlags::default(),
             logs: LogSpec::default(),
             log_format: Default::default(),
@@ -320,6 +325,26 @@ impl JobSpec {
     /// True when the engine keeps several I/Os in flight.
     pub fn queued(&self) -> bool {
         self.engine_def().is_some_and(|d| d.queued)
+    }
+
+    /// The I/O slots of a clone's queue and the depth a full queue is
+    /// reaped down to (fio's `iodepth_low`): fio's io_uring engine rounds
+    /// `iodepth` up to a power of two for its ring and its pool of I/Os, so
+    /// a full queue holds that many and is reaped down to `iodepth`.
+    pub fn queue_depths(&self) -> (u32, u32) {
+        if !self.queued() {
+            return (1, 1);
+        }
+        let depth = self.iodepth.max(1);
+        let low = match self.iodepth_low {
+            Some(l) if l > 0 && l <= depth => l,
+            _ => depth,
+        };
+        let slots = match crate::engine::find(&self.engine).map(|e| e.name) {
+            Some("io_uring") => depth.next_power_of_two(),
+            _ => depth,
+        };
+        (slots, low)
     }
 
     /// What the engine needs to know of this job.

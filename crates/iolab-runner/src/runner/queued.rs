@@ -1,7 +1,7 @@
 //! The timed loop of engines with I/Os in flight (io_uring, libaio, ...): keep
 //! `iodepth` I/Os queued, submit every `iodepth_batch_submit`, reap at least
 //! `iodepth_batch_complete_min` and at most `iodepth_batch_complete_max` at
-//! a time. Each I/O is stamped when queued,
+//! a time, a full queue down to `iodepth_low`. Each I/O is stamped when queued,
 //! when its batch was submitted and when it was reaped, giving fio's slat,
 //! clat and lat; each submit and reap is counted by its batch size.
 
@@ -9,9 +9,11 @@ use super::StopFlag;
 use super::ctx::{Ctx, batch_bucket, depth_bucket};
 use super::iomem::IoBuf;
 use super::pace::Step;
+use super::worker::Batches;
 use crate::engine::{Completion, Engine, Queued};
 use crate::metrics::clock::now_ns;
 use crate::plan::IoUnit;
+use std::collections::VecDeque;
 
 #[derive(Clone, Copy)]
 struct Slot {
@@ -23,19 +25,25 @@ struct Slot {
 }
 
 /// The I/Os of the loop: slots, which are free, queued but not submitted,
-/// in flight, and the completions of the last reap.
+/// in flight, holding a verify read-back, and the completions of the last
+/// reap.
 struct Queue {
     slots: Vec<Slot>,
     free: Vec<u32>,
     unsubmitted: Vec<u32>,
     done: Vec<Completion>,
     in_flight: usize,
+    /// Slots holding a backlog read-back, each with how many I/Os went
+    /// out before it and are not reaped yet. The read is done at once (a
+    /// `pread`), but fio queues it as an I/O: it holds its slot until the
+    /// reaps have taken the completions ahead of it, in the order issued.
+    held: VecDeque<(u32, usize)>,
 }
 
 impl Queue {
-    /// I/Os queued or in flight.
+    /// I/Os queued, in flight or held.
     fn busy(&self) -> usize {
-        self.in_flight + self.unsubmitted.len()
+        self.in_flight + self.unsubmitted.len() + self.held.len()
     }
 }
 
@@ -47,10 +55,16 @@ pub(super) fn run<E: Engine, const PACE: bool>(
     cx: &mut Ctx,
     engine: &mut E,
     bufs: &mut [IoBuf],
-    (batch_submit, complete_min, complete_max): (usize, usize, usize),
+    batches: Batches,
     stop: &StopFlag,
 ) -> bool {
     let depth = bufs.len();
+    let Batches {
+        submit: batch_submit,
+        complete_min,
+        complete_max,
+        low,
+    } = batches;
     let empty = IoUnit {
         file: 0,
         offset: 0,
@@ -72,6 +86,7 @@ pub(super) fn run<E: Engine, const PACE: bool>(
         unsubmitted: Vec::with_capacity(depth),
         done: Vec::with_capacity(depth),
         in_flight: 0,
+        held: VecDeque::with_capacity(depth),
     };
     let mut filling = true;
     let mut interrupted = false;
@@ -94,8 +109,13 @@ pub(super) fn run<E: Engine, const PACE: bool>(
             {
                 break;
             }
-            // A due backlog's read-back takes the place of the next I/O.
+            // A due backlog's read-back takes the place of the next I/O,
+            // and its slot until the next reap.
             if let Some(ok) = cx.backlog_turn() {
+                cx.depth_counts[depth_bucket(q.busy() + 1)] += 1;
+                let ahead = q.in_flight + q.unsubmitted.len();
+                q.held
+                    .push_back((q.free.pop().expect("a free slot"), ahead));
                 filling &= ok;
                 continue;
             }
@@ -200,22 +220,30 @@ pub(super) fn run<E: Engine, const PACE: bool>(
             filling = false;
         }
         if q.in_flight == 0 {
+            q.free.extend(q.held.drain(..).map(|(tag, _)| tag));
             if filling {
                 continue;
             }
             return interrupted;
         }
         // Reap at least complete_min (at most complete_max), or everything
-        // when draining.
+        // when draining; a full queue down to `iodepth_low`, as fio's
+        // wait_for_completions.
+        let full = q.free.is_empty();
         let (min, max) = if filling {
-            let min = complete_min.min(q.in_flight);
+            let min = complete_min.min(q.busy());
             (min, complete_max.max(min.max(1)))
         } else {
             (q.in_flight, q.in_flight)
         };
-        match reap::<E, PACE>(cx, engine, bufs, &mut q, (min, max)) {
-            None => return interrupted,
-            Some(ok) => filling &= ok,
+        loop {
+            match reap::<E, PACE>(cx, engine, bufs, &mut q, (min, max)) {
+                None => return interrupted,
+                Some(ok) => filling &= ok,
+            }
+            if !(filling && full && q.busy() > low && q.in_flight > 0) {
+                break;
+            }
         }
         let now = now_ns();
         if now >= cx.next_event && cx.event(now) {
@@ -236,16 +264,40 @@ fn reap<E: Engine, const PACE: bool>(
     (min, max): (usize, usize),
 ) -> Option<bool> {
     q.done.clear();
-    let min = min.max(1);
-    if let Err(e) = engine.reap(min, max.max(min), &mut q.done) {
-        cx.errors.push(format!(
-            "waiting for completions ({}) failed: {e}",
-            cx.engine
-        ));
-        return None;
+    let (min, mut held, mut read_last) = (min.max(1), 0, false);
+    loop {
+        // Held read-backs whose turn has come are reaped in their place.
+        while held + q.done.len() < max && q.held.front().is_some_and(|h| h.1 == 0) {
+            q.free.extend(q.held.pop_front().map(|(tag, _)| tag));
+            (held, read_last) = (held + 1, true);
+        }
+        let got = held + q.done.len();
+        let flying = q.in_flight - q.done.len();
+        if got >= max || got >= min || flying == 0 {
+            break;
+        }
+        // Never past a held read: its completion comes first.
+        let limit = (max - got).min(q.held.front().map_or(usize::MAX, |h| h.1));
+        let before = q.done.len();
+        if let Err(e) = engine.reap((min - got).min(limit), limit, &mut q.done) {
+            cx.errors.push(format!(
+                "waiting for completions ({}) failed: {e}",
+                cx.engine
+            ));
+            return None;
+        }
+        let k = q.done.len() - before;
+        read_last &= k == 0;
+        for h in &mut q.held {
+            h.1 -= k.min(h.1);
+        }
+    }
+    // Nothing left in flight: the held reads are all that remain.
+    if q.in_flight == q.done.len() {
+        q.free.extend(q.held.drain(..).map(|(tag, _)| tag));
     }
     let now = now_ns();
-    cx.complete_counts[batch_bucket(q.done.len())] += 1;
+    cx.complete_counts[batch_bucket(q.done.len() + held)] += 1;
     let mut ok = true;
     for c in &q.done {
         q.in_flight -= 1;
@@ -255,6 +307,9 @@ fn reap<E: Engine, const PACE: bool>(
             bufs[c.tag as usize].as_mut_slice(),
         );
         ok &= complete::<PACE>(cx, (c.tag, slot), c.result, now, buf);
+    }
+    if read_last {
+        cx.completed_dir(true);
     }
     Some(ok)
 }
@@ -361,6 +416,7 @@ fn complete<const PACE: bool>(
         return false;
     }
     cx.syncs.completed();
+    cx.completed_dir(!io.write && !io.trim);
     if io.write {
         cx.write_done(tag, io)
     } else {

@@ -24,6 +24,20 @@ use std::sync::mpsc::Sender;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+/// How a queued engine's clone submits and reaps (fio's
+/// `iodepth_batch_*` and `iodepth_low`).
+#[derive(Debug, Clone, Copy)]
+pub struct Batches {
+    /// Submit once this many I/Os are queued.
+    pub submit: usize,
+    /// Wait for at least this many completions at a time.
+    pub complete_min: usize,
+    /// Take at most this many completions at a time.
+    pub complete_max: usize,
+    /// Once the queue is full, reap until this many are left in flight.
+    pub low: usize,
+}
+
 /// Everything one clone needs besides its engine, prepared by the launcher.
 pub struct Worker {
     /// fio's name of the engine, for messages.
@@ -51,9 +65,8 @@ pub struct Worker {
     pub runtime: Option<Duration>,
     /// I/O buffers, each at least the largest I/O: one per I/O in flight.
     pub bufs: Vec<IoBuf>,
-    /// Submit once this many I/Os are queued; wait for at least, and take
-    /// at most, this many completions at a time.
-    pub batches: (usize, usize, usize),
+    /// How the queue is submitted and reaped.
+    pub batches: Batches,
     /// Time-series interval in ms.
     pub series_ms: Option<u64>,
     /// Histogram-log interval in ms, when it differs from the series'.

@@ -81,10 +81,18 @@ impl Ctx<'_> {
             return None;
         }
         v.batch_left -= 1;
-        v.last_read = true;
         self.look.count_extra(done);
         self.look.count_extra_bytes(self.recs[0].bytes - bytes);
         Some(ok)
+    }
+
+    /// Notes the direction of the I/O that completed last (fio's
+    /// `last_ddir`): a batch of the backlog starts only after a write.
+    #[inline]
+    pub fn completed_dir(&mut self, read: bool) {
+        if let Some(v) = &mut self.verifier {
+            v.last_read = read;
+        }
     }
 
     /// True when the end of a pass is read back: the writes in flight

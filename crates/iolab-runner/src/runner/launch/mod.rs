@@ -23,6 +23,7 @@ use super::open::open_clone;
 use super::progress::LIVE_NS;
 use super::result::{CloneRun, Totals};
 use super::steady::Checker;
+use super::worker::Batches;
 use super::worker::{self, Clone, Gate, Meeting, NotReady, Worker};
 use crate::engine::EngineError;
 use crate::error::{Error, Result};
@@ -71,11 +72,8 @@ fn worker(
     } else {
         1000
     });
-    let depth = if job.queued() {
-        job.iodepth as usize
-    } else {
-        1
-    };
+    let (depth, low) = job.queue_depths();
+    let depth = depth as usize;
     let mut bufs = super::iomem::clone_buffers(&job.memory, job.direct, job.bs_max as usize, depth)
         .map_err(|e| Error::io(format!("job '{}': its I/O buffers", job.name), e))?;
     if job.writes() {
@@ -107,16 +105,17 @@ fn worker(
         end_fsync: job.files.end_fsync || job.files.fsync_on_close,
         runtime: job.runtime_us.map(Duration::from_micros),
         bufs,
-        batches: (
-            job.iodepth_batch_submit.min(job.iodepth) as usize,
-            job.iodepth_batch_complete_min.min(job.iodepth) as usize,
+        batches: Batches {
+            submit: job.iodepth_batch_submit.min(job.iodepth) as usize,
+            complete_min: job.iodepth_batch_complete_min.min(job.iodepth) as usize,
             // fio: a maximum under the minimum is the minimum; never over
             // the depth.
-            (job.iodepth_batch_complete_max)
+            complete_max: (job.iodepth_batch_complete_max)
                 .unwrap_or(job.iodepth_batch_complete_min)
                 .max(job.iodepth_batch_complete_min)
                 .min(job.iodepth) as usize,
-        ),
+            low: low as usize,
+        },
         series_ms,
         hist_ms: (job.logs.hist.is_some() && Some(job.logs.hist_msec) != series_ms)
             .then_some(job.logs.hist_msec),

@@ -58,7 +58,8 @@ pub struct Verifier {
     /// The backlog is checked when the next I/O is fetched, as fio's
     /// `check_get_verify` (a queued engine's loop), not when a write
     /// completes; with a batch still to read and whether the last I/O
-    /// fetched was a read (fio's `verify_batch`, `last_ddir`).
+    /// completed was a read (fio's `verify_batch`, `last_ddir`, which
+    /// `io_completed` sets).
     pub(in crate::runner) at_fetch: bool,
     pub(in crate::runner) batch_left: usize,
     pub(in crate::runner) last_read: bool,
@@ -182,7 +183,6 @@ impl Verifier {
             nsec: (t_ns % 1_000_000_000) as u32,
         };
         self.tags[tag as usize] = self.issued;
-        self.last_read = false;
         // fio logs a write when it is issued (iolog.c `log_io_piece`).
         if self.do_verify {
             self.log.push(Written {
