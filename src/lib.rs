@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod error;
 pub mod exec;
+pub mod explain;
 pub mod lab;
 pub mod render;
 

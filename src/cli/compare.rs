@@ -70,6 +70,11 @@ pub struct CompareArgs {
     /// A and B are shell commands to run now (`iolab exec`'s runs).
     #[arg(long)]
     pub exec: bool,
+    /// After the table, say which evidence changed most and accounts for
+    /// the difference (`iolab explain A B`), each side's last run (normal
+    /// output only).
+    #[arg(long)]
+    pub explain: bool,
     /// With --exec: the cache state, files, profile and disk of the runs.
     #[command(flatten)]
     pub how: super::exec::HowArgs,
@@ -80,6 +85,22 @@ pub struct CompareArgs {
 
 /// Runs `iolab compare`.
 pub fn execute(a: CompareArgs) -> Result<()> {
+    if a.explain && a.format != "normal" {
+        return Err(iolab::Error::usage(
+            "--explain",
+            format!(
+                "explains after the normal output only, not with --output-format={}: \
+                 `iolab explain A B --json` gives it as JSON",
+                a.format
+            ),
+        ));
+    }
+    if a.exec && a.explain {
+        return Err(iolab::Error::usage(
+            "--explain",
+            "explains `iolab run` results: the runs of --exec have no per-I/O evidence yet",
+        ));
+    }
     if a.exec {
         return execute_exec(a);
     }
@@ -131,6 +152,16 @@ pub fn execute(a: CompareArgs) -> Result<()> {
         let picture = compare_plot::image(&c, ImageFormat::of(p)?, &super::here(&[]))?;
         iolab::sys::fs::write_atomic(p, &picture)?;
         eprintln!("iolab: plot written to {}", p.display());
+    }
+    if a.explain {
+        let last = |i: usize| c.sides[i].runs.last().copied();
+        match (&store, last(0), last(1)) {
+            (Some(st), Some(x), Some(y)) => {
+                let d = super::explain::diff(st, x, y)?;
+                super::write_out(&format!("\n{}", super::explain::diff_text(&d)), None)?;
+            }
+            _ => eprintln!("iolab: note: --explain needs both sides stored (not with --no-store)"),
+        }
     }
     c.not_stored.map_or(Ok(()), |e| Err(e.into()))
 }

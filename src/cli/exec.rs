@@ -49,6 +49,10 @@ pub struct ExecArgs {
     #[arg(short = 'f', long, default_value = "normal",
           value_parser = super::exec_formats(), value_name = "FORMAT")]
     pub output_format: String,
+    /// After the report, say why the command went as it did (`iolab
+    /// explain`): its dominant limit with the figures (normal output only).
+    #[arg(long)]
+    pub explain: bool,
     /// Where the runs are stored.
     #[command(flatten)]
     pub store: StoreOpts,
@@ -149,6 +153,12 @@ impl HowArgs {
 /// Runs `iolab exec`.
 pub fn execute(a: ExecArgs) -> Result<()> {
     let json = a.output_format != "normal";
+    if a.explain && json {
+        return Err(iolab::Error::usage(
+            "--explain",
+            "explains after the normal output only: `iolab explain ID --json` gives it as JSON",
+        ));
+    }
     let req = a.how.request(a.command.clone(), a.repeat, json)?;
     req.check()?;
     let mut store = a.store.open()?;
@@ -180,6 +190,22 @@ pub fn execute(a: ExecArgs) -> Result<()> {
         shown.insert(0, '\n');
     }
     super::write_out(&shown, None)?;
+    if a.explain {
+        let env = iolab::sys::environment::Environment::capture(
+            &e.watched(),
+            iolab::disk::state::injected_at,
+        );
+        let found = match &store {
+            Some(st) => iolab::explain::ceilings::find(st, &env)?,
+            None => Default::default(),
+        };
+        let why = iolab::explain::explain(
+            iolab::explain::evidence::Evidence::of_exec(&e, &env),
+            found,
+            e.run,
+        );
+        super::write_out(&super::explain::text(&why), None)?;
+    }
     if let Some(err) = not_stored {
         return Err(err.into());
     }

@@ -8,6 +8,7 @@ pub mod completions;
 pub mod db;
 pub mod disk;
 pub mod exec;
+pub mod explain;
 pub mod fio_flags;
 pub mod fio_front;
 pub mod history;
@@ -130,6 +131,10 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Compare two runs, labels, or job files run now (interleaved), with statistics.
     Compare(compare::CompareArgs),
+    /// Say why a stored run went as it did: its dominant limit, with the figures.
+    Explain(explain::ExplainArgs),
+    /// Measure this machine's ceilings (device, page cache, per call) for explain.
+    Calibrate(explain::CalibrateArgs),
     /// Metadata trees, fdtree-style: create, walk, read, copy (rsync -a), remove.
     Tree(tree::TreeArgs),
     /// Page cache, vmtouch-style: status, warm, evict, lock.
@@ -173,6 +178,8 @@ pub fn dispatch(command: Command, job_args: &[String]) -> Result<()> {
         Command::Lab(a) => lab::execute(a),
         Command::Sweep(a) => sweep::execute(a, job_args),
         Command::Compare(a) => compare::execute(a),
+        Command::Explain(a) => explain::execute(a),
+        Command::Calibrate(a) => explain::calibrate(a),
         Command::Tree(a) => tree::execute(a),
         Command::Cache(a) => cache::execute(a),
         Command::Disk(a) => disk::execute(a),

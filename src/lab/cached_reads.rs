@@ -4,6 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg};
 use crate::error::Result;
+use crate::explain;
 use crate::render::chart::{Chart, Scale, Series};
 use crate::render::table::{Table, fig};
 use crate::runner::Totals;
@@ -87,9 +88,6 @@ impl Lab for CachedReads {
                 },
             ]);
         }
-        let first = bw(&entry.reps[0]);
-        let later: Vec<f64> = entry.reps[1..].iter().map(bw).collect();
-        let later_mean = later.iter().sum::<f64>() / later.len() as f64;
         let mut o = Outcome::new(
             ctx.lab,
             "Sequential reads of a cached file, repeated (seed 001)",
@@ -103,16 +101,19 @@ impl Lab for CachedReads {
             ),
             "evicted once before the first pass; the cache is left alone between passes".into(),
         ];
-        o.answer = format!(
-            "The first run read at {} MiB/s and the later runs at {} MiB/s on average ({:.1}x): {}",
-            fig(first),
-            fig(later_mean),
-            later_mean / first.max(1e-9),
-            match entry.first_run {
-                Some(_) => "the first run stands out from the others by more than their spread.",
-                None => "the first run does not stand out from the others' spread.",
-            }
-        );
+        // The answer is the explanation of the first pass against the rest.
+        let n = r.repetitions.len();
+        let first = ctx.explain_reps(&r, id, 0..1).named("the first pass");
+        let rest = ctx
+            .explain_reps(&r, id, 1..n)
+            .named(format!("the average later pass (2-{n})"));
+        o.answer = explain::diff::explain_diff(first, rest)
+            .sentences()
+            .join(" ");
+        o.answer.push_str(match entry.first_run {
+            Some(_) => " The first pass stands out from the others by more than their spread.",
+            None => " The first pass does not stand out from the others' spread.",
+        });
         o.charts.push((
             "cached-reads-bw".into(),
             Chart::Lines {

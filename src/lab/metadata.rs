@@ -3,8 +3,10 @@
 
 use super::{Lab, LabCtx, Outcome};
 use crate::error::Result;
+use crate::explain::{self, evidence::Evidence};
 use crate::render::chart::Chart;
 use crate::render::table::{Table, fig};
+use crate::sys::environment::Environment;
 use crate::sys::pagecache;
 use crate::tree::{self, Shape, TreeResult, create::CreateOptions};
 
@@ -129,16 +131,24 @@ impl Lab for Metadata {
             ),
             format!("cold: {how}"),
         ];
+        // The answer is the explanation of the warm walk against the cold one.
+        let env = Environment::capture(std::slice::from_ref(&src), crate::disk::state::injected_at);
+        let why = |i: usize, name: &str| {
+            let found = (ctx.store.as_deref())
+                .and_then(|st| explain::ceilings::find(st, &env).ok())
+                .unwrap_or_default();
+            explain::explain(Evidence::of_tree(&steps[i].2, &env), found, None).named(name)
+        };
         o.answer = format!(
-            "Walking {} entries took {} s cold and {} s warm ({:.1}x), with {} vs {} device reads; copying took {} s cold and {} s warm.",
+            "Walking {} entries took {} s cold and {} s warm; copying {} s cold and {} s warm. {}",
             steps[1].2.inodes(),
             fig(time(1)),
             fig(time(3)),
-            time(1) / time(3).max(1e-9),
-            dev(&steps[1].2, |d| d.read_ios),
-            dev(&steps[3].2, |d| d.read_ios),
             fig(time(2)),
             fig(time(4)),
+            explain::diff::explain_diff(why(1, "the cold walk"), why(3, "the warm walk"))
+                .sentences()
+                .join(" ")
         );
         o.charts.push((
             "metadata-time".into(),

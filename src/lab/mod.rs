@@ -15,12 +15,14 @@ pub mod session;
 pub mod small_reads;
 
 use crate::error::{Error, Result};
+use crate::explain::{self, Explanation, ceilings, evidence::Evidence};
 use crate::job::CachePolicy;
 use crate::registry::{self, Entry, entry};
 use crate::render::chart::Chart;
 use crate::render::table::Table;
 use crate::runner::{self, NoObserver, Progress, RunOptions, RunResult, StopFlag};
 use crate::store::Store;
+use crate::sys::environment::Environment;
 use std::path::{Path, PathBuf};
 
 /// Every lab, in the order of the seeds: name, aliases, what it needs, one line of help.
@@ -229,6 +231,27 @@ impl LabCtx<'_> {
         }
         let id = self.store_run(&r, args)?;
         Ok((r, id))
+    }
+
+    /// Why run `r` (stored as `id`) went as it did: its evidence held
+    /// against this machine's ceilings (`iolab explain`).
+    pub fn explain(&self, r: &RunResult, id: Option<i64>) -> Explanation {
+        self.explain_reps(r, id, 0..r.repetitions.len())
+    }
+
+    /// The same for repetitions `reps` of `r` alone.
+    pub fn explain_reps(
+        &self,
+        r: &RunResult,
+        id: Option<i64>,
+        reps: std::ops::Range<usize>,
+    ) -> Explanation {
+        let files: Vec<PathBuf> = r.files.iter().flatten().flatten().cloned().collect();
+        let env = Environment::capture(&files, crate::disk::state::injected_at);
+        let found = (self.store.as_deref())
+            .and_then(|st| ceilings::find(st, &env).ok())
+            .unwrap_or_default();
+        explain::explain(Evidence::of_reps(r, &env, reps), found, id)
     }
 
     fn store_run(&mut self, r: &RunResult, args: &[String]) -> Result<Option<i64>> {

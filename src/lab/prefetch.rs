@@ -4,6 +4,7 @@
 
 use super::{Lab, LabCtx, Outcome, arg, us};
 use crate::error::Result;
+use crate::explain::{self, Explanation};
 use crate::render::chart::{self, Chart, Scale, Series};
 use crate::render::log2;
 use crate::render::table::{Table, fig};
@@ -77,7 +78,7 @@ impl Lab for Prefetch {
         // Several rounds over all distances, interleaved, so drift of the
         // device hits every distance alike; each row is the median round.
         let rounds = if ctx.quick { 1 } else { 3 };
-        let mut tries: Vec<Vec<(Totals, Option<i64>)>> = vec![Vec::new(); dists.len()];
+        let mut tries: Vec<Vec<(Totals, Option<i64>, Explanation)>> = vec![Vec::new(); dists.len()];
         let mut refs: Vec<Vec<f64>> = vec![Vec::new(); dists.len()];
         let mut all_ids = Vec::new();
         let seed0 = fresh_seed();
@@ -117,15 +118,18 @@ impl Lab for Prefetch {
                     refs[i].push(reference(ctx)?);
                 }
                 all_ids.extend(id);
-                tries[i].push((totals(&r), id));
+                let why = ctx.explain(&r, id).named(format!("prefetch {n}"));
+                tries[i].push((totals(&r), id, why));
             }
         }
+        let mut whys = Vec::new();
         let rows: Vec<(u64, Totals, Option<i64>)> = dists
             .iter()
             .zip(tries)
             .map(|(&n, mut v)| {
                 v.sort_by(|a, b| a.0.iops(&a.0.read).total_cmp(&b.0.iops(&b.0.read)));
-                let (t, id) = v.swap_remove(v.len() / 2);
+                let (t, id, why) = v.swap_remove(v.len() / 2);
+                whys.push(why);
                 (n, t, id)
             })
             .collect();
@@ -192,20 +196,14 @@ impl Lab for Prefetch {
                     .into(),
             );
         }
-        o.answer = format!(
-            "Prefetching {best_n} reads ahead made cold random 8 KiB reads {:.1}x faster ({} -> {} IOPS); \
-             pread p50 fell from {} us to {} us as the device latency moved to the fadvise calls.",
-            best.iops(&best.read) / base,
-            fig(base),
-            fig(best.iops(&best.read)),
-            fig(us(none.read.clat_or_lat().percentile(50.0))),
-            fig(us(best.read.clat_or_lat().percentile(50.0))),
-        );
+        // The answer is the explanation of the best distance against none.
+        let k = rows
+            .iter()
+            .position(|r| r.0 == *best_n)
+            .expect("best is a row");
+        let why = explain::diff::explain_diff(whys[0].clone(), whys[k].clone());
+        o.answer = why.sentences().join(" ");
         if ctx.reference {
-            let k = rows
-                .iter()
-                .position(|r| r.0 == *best_n)
-                .expect("best is a row");
             let (ours, theirs) = (best.iops(&best.read) / base, ref_med[k] / ref_med[0]);
             o.answer.push_str(&format!(
                 " The bare loop over the same offsets sped up {theirs:.2}x at distance {best_n} \

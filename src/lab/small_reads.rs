@@ -52,6 +52,7 @@ impl Lab for SmallReads {
             "threads", "MiB/s", "IOPS", "p50 (us)", "p99 (us)", "CPU %", "run",
         ]);
         let mut runs = Vec::new();
+        let mut whys = Vec::new();
         for n in 1..=max {
             ctx.say(&format!("small-reads: {n} thread(s), {ops} reads each"));
             let args = vec![
@@ -67,6 +68,12 @@ impl Lab for SmallReads {
                 "--cache=warm".into(),
             ];
             let (r, id) = ctx.run_job(&args)?;
+            let threads = if n == 1 {
+                "1 thread".into()
+            } else {
+                format!("{n} threads")
+            };
+            whys.push(ctx.explain(&r, id).named(threads));
             let s = r.summary();
             let bw = s.get("bw_mib_s");
             pts.push((n, bw));
@@ -97,12 +104,14 @@ impl Lab for SmallReads {
         ];
         o.answer = format!(
             "One thread read {} MiB/s; bandwidth grew to {} MiB/s at {k} threads (the knee: later steps add under {:.0} %), \
-             and peaked at {} MiB/s with {} threads on this {cpus}-CPU machine.",
+             and peaked at {} MiB/s with {} threads on this {cpus}-CPU machine. {} {}",
             fig(at(1)),
             fig(at(k)),
             KNEE_GAIN * 100.0,
             fig(best.1),
-            best.0
+            best.0,
+            whys[0].headline(),
+            whys[whys.len() - 1].headline()
         );
         o.charts.push((
             "small-reads-threads".into(),

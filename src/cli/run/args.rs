@@ -106,6 +106,10 @@ pub struct RunArgs {
     /// interval and slow ranks do not stretch the aggregate.
     #[arg(long)]
     pub stonewall_ranks: bool,
+    /// After the report, say why the run went as it did (`iolab explain`):
+    /// its dominant limit with the figures (normal output only).
+    #[arg(long)]
+    pub explain: bool,
     /// fio's global flags.
     #[command(flatten)]
     pub fio: fio_flags::FioFlags,
@@ -135,6 +139,7 @@ pub const OWN_VALUED: &[&str] = &[
 /// iolab's own flags of `run` that take no value.
 pub const OWN_FLAGS: &[&str] = &[
     "--allow-overwrite",
+    "--explain",
     "--drop-caches",
     "--no-store",
     "--verbose",

@@ -41,6 +41,17 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
         return write_out(&fio_flags::showcmd(&files, &fio.section)?, None);
     }
     let formats = fio_flags::formats(&args.output_format, fio)?;
+    if args.explain && formats.iter().any(|f| *f != "normal") {
+        return Err(Error::usage(
+            "--explain",
+            format!(
+                "explains after the normal report only, not with --output-format={}: its \
+                 output must stay one document; `iolab explain ID --json` gives the \
+                 explanation as JSON",
+                args.output_format
+            ),
+        ));
+    }
     if fio_flags::debugs(fio, "parse") {
         // fio's debug log goes to stdout: `parse    PID text`.
         let pid = std::process::id();
@@ -129,10 +140,22 @@ pub fn execute(args: RunArgs, job_args: &[String]) -> Result<()> {
     // A run that cannot be stored still shows its results and writes its
     // files; the failure is the command's error at the end (exit 1).
     let mut not_stored = None;
+    let mut stored = None;
     if let Some(st) = &mut store {
         match st.insert_run(&result, &command, args.store.label(), None) {
-            Ok(id) => say(&format!("stored as run {id} in {}", st.path().display())),
+            Ok(id) => {
+                stored = Some(id);
+                say(&format!("stored as run {id} in {}", st.path().display()))
+            }
             Err(e) => not_stored = Some(e),
+        }
+    }
+    if args.explain {
+        let e = super::explain::of_result(&result, store.as_ref(), stored)?;
+        let text = super::explain::text(&e);
+        match &args.output {
+            None => write_out(&text, None)?,
+            Some(p) => append_log(p, |w| w.write_all(text.as_bytes()))?,
         }
     }
     if let (Some(p), Some(svg)) = (flame.profiler.take(), &args.flamegraph) {

@@ -121,6 +121,7 @@ pub fn run(ctx: &mut LabCtx, sizes: &[&str], each: u64) -> Result<Injected> {
     let mut t = Table::new(headers);
     let mut found: BTreeMap<(String, String, bool), Config> = BTreeMap::new();
     let mut runs = Vec::new();
+    let mut whys: BTreeMap<(String, bool), String> = BTreeMap::new();
     let mut read_ahead = None;
     let delays = ctx.delays;
     for delay in delays {
@@ -173,6 +174,13 @@ pub fn run(ctx: &mut LabCtx, sizes: &[&str], each: u64) -> Result<Injected> {
                     }
                     let (r, id) = ctx.run_job(&args)?;
                     runs.extend(id);
+                    if *bs == sizes[0] {
+                        let pass = format!("with --delay {delay}, the cold {bs} {mode} pass");
+                        whys.insert(
+                            (delay.clone(), direct),
+                            ctx.explain_reps(&r, id, 0..1).named(pass).headline(),
+                        );
+                    }
                     let c = &mut sides[side];
                     c.passes.cold.push(bw(&r, 0));
                     c.passes.warm.push(bw(&r, 1));
@@ -238,9 +246,14 @@ pub fn run(ctx: &mut LabCtx, sizes: &[&str], each: u64) -> Result<Injected> {
             budget.cap_ms
         ),
     ];
+    let mut answer = sentence(&at);
+    for w in whys.values() {
+        answer.push(' ');
+        answer.push_str(w);
+    }
     Ok(Injected {
         table: t,
-        answer: sentence(&at),
+        answer,
         setup,
         runs,
     })

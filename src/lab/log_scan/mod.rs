@@ -74,6 +74,7 @@ impl Lab for LogScan {
             "run",
         ]);
         let mut rows: Vec<(String, bool, f64, f64)> = Vec::new();
+        let mut whys = Vec::new();
         let mut runs = Vec::new();
         for bs in sizes {
             for direct in [false, true] {
@@ -86,6 +87,10 @@ impl Lab for LogScan {
                 let args = scan_job(name, &files, each, bs, direct);
                 let (r, id) = ctx.run_job(&args)?;
                 runs.extend(id);
+                if *bs == sizes[0] {
+                    let pass = format!("the cold {bs} {mode} pass");
+                    whys.push(ctx.explain_reps(&r, id, 0..1).named(pass).headline());
+                }
                 let (cold, warm) = (bw(&r, 0), bw(&r, 1));
                 t.push(
                     [bs.to_string(), mode.into(), fig(cold), fig(warm)]
@@ -125,6 +130,10 @@ impl Lab for LogScan {
             fig(d_large.2),
             fig(d_large.3),
         );
+        for w in &whys {
+            o.answer.push(' ');
+            o.answer.push_str(w);
+        }
         let series = |direct: bool, warm: bool, name: &str| Series {
             name: name.into(),
             spread: None,
