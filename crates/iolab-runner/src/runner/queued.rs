@@ -90,6 +90,10 @@ pub(super) fn run<E: Engine, const PACE: bool>(
     };
     let mut filling = true;
     let mut interrupted = false;
+    // The plan's pass ended with I/Os in flight: the next reap takes them all.
+    let mut pass_end = false;
+    // At the pass's end, whether a sync was due before its drain.
+    let mut drained: Option<bool> = None;
     if let Some(v) = &mut cx.verifier {
         v.at_fetch = true;
     }
@@ -121,12 +125,24 @@ pub(super) fn run<E: Engine, const PACE: bool>(
             }
             let mut io = IoUnit::default();
             if !cx.look.next_into(&cx.fds, &mut cx.advise, &mut io) {
-                // A pass read back is complete first: reap, then come back.
-                if q.in_flight + q.unsubmitted.len() > 0 && cx.reads_back() {
+                // A pass ends with its I/Os complete, as fio's do_io
+                // drains its queue before the next loop: reap them all,
+                // then come back.
+                if q.in_flight + q.unsubmitted.len() > 0 {
+                    // fio decides a sync at the fetch that found no I/O,
+                    // before it drains: the drain's completions make none.
+                    if drained.is_none() {
+                        drained = Some(cx.syncs.pending.is_some());
+                    }
+                    pass_end = true;
                     break;
                 }
                 if cx.next_pass() {
+                    drained = None;
                     continue;
+                }
+                if drained.take() == Some(false) {
+                    cx.syncs.pending = None;
                 }
                 filling = false;
                 break;
@@ -230,7 +246,7 @@ pub(super) fn run<E: Engine, const PACE: bool>(
         // when draining; a full queue down to `iodepth_low`, as fio's
         // wait_for_completions.
         let full = q.free.is_empty();
-        let (min, max) = if filling {
+        let (min, max) = if filling && !std::mem::take(&mut pass_end) {
             let min = complete_min.min(q.busy());
             (min, complete_max.max(min.max(1)))
         } else {
