@@ -69,6 +69,9 @@ pub struct Evidence {
     pub dev_writes: u64,
     /// Mean wait of a device write, µs.
     pub dev_write_wait_us: f64,
+    /// Time the devices were busy (`io_ticks`; requests that overlap
+    /// count once), s.
+    pub dev_busy_s: f64,
     /// Share of the file pages cached when the run started (0-1).
     pub cached_before: Option<f64>,
     /// CPU time in user mode, s.
@@ -272,6 +275,7 @@ impl Evidence {
             self.dev_writes += d.write_ios;
             rticks += d.read_ticks;
             wticks += d.write_ticks;
+            self.dev_busy_s += d.io_ticks as f64 / 1e3;
         }
         if self.dev_reads > 0 {
             self.dev_read_wait_us = rticks as f64 * 1e3 / self.dev_reads as f64;

@@ -119,11 +119,14 @@ fn io_share(e: &Evidence) -> f64 {
     (e.depth_achieved / cap).min(1.0)
 }
 
-/// Share of the reads and writes that reached the device.
+/// Share of the reads and writes that reached the device: its reads for
+/// the run's reads, its writes for the run's writes (a read-only run's
+/// device writes are someone's write-back, not its I/O).
 fn device_share(e: &Evidence) -> f64 {
     let ops = (e.reads + e.writes) as f64;
+    let dev = e.dev_reads.min(e.reads) + e.dev_writes.min(e.writes);
     match ops > 0.0 {
-        true => ((e.dev_reads + e.dev_writes) as f64 / ops).min(1.0),
+        true => (dev as f64 / ops).min(1.0),
         false => 0.0,
     }
 }
@@ -464,21 +467,28 @@ struct DeviceLatency;
 impl Rule for DeviceLatency {
     fn judge(&self, e: &Evidence, c: Option<&Ceilings>, device: bool) -> Option<Finding> {
         let dev = device_share(e);
-        if dev < 0.5 || e.lat_mean_us <= 0.0 {
+        if dev < 0.5 || e.lat_mean_us <= 0.0 || cached(e) {
             return None;
         }
-        let little = e.depth_achieved * 1e6 / e.lat_mean_us;
+        // What the device alone allows at the depth reached: depth over
+        // its own latency (the injected delay, else its reads' wait).
+        let own = e
+            .injected_delay_us
+            .or((e.dev_read_wait_us > 0.0).then_some(e.dev_read_wait_us))
+            .unwrap_or(e.lat_mean_us);
+        let little = e.depth_achieved * 1e6 / own;
         let mut text = format!(
-            "device latency: {} IOPS at depth {:.1} (iodepth {} × {} threads) with {} µs per I/O: \
-             {:.1} / {} µs = {} IOPS (Little's law)",
+            "device latency: {} IOPS at depth {:.1} (iodepth {} × {} threads) with {} µs per I/O \
+             (Little's law: depth = IOPS × latency); at that depth the device's own {} µs allow \
+             {} IOPS, {}% of it reached",
             fig(e.iops),
             e.depth_achieved,
             e.iodepth,
             e.threads,
             us(e.lat_mean_us),
-            e.depth_achieved,
-            us(e.lat_mean_us),
-            fig(little)
+            us(own),
+            fig(little),
+            pct(e.iops / little)
         );
         if e.dev_read_wait_us > 0.0 {
             text.push_str(&format!(
@@ -516,6 +526,7 @@ impl Rule for DeviceLatency {
                 .with("iops", e.iops)
                 .with("depth", e.depth_achieved)
                 .with("latency_us", e.lat_mean_us)
+                .with("device_latency_us", own)
                 .with("little_iops", little)
                 .with("injected_delay_us", e.injected_delay_us.unwrap_or(0.0)),
         )
@@ -526,30 +537,32 @@ struct DeviceWaits;
 impl Rule for DeviceWaits {
     fn judge(&self, e: &Evidence, _: Option<&Ceilings>, _: bool) -> Option<Finding> {
         let ios = e.dev_reads + e.dev_writes;
-        if ios == 0 || e.thread_s() <= 0.0 {
+        if ios == 0 || e.runtime_s <= 0.0 {
+            return None;
+        }
+        // Busy time, not the waits added up: overlapping requests count once.
+        let busy = (e.dev_busy_s / e.runtime_s).min(1.0);
+        if busy < 0.2 {
             return None;
         }
         let wait_us =
             e.dev_reads as f64 * e.dev_read_wait_us + e.dev_writes as f64 * e.dev_write_wait_us;
-        let share = (wait_us / 1e6 / e.thread_s()).min(1.0);
-        if share < 0.2 {
-            return None;
-        }
         let text = format!(
-            "device waits: {} device reads and {} writes of {} µs each on average took {}% of \
-             the time of {} operations{}",
+            "device waits: the device was busy {}% of the run with {} reads and {} writes of {} \
+             µs each on average, for {} operations{}",
+            pct(busy),
             e.dev_reads,
             e.dev_writes,
             us(wait_us / ios as f64),
-            pct(share),
             e.reads + e.writes,
             each_took(e)
         );
+        // The fallback when no finer rule names the device's part.
         Some(
-            Finding::new("device-waits", "device waits", share, text)
+            Finding::new("device-waits", "device waits", 0.7 * busy, text)
                 .with("device_ios", ios as f64)
                 .with("wait_us", wait_us / ios as f64)
-                .with("share", share),
+                .with("busy", busy),
         )
     }
 }

@@ -46,7 +46,17 @@ static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 impl TestDisk {
     /// `iolab disk up DIR ARGS` in a fresh scratch directory.
     pub fn up(args: &[&str]) -> TestDisk {
-        let mut d = TestDisk::new();
+        TestDisk::bring_up(TestDisk::new(), args)
+    }
+
+    /// As [`TestDisk::up`], in a scratch directory under the system's
+    /// temporary directory: under a target directory with a long path the
+    /// disk's control socket would be over SUN_LEN (108 bytes).
+    pub fn up_short(args: &[&str]) -> TestDisk {
+        TestDisk::bring_up(TestDisk::new_in(tempfile::tempdir().unwrap()), args)
+    }
+
+    fn bring_up(mut d: TestDisk, args: &[&str]) -> TestDisk {
         let out = d
             .cmd()
             .args(["disk", "up", s(&d.dir)])
@@ -69,7 +79,10 @@ impl TestDisk {
 
     /// A scratch directory and run directory, nothing up yet.
     pub fn new() -> TestDisk {
-        let scratch = super::scratch();
+        TestDisk::new_in(super::scratch())
+    }
+
+    fn new_in(scratch: tempfile::TempDir) -> TestDisk {
         let dir = scratch.path().join("mnt");
         let run = scratch.path().join("run");
         TestDisk {
