@@ -3,7 +3,7 @@
 //! device reads, a higher hit ratio, latency moved to fadvise, a deeper
 //! queue, less CPU per I/O), with each side's dominant limit.
 
-use super::Explanation;
+use super::explanation::{Explanation, capital};
 use super::finding::{fig, pct, us};
 use serde::Serialize;
 
@@ -65,13 +65,6 @@ impl DiffExplanation {
         }
         out
     }
-}
-
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }
 
 /// The factor between two positive figures (≥ 1), 1 when either is 0.
@@ -157,7 +150,7 @@ pub fn explain_diff(a: Explanation, b: Explanation) -> DiffExplanation {
             ),
         });
     }
-    let cpu_per = |e: &super::Evidence| {
+    let cpu_per = |e: &super::evidence::Evidence| {
         let ops = (e.reads + e.writes) as f64;
         (ops > 0.0).then(|| (e.cpu_user_s + e.cpu_sys_s) * 1e6 / ops)
     };

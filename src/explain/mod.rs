@@ -10,66 +10,15 @@ pub mod calibrate;
 pub mod ceilings;
 pub mod diff;
 pub mod evidence;
+pub mod explanation;
 pub mod finding;
 pub mod rules;
 
 use crate::store::{Store, StoredRun};
 use ceilings::Found;
 use evidence::Evidence;
+pub use explanation::Explanation;
 pub use finding::Finding;
-use serde::Serialize;
-
-/// Why a run went as it did.
-#[derive(Debug, Clone, Serialize)]
-pub struct Explanation {
-    /// The stored run explained.
-    pub run: Option<i64>,
-    /// What it is called in sentences (`run 12`, `pass 1`).
-    pub name: String,
-    /// The dominant limit, in words (`device latency`); "" when no rule
-    /// applies.
-    pub limit: String,
-    /// Its rule (`device-latency`).
-    pub rule: String,
-    /// Every finding, the dominant first.
-    pub findings: Vec<Finding>,
-    /// The ceilings used and what was left out.
-    pub ceilings: Found,
-    /// The evidence the rules read.
-    pub evidence: Evidence,
-}
-
-impl Explanation {
-    /// The explanation in a few sentences: the dominant limit's claim, the
-    /// other findings that account for a fifth of the run or more, and
-    /// what was left out.
-    pub fn sentences(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        match self.findings.first() {
-            Some(f) => out.push(format!("Dominant limit: {}.", capital(&f.text))),
-            None => out
-                .push("No rule applies: the run did no I/O that the rules can account for.".into()),
-        }
-        for f in self.findings.iter().skip(1).filter(|f| f.weight >= 0.2) {
-            out.push(format!("Also: {}.", f.text));
-        }
-        out.extend(self.ceilings.notes.iter().map(|n| format!("Note: {n}.")));
-        out
-    }
-
-    /// One sentence: what it is called and its dominant limit's claim.
-    pub fn headline(&self) -> String {
-        match self.findings.first() {
-            Some(f) => format!("{}: {}.", capital(&self.name), f.text),
-            None => format!("{}: no rule applies.", capital(&self.name)),
-        }
-    }
-
-    /// The finding of `rule`, if it applied.
-    pub fn finding(&self, rule: &str) -> Option<&Finding> {
-        self.findings.iter().find(|f| f.rule == rule)
-    }
-}
 
 /// Explains `e` against the ceilings `found`.
 pub fn explain(e: Evidence, found: Found, run: Option<i64>) -> Explanation {
@@ -91,14 +40,6 @@ pub fn explain(e: Evidence, found: Found, run: Option<i64>) -> Explanation {
         findings,
         ceilings: found,
         evidence: e,
-    }
-}
-
-impl Explanation {
-    /// The same, called `name` in sentences.
-    pub fn named(mut self, name: impl Into<String>) -> Explanation {
-        self.name = name.into();
-        self
     }
 }
 
@@ -126,11 +67,4 @@ pub fn explain_stored(store: &Store, id: i64) -> crate::Result<Explanation> {
     let e = evidence_of(&run)?;
     let found = ceilings::find(store, &run.env)?;
     Ok(explain(e, found, Some(id)))
-}
-
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }
