@@ -399,6 +399,13 @@ fn lab_log_scan_repeats_the_scans_on_slow_disks() {
         );
     }
     assert!(said.contains("p=") || said.contains("p<0.001"), "{said}");
+    // Then explain's word on the smallest buffers at 1 ms (seed 004's
+    // finding): buffered scans get readahead, O_DIRECT waits the delay.
+    for (mode, limit) in [("buffered", "readahead"), ("direct", "device latency")] {
+        let want = format!("With --delay 1ms, the cold 4k {mode} pass: {limit}");
+        assert!(text.contains(&want), "{want}: {text}");
+    }
+    assert!(text.contains("the injected disk added"), "{text}");
     // --size is the injected files' size too: every stored pass of the
     // 1m buffered scans read 4 files of 4 MiB twice, and there were several.
     let h =
