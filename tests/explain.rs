@@ -415,6 +415,14 @@ fn calibrated_ceilings_are_cited() {
     let (code, err) = fail(with_db(&db).args(["explain", "1"]));
     assert_eq!(code, code::USAGE, "{err}");
     assert_one_line(&err, &["run 1", "calibration"]);
+    // show prints the stored ceilings; a format with no form for them says so.
+    let shown = stdout_text(with_db(&db).args(["show", "1"]));
+    assert!(
+        shown.contains("Ceilings measured") && shown.contains("rand_iops_d1"),
+        "{shown}"
+    );
+    let (code, err) = fail(with_db(&db).args(["show", "1", "-f", "csv"]));
+    assert_eq!(code, code::USAGE, "{err}");
     let v = explain(&db, 2);
     assert_eq!(v["ceilings"]["run"], 1, "{}", v["ceilings"]);
     assert_eq!(v["ceilings"]["device"], true, "{}", v["ceilings"]);

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// The label (and kind) calibrations are stored under.
-pub const KIND: &str = "calibration";
+pub const KIND: &str = crate::store::kind::CALIBRATION;
 
 /// The ceilings measured on one machine for one directory's device.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -101,6 +101,8 @@ pub fn stored_run(r: &StoredRun, bins: bool, when: fn(i64) -> String) -> crate::
         super::trace::value(&crate::trace::store::load(r)?)
     } else if r.kind == kind::EXEC {
         super::exec::value(&crate::exec::store::load(r)?)
+    } else if r.kind == kind::CALIBRATION {
+        json!({ "calibration": r.decode::<Value>(kind::CALIBRATION, "calibration")? })
     } else {
         Json {
             bins,

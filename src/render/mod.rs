@@ -116,6 +116,9 @@ pub trait Exporter: Sync {
             Ok(self.trace(&crate::trace::store::load(r)?))
         } else if r.kind == kind::EXEC {
             Ok(self.exec(&crate::exec::store::load(r)?))
+        } else if r.kind == kind::CALIBRATION {
+            // Ceilings, not a run: normal and JSON show them.
+            Ok(None)
         } else {
             self.run(&r.result()?, here).map(Some)
         }

@@ -48,12 +48,24 @@ impl Exporter for Normal {
             super::trace::text(&crate::trace::store::load(r)?)
         } else if r.kind == kind::EXEC {
             super::exec::text(&crate::exec::store::load(r)?)
+        } else if r.kind == kind::CALIBRATION {
+            calibration(&r.decode::<serde_json::Value>(kind::CALIBRATION, "calibration")?)
         } else {
             text(&r.result()?)
         };
         let when = (here.when)(r.created_unix);
         Ok(Some(format!("{}\n{body}", super::stored::header(r, &when))))
     }
+}
+
+/// A stored calibration (`iolab calibrate`): its ceilings, one a line.
+fn calibration(v: &serde_json::Value) -> String {
+    let mut out =
+        String::from("Ceilings measured by iolab calibrate (iolab explain cites them):\n");
+    for (k, x) in v.as_object().into_iter().flatten() {
+        out.push_str(&format!("  {k}: {x}\n"));
+    }
+    out
 }
 
 /// The run as text: fio's layout ([`fio_text`]: the job lines, each

@@ -22,6 +22,8 @@ pub mod kind {
     pub const TRACE: &str = "trace";
     /// `iolab exec` (iolab's `exec::ExecResult`).
     pub const EXEC: &str = "exec";
+    /// `iolab calibrate` (iolab's `explain::ceilings::Ceilings`).
+    pub const CALIBRATION: &str = "calibration";
 }
 
 /// A run to be stored.
