@@ -267,7 +267,7 @@ fn on_tmpfs(dir: &Path) -> bool {
     // SAFETY: a valid C string and a zeroed statfs buffer.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     assert_eq!(unsafe { libc::statfs(c.as_ptr(), &mut st) }, 0);
-    st.f_type as i64 == libc::TMPFS_MAGIC as i64
+    st.f_type as i64 == libc::TMPFS_MAGIC
 }
 
 #[test]

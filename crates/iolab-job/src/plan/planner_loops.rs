@@ -45,6 +45,15 @@ impl Planner {
             .find(|&i| !self.files[i].finished)
     }
 
+    /// True when the pass now ending issued less than the regions hold:
+    /// its last block did not fit, or the random map ran out, so fio's
+    /// loop ended on a fetch that found no I/O (having issued a sync due
+    /// there), not on its bytes.
+    pub fn pass_short(&self) -> bool {
+        let size: u64 = self.p.regions.iter().map(|r| r.len).sum();
+        self.bytes - self.bytes_at_loop < size
+    }
+
     /// True when the sequence ended before the job's bytes were all issued
     /// (`size` per loop, or `io_size`): the last block did not fit, or the
     /// random map ran out. fio's loop then asks for one more I/O, and a

@@ -56,6 +56,11 @@ impl Lookahead {
         self.planner.another_pass(done, reads_back)
     }
 
+    /// See [`Planner::pass_short`].
+    pub fn pass_short(&self) -> bool {
+        self.planner.pass_short()
+    }
+
     /// See [`Planner::ended_short`].
     pub fn ended_short(&self) -> bool {
         self.planner.ended_short()

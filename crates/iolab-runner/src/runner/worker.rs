@@ -265,7 +265,7 @@ fn run<E: Engine>(c: Clone<'_>, mut engine: E) -> (Totals, bool) {
         diskless: E::DISKLESS,
         by_prio: (cfg.cmdprio.used())
             .then(|| (sched.ioprio).map_or(0, |(c, l)| crate::engine::cmdprio::ioprio(c, l))),
-        syncs: super::syncs::Syncs::new(fsync_every),
+        syncs: super::syncs::Syncs::new(fsync_every, E::QUEUED),
         series: Ticker::new(None, 0),
         hist: None,
         io_log,

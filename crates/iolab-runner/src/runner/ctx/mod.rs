@@ -267,12 +267,13 @@ impl Ctx<'_> {
             return false;
         }
         let done = self.recs.iter().map(|d| d.bytes).sum();
+        let short = self.look.pass_short();
         self.look.another_pass(done, self.reads_back());
         if !self.look.next_pass(&self.fds, &mut self.advise) {
             return false;
         }
         if self.look.counts_loops() {
-            self.syncs.new_loop();
+            self.syncs.new_loop(short);
         }
         if self.verifier.as_ref().is_none_or(|v| v.pass_drops) {
             for &fd in &self.fds {
@@ -305,9 +306,7 @@ impl Ctx<'_> {
     /// issued ([`super::syncs`]).
     #[inline]
     pub fn count_issue(&mut self, io: &IoUnit) {
-        let look = &mut self.look;
-        let write = io.write.then_some(io.file);
-        self.syncs.issued(write, |done| look.loop_starts_at(done));
+        self.syncs.issued(io.write.then_some(io.file));
     }
 
     /// Issues the syncs [`Self::after_write`] made due, now that another
