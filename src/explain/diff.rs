@@ -132,7 +132,9 @@ pub fn explain_diff(a: Explanation, b: Explanation) -> DiffExplanation {
     if ea.lat_mean_us > 0.0 && eb.lat_mean_us > 0.0 {
         changes.push(Change {
             what: "latency",
-            factor: factor(ea.lat_mean_us, eb.lat_mean_us) * 0.99,
+            // Mostly the effect of the others: first only when they moved
+            // less than half as much.
+            factor: factor(ea.lat_mean_us, eb.lat_mean_us) * 0.5,
             text: format!(
                 "the mean latency went {} µs → {} µs",
                 us(ea.lat_mean_us),

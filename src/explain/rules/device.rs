@@ -190,10 +190,13 @@ impl Rule for DeviceLatency {
         }
         // What the device alone allows at the depth reached: depth over
         // its own latency (the injected delay, else its reads' wait).
+        // The disk's counters hold other processes' requests too: a wait
+        // longer than the run's own I/Os is not all of them.
         let own = e
             .injected_delay_us
             .or((e.dev_read_wait_us > 0.0).then_some(e.dev_read_wait_us))
-            .unwrap_or(e.lat_mean_us);
+            .unwrap_or(e.lat_mean_us)
+            .min(e.lat_mean_us);
         let little = e.depth_achieved * 1e6 / own;
         let mut text = format!(
             "device latency: {} IOPS at depth {:.1} (iodepth {} × {} threads) with {} µs per I/O \
@@ -265,6 +268,11 @@ impl Rule for DeviceWaits {
         }
         let wait_us =
             e.dev_reads as f64 * e.dev_read_wait_us + e.dev_writes as f64 * e.dev_write_wait_us;
+        // A run whose slowest I/Os are far quicker than a device request
+        // did not wait for these: they were other processes'.
+        if e.lat_p99_us > 0.0 && wait_us / ios as f64 > 4.0 * e.lat_p99_us {
+            return None;
+        }
         let text = format!(
             "device waits: the device was busy {}% of the run with {} reads and {} writes of {} \
              µs each on average, for {} operations{}",
