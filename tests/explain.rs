@@ -16,15 +16,15 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-/// `iolab run ARGS` through `cmd` (the binary, or a disk's `cmd()`),
-/// storing into `db`.
-
 /// The tests one at a time: a disk's counters hold every process's
 /// requests, and one test's cold reads would read as another's misses.
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
     ONE.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// `iolab run ARGS` through `cmd` (the binary, or a disk's `cmd()`),
+/// storing into `db`.
 fn store_run(mut cmd: Command, db: &Path, args: &[String]) {
     succeed(cmd.env("IOLAB_DB", db).arg("run").args(args));
 }
