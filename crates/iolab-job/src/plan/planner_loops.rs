@@ -133,7 +133,11 @@ impl Planner {
         let Some(loops) = self.p.loops else {
             return false;
         };
-        if !self.p.restarts {
+        // A queued pass that ended on its bytes (fio's `bytes_issued`
+        // reached `size`) left its files open, so they start over; one
+        // that ended short found its files done (posixaio, `io_size=99k`
+        // over 66k whose 8k and 4k blocks leave 1k tails: fio one pass).
+        if !self.p.restarts && !(self.p.pass_bytes && !self.pass_short()) {
             return false;
         }
         // fio's keep_running asks exceeds_number_ios, which counts the

@@ -75,9 +75,10 @@ pub struct PlanParams {
     /// fio's files start over after the loops for `io_size` (`keep_running`):
     /// its `clear_io_state` forgets the files done only when `time_based`,
     /// `loops` > 1 or `do_verify` (libfio.c `reset_io_counters`), so with
-    /// `do_verify=0` and one loop the next pass finds every file done. A
-    /// queued engine's pass ends on its bytes before its file is done, so
-    /// it starts over all the same.
+    /// `do_verify=0` and one loop the next pass finds every file done.
+    /// False here still lets a pass that ended on its bytes (`pass_bytes`,
+    /// not short of `size`) start over: fio's `do_io` stopped before its
+    /// files were done (see [`super::Planner::another_pass`]).
     pub restarts: bool,
 }
 
@@ -139,7 +140,7 @@ impl PlanParams {
                 && job.writes()
                 && job.verify.on()
                 && job.verify.backlog > 0,
-            restarts: job.time_based || job.loops > 1 || job.verify.do_verify || job.queued(),
+            restarts: job.time_based || job.loops > 1 || job.verify.do_verify,
             sync_every: if job.writes() {
                 job.fsync.max(job.files.fdatasync)
             } else {
