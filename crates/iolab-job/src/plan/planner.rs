@@ -80,9 +80,7 @@ impl Planner {
         // queued engine does more than `size` before its loop ends.
         let pass = size.max(p.access.overwrite_pass);
         let grown = p.pass_bytes && pass > size;
-        let loop_limit = (p.pass_bytes && p.regions.len() > 1 && p.loops.is_some())
-            .then_some(pass)
-            .filter(|_| p.access.bytes_limit.is_none() || grown);
+        let loop_limit = (p.pass_bytes && p.regions.len() > 1 && p.loops.is_some()).then_some(pass);
         // With a verify backlog the pass may issue `size` more, its reads
         // and writes together; files still end where they do.
         let backlog = p.backlog_pass && p.loops.is_some();

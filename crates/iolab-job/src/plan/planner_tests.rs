@@ -296,3 +296,49 @@ fn strided_zones_count_the_bytes_of_all_files() {
     assert_eq!(of(0), [0, 4, 8, 12]);
     assert_eq!(of(1), [0, 1, 2, 3]);
 }
+
+#[test]
+fn io_size_restarts_only_files_not_done() {
+    // fio's keep_running with one loop and do_verify=0 (no `restarts`):
+    // a queued pass that ended on its bytes left its files open and goes
+    // on to io_size; one that ended short (4k blocks leave a 1k tail in
+    // each 33k file) found them done, and the job ends there.
+    let mut p = params(Pattern::Sequential, 0, (4096, 4096), 1);
+    p.mix = Mix::Write;
+    p.restarts = false;
+    for (len, want) in [(32 * 1024, 24), (33 * 1024, 16)] {
+        p.regions = vec![Region { start: 0, len }; 2];
+        p.access.bytes_limit = Some(3 * len);
+        assert_eq!(Planner::new(p.clone()).count(), want, "files of {len}");
+    }
+}
+
+#[test]
+fn queued_passes_over_files_end_at_size_with_io_size() {
+    // fio's do_io ends a queued pass once `size` bytes are issued, io_size
+    // or not; the passes go on for `loops`, then keep_running stops once
+    // io_size is done. Random offsets in strided zones never end a file
+    // on their own (fio's bssplit=32k/76:2k/24 in 32k zones read 3 passes
+    // of 32 I/Os where iolab read one of 112).
+    let mut p = params(Pattern::Random, 0, (8192, 8192), 3);
+    p.regions = vec![
+        Region {
+            start: 0,
+            len: 64 << 10
+        };
+        4
+    ];
+    p.access.zones = Some(crate::job::groups::access::Zones {
+        size: 32 << 10,
+        range: 32 << 10,
+        skip: 0,
+    });
+    p.access.bytes_limit = Some(3 * (512 << 10));
+    p.pass_breaks = true;
+    let mut pl = Planner::new(p);
+    let mut passes = vec![pl.by_ref().count()];
+    while pl.next_pass() {
+        passes.push(pl.by_ref().count());
+    }
+    assert_eq!(passes, [32; 3]);
+}
