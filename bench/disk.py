@@ -25,10 +25,19 @@ delay 0 idling 2 ms); a 20 MiB/s read cap (--bw) holding 17 to 20.6 MiB/s
 a run's mean latency within 10% (iolab runs, the disk's own time at delay 0
 taken off). Exits 1 when one is OFF.
 
+Speed (issue 38, `--part speed`): the same job with io_uring at depth 1 and 32
+on a disk of each transport (FUSE over io_uring, and read(2) on /dev/fuse),
+beside the plain loop device in the same rounds: depth-1 median latency at
+--delay 0 within the plain device's + 10 us, depth-32 IOPS at least 0.8 x
+its; --delay 50us and 200us at depth 1 adding their delay within 5% (median
+latency, over --delay 0 idling as long), depth 32 at 50us at least 20 x
+depth 1. FUSE over io_uring needs /sys/module/fuse/parameters/enable_uring
+set to 1: the bench sets it for its run and puts the old value back.
+
 Needs root, /dev/fuse, loop devices, fio, mkfs.ext4, and a release build
 (cargo build --release). Cleans up everything it made, also on Ctrl-C.
 
-usage: bench/disk.py [--rounds N] [--secs S] [--iolab PATH]
+usage: bench/disk.py [--rounds N] [--secs S] [--iolab PATH] [--part all|accuracy|speed]
 """
 
 import argparse
@@ -52,6 +61,17 @@ def fio(path, depth, secs, extra=()):
              "--time_based", "--output-format=json", *extra)
     r = json.loads(out[out.index("{"):])["jobs"][0]["read"]
     return r["iops"], r["clat_ns"]["mean"] / 1e3
+
+
+def fio_uring(path, depth, secs, extra=()):
+    """fio's O_DIRECT 4 KiB random reads of `path` with io_uring: (IOPS,
+    median total latency in us). Not the completion latency: a read that
+    completes inside io_uring_enter has a clat of under 1 us."""
+    out = sh("fio", "--name=b", f"--filename={path}", "--size=64m", "--rw=randread", "--bs=4k",
+             "--direct=1", "--ioengine=io_uring", f"--iodepth={depth}", f"--runtime={secs}",
+             "--time_based", "--lat_percentiles=1", "--output-format=json", *extra)
+    r = json.loads(out[out.index("{"):])["jobs"][0]["read"]
+    return r["iops"], r["lat_ns"]["percentile"]["50.000000"] / 1e3
 
 
 def fio_seq_mib_s(path, secs):
@@ -103,9 +123,9 @@ class Plain:
 
 
 class Disk:
-    def __init__(self, iolab, base):
-        self.iolab, self.mnt = iolab, os.path.join(base, "disk")
-        sh(iolab, "disk", "up", self.mnt, "--size", "256M")
+    def __init__(self, iolab, base, transport="auto"):
+        self.iolab, self.mnt = iolab, os.path.join(base, f"disk-{transport}")
+        sh(iolab, "disk", "up", self.mnt, "--size", "256M", "--transport", transport)
 
     def set(self, *rules):
         sh(self.iolab, "disk", "set", self.mnt, *rules)
@@ -119,7 +139,106 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--secs", type=int, default=3)
     ap.add_argument("--iolab", default=os.path.join(ROOT, "target/release/iolab"))
+    ap.add_argument("--part", default="all", choices=["all", "accuracy", "speed"])
     a = ap.parse_args()
+    if a.part in ("all", "speed"):
+        speed(a)
+    if a.part in ("all", "accuracy"):
+        accuracy(a)
+    sys.exit(1 if OFF else 0)
+
+
+URING = "/sys/module/fuse/parameters/enable_uring"
+
+
+def speed(a):
+    """Issue 38's table: both transports beside the plain loop device."""
+    base = tempfile.mkdtemp(prefix="iolab-bench-disk-")
+    old = open(URING).read().strip() if os.path.exists(URING) else None
+    made = []
+    try:
+        if old is not None:
+            with open(URING, "w") as f:
+                f.write("1")
+        plain = Plain(base)
+        made.append(plain)
+        disks = {}
+        for t in ("uring", "dev"):
+            disks[t] = Disk(a.iolab, base, t)
+            made.append(disks[t])
+            print(f"{t}: " + sh(a.iolab, "disk", "status", disks[t].mnt).splitlines()[2].strip(),
+                  file=sys.stderr)
+        files = {"plain": os.path.join(plain.mnt, "f")}
+        files.update({t: os.path.join(d.mnt, "f") for t, d in disks.items()})
+        for f in files.values():
+            fio_uring(f, 1, 1)  # lay out
+        rows = {}
+
+        def add(key, value):
+            rows.setdefault(key, []).append(value)
+        for r in range(a.rounds):
+            for d in (1, 32):
+                iops, p50 = fio_uring(files["plain"], d, a.secs)
+                add(("plain", "0", d, "iops"), iops)
+                add(("plain", "0", d, "p50"), p50)
+            for t, disk in disks.items():
+                for delay in ("0", "50us", "200us"):
+                    disk.set(*(["--delay", delay] if delay != "0" else []))
+                    for d in (1, 32):
+                        iops, p50 = fio_uring(files[t], d, a.secs)
+                        add((t, delay, d, "iops"), iops)
+                        add((t, delay, d, "p50"), p50)
+                disk.set()
+                for idle in ("50us", "200us"):
+                    add((t, "0+" + idle, 1, "p50"),
+                        fio_uring(files[t], 1, a.secs, [f"--thinktime={idle}"])[1])
+            print(f"speed round {r + 1}/{a.rounds} done", file=sys.stderr)
+        m = {k: statistics.median(v) for k, v in rows.items()}
+        print(f"\nSpeed: fio O_DIRECT 4 KiB randread, io_uring, {a.secs} s x {a.rounds} "
+              "interleaved rounds, medians")
+        print("| device | --delay | depth 1 p50 (us) | depth 1 IOPS | depth 32 IOPS | "
+              "d1 p50 - plain (us) | d32 / plain |")
+        print("|---|---|---|---|---|---|---|")
+        p1, p32 = m[("plain", "0", 1, "p50")], m[("plain", "0", 32, "iops")]
+        print(f"| plain loop over tmpfs | - | {p1:.1f} | {m[('plain', '0', 1, 'iops')]:,.0f} "
+              f"| {p32:,.0f} | - | - |")
+        for t in disks:
+            for delay in ("0", "50us", "200us"):
+                q1 = m[(t, delay, 1, "p50")]
+                q32 = m[(t, delay, 32, "iops")]
+                print(f"| iolab disk, {t} | {delay} | {q1:.1f} | {m[(t, delay, 1, 'iops')]:,.0f} "
+                      f"| {q32:,.0f} | {q1 - p1:+.1f} | {q32 / p32:.2f} |")
+        print("\nAdded latency at depth 1 (median), over --delay 0 idling as long:")
+        print("| transport | --delay | delay 0 idling (us) | with delay (us) | added (us) | error |")
+        print("|---|---|---|---|---|---|")
+        for t in disks:
+            for delay, want in (("50us", 50), ("200us", 200)):
+                idle, got = m[(t, "0+" + delay, 1, "p50")], m[(t, delay, 1, "p50")]
+                print(f"| {t} | {delay} | {idle:.1f} | {got:.1f} | {got - idle:.1f} "
+                      f"| {100 * (got - idle - want) / want:+.1f}% |")
+        print("\nTolerances (issue 38):")
+        for t in disks:
+            check(f"{t}: --delay 0 depth 1 p50 over the plain device (us)",
+                  m[(t, "0", 1, "p50")] - p1, float("-inf"), 10.0)
+            check(f"{t}: --delay 0 depth 32 IOPS / the plain device's (x)",
+                  m[(t, "0", 32, "iops")] / p32, 0.8, float("inf"))
+            for delay, want in (("50us", 50), ("200us", 200)):
+                check(f"{t}: --delay {delay} added at depth 1 (us)",
+                      m[(t, delay, 1, "p50")] - m[(t, "0+" + delay, 1, "p50")],
+                      0.95 * want, 1.05 * want)
+            check(f"{t}: --delay 50us depth 32 / depth 1 IOPS (x)",
+                  m[(t, "50us", 32, "iops")] / m[(t, "50us", 1, "iops")], 20.0, float("inf"))
+    finally:
+        for x in reversed(made):
+            x.close()
+        if old is not None:
+            with open(URING, "w") as f:
+                f.write("1" if old in ("Y", "1") else "0")
+        subprocess.run(["rm", "-rf", base])
+
+
+def accuracy(a):
+    """The accuracy of the delays, distributions, caps and replays."""
     base = tempfile.mkdtemp(prefix="iolab-bench-disk-")
     plain = disk = None
     try:
@@ -201,7 +320,6 @@ def main():
             if x:
                 x.close()
         subprocess.run(["rm", "-rf", base])
-    sys.exit(1 if OFF else 0)
 
 
 if __name__ == "__main__":

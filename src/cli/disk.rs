@@ -148,6 +148,11 @@ pub enum DiskCmd {
         /// many requests wait out the delay at once.
         #[arg(long, value_name = "KB")]
         read_ahead: Option<u32>,
+        /// How the block layer's daemon takes FUSE requests: auto
+        /// (io_uring when /sys/module/fuse/parameters/enable_uring is on,
+        /// else read(2) on /dev/fuse), uring (or fail), or dev.
+        #[arg(long, default_value = "auto", value_parser = ["auto", "uring", "dev"])]
+        transport: String,
         /// Seed of the random draws (delays, error shares).
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -202,6 +207,7 @@ pub fn execute(a: DiskArgs) -> Result<()> {
             backing,
             mount_options,
             read_ahead,
+            transport,
             seed,
             foreground,
             rules,
@@ -220,6 +226,7 @@ pub fn execute(a: DiskArgs) -> Result<()> {
                 image: image.map(|i| std::path::absolute(&i).unwrap_or(i)),
                 backing: backing.map(|b| std::path::absolute(&b).unwrap_or(b)),
                 read_ahead_kb: read_ahead,
+                transport,
                 mount_options,
                 rules: rules.pairs()?,
                 seed,

@@ -9,9 +9,18 @@ use crate::metrics::format::shell_path;
 use crate::metrics::format::{bytes_iec, ns};
 
 /// What a disk is made of, on one line.
+/// The transport of the block layer's FUSE requests comes on a line of
+/// its own ("transport: io_uring, 2 queues of 32").
 pub fn made_of(st: &State) -> String {
-    let parts: Vec<String> = st.parts.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    format!("{} layer: {}", st.spec.layer, parts.join(", "))
+    let parts: Vec<String> = (st.parts.iter())
+        .filter(|(k, _)| k != "transport")
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    let mut s = format!("{} layer: {}", st.spec.layer, parts.join(", "));
+    if let Some((_, t)) = st.parts.iter().find(|(k, _)| k == "transport") {
+        s.push_str(&format!("\n  transport: {t}"));
+    }
+    s
 }
 
 /// The lines `up` prints once DIR is usable.

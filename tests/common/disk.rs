@@ -17,10 +17,28 @@ pub fn can(test: &str) -> bool {
     } else if !Path::new("/dev/loop-control").exists() {
         "needs /dev/loop-control"
     } else {
+        enable_uring();
         return super::have("mkfs.ext4", test);
     };
     eprintln!("SKIP {test}: iolab disk {why}");
     false
+}
+
+/// The fuse module's switch for FUSE over io_uring.
+pub const ENABLE_URING: &str = "/sys/module/fuse/parameters/enable_uring";
+
+/// Turns FUSE over io_uring on, so disks brought up with `--transport
+/// auto` (the default) take it; tests/disk_transport.rs runs the other
+/// transport by name. Prints why when this kernel cannot.
+pub fn enable_uring() {
+    if std::fs::read_to_string(ENABLE_URING).is_ok_and(|v| v.trim() == "Y") {
+        return;
+    }
+    if let Err(e) = std::fs::write(ENABLE_URING, "1") {
+        eprintln!(
+            "note: cannot turn on FUSE over io_uring ({ENABLE_URING}: {e}): disks use /dev/fuse"
+        );
+    }
 }
 
 fn nix_root() -> bool {
@@ -57,12 +75,15 @@ impl TestDisk {
     }
 
     fn bring_up(mut d: TestDisk, args: &[&str]) -> TestDisk {
-        let out = d
-            .cmd()
-            .args(["disk", "up", s(&d.dir)])
-            .args(args)
-            .output()
-            .unwrap();
+        let mut cmd = d.cmd();
+        cmd.args(["disk", "up", s(&d.dir)]).args(args);
+        // The whole suite on the other transport: IOLAB_TEST_DISK_TRANSPORT=dev.
+        if let Ok(t) = std::env::var("IOLAB_TEST_DISK_TRANSPORT")
+            && !args.contains(&"--transport")
+        {
+            cmd.args(["--transport", &t]);
+        }
+        let out = cmd.output().unwrap();
         assert!(
             out.status.success(),
             "disk up {args:?}: {}",

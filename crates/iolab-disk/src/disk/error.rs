@@ -79,6 +79,9 @@ pub enum DiskError {
     /// A rule could not be read.
     #[error(transparent)]
     Rule(#[from] super::RuleError),
+    /// The block layer's FUSE server could not start or stop.
+    #[error(transparent)]
+    Fuse(#[from] super::fuse::FuseError),
     /// What the layer cannot do (`crash` on the file layer).
     #[error("the {layer} layer cannot {what}")]
     Unsupported {

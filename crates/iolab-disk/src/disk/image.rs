@@ -96,6 +96,16 @@ impl Image {
         Ok(buf)
     }
 
+    /// Reads into `buf` at `offset`, cut at the image's end: the bytes
+    /// read (the transport's buffer is filled in place, no copy between).
+    pub fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let end = (offset + buf.len() as u64).min(self.len);
+        let start = offset.min(end);
+        let n = (end - start) as usize;
+        self.read_into(start, &mut buf[..n])?;
+        Ok(n)
+    }
+
     fn read_into(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
         match &self.backing {
             Backing::Memory(m) => {

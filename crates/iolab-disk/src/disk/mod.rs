@@ -15,6 +15,7 @@ pub mod control;
 pub mod daemon;
 pub mod dist;
 pub mod error;
+pub mod fuse;
 pub mod gate;
 pub mod hist;
 pub mod image;

@@ -137,7 +137,8 @@ impl Planner {
         // reached `size`) left its files open, so they start over; one
         // that ended short found its files done (posixaio, `io_size=99k`
         // over 66k whose 8k and 4k blocks leave 1k tails: fio one pass).
-        if !self.p.restarts && !(self.p.pass_bytes && !self.pass_short()) {
+        let ended_on_bytes = self.p.pass_bytes && !self.pass_short();
+        if !self.p.restarts && !ended_on_bytes {
             return false;
         }
         // fio's keep_running asks exceeds_number_ios, which counts the

@@ -7,6 +7,7 @@ use super::injector::{Injector, Mounted, need_device};
 use super::spec::Spec;
 use crate::disk::block_fs::{BlockFs, IMAGE_NAME};
 use crate::disk::error::DiskError;
+use crate::disk::fuse;
 use crate::disk::gate::Gate;
 use crate::disk::image::Image;
 use crate::disk::state;
@@ -58,6 +59,20 @@ fn mkfs_of(
         })
 }
 
+/// The transport `--transport` names (`auto` when empty: state files
+/// from before it).
+fn transport_choice(name: &str) -> Result<fuse::TransportChoice, DiskError> {
+    match name {
+        "" | "auto" => Ok(fuse::TransportChoice::Auto),
+        "uring" => Ok(fuse::TransportChoice::Uring),
+        "dev" => Ok(fuse::TransportChoice::Device),
+        other => Err(DiskError::Usage {
+            what: format!("--transport {other}"),
+            expected: "auto, uring or dev".into(),
+        }),
+    }
+}
+
 /// True when `tool` is on PATH.
 fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH")
@@ -71,6 +86,7 @@ impl Injector for Block {
             loopdev::CONTROL,
             "a loop device puts the image under a file system",
         )?;
+        transport_choice(&spec.transport)?;
         let (fs, tool, _, package) = mkfs_of(&spec.fs)?;
         let reuse = spec.image.as_ref().is_some_and(|i| i.exists());
         let least: u64 = if spec.fs == "xfs" {
@@ -140,23 +156,22 @@ impl Injector for Block {
         let fuse_dir = run.join("fuse");
         std::fs::create_dir_all(&fuse_dir)
             .map_err(|e| DiskError::io(format!("cannot make {}", fuse_dir.display()), e))?;
-        let mut cfg = fuser::Config::default();
-        cfg.mount_options
-            .push(fuser::MountOption::FSName("iolab-disk".into()));
-        cfg.n_threads = Some(4);
-        let fs = BlockFs {
+        let handler = Arc::new(BlockFs {
             image: image.clone(),
             gate: gate.clone(),
+        });
+        let opts = fuse::Options {
+            transport: transport_choice(&spec.transport)?,
+            name: IMAGE_NAME.into(),
+            ..fuse::Options::default()
         };
-        let session = fuser::spawn_mount2(fs, &fuse_dir, &cfg).map_err(|e| {
-            DiskError::io(format!("cannot mount FUSE at {}", fuse_dir.display()), e)
-        })?;
+        let server = fuse::serve(&fuse_dir, handler, opts)?;
         let mut m = BlockMount {
             spec: spec.clone(),
             image,
             gate,
+            server: Some(server),
             fuse_dir,
-            session: Some(session),
             lo: None,
         };
         match m.attach_and_mount(fresh) {
@@ -197,8 +212,9 @@ struct BlockMount {
     spec: Spec,
     image: Arc<Image>,
     gate: Arc<Gate>,
+    /// The FUSE server of the image (None once unmounted).
+    server: Option<fuse::Server>,
     fuse_dir: PathBuf,
-    session: Option<fuser::BackgroundSession>,
     lo: Option<LoopDevice>,
 }
 
@@ -280,6 +296,9 @@ impl BlockMount {
 impl Mounted for BlockMount {
     fn parts(&self) -> Vec<(String, String)> {
         let mut p = vec![("fs".into(), self.spec.fs.clone())];
+        if let Some(s) = &self.server {
+            p.push(("transport".into(), s.transport().to_string()));
+        }
         if let Some(lo) = &self.lo {
             let dio = if lo.direct_io() {
                 "direct I/O"
@@ -340,14 +359,11 @@ impl Mounted for BlockMount {
         // Unmounting writes back what is dirty: at full speed, not delayed.
         self.gate.arm(false);
         let r = self.unmount_dir();
-        if let Some(s) = self.session.take() {
-            let fuse = self.fuse_dir.clone();
-            if s.umount_and_join().is_err() {
-                let _ = mount::unmount(&fuse, Duration::ZERO);
-            }
-        }
+        let served = self.server.take().map(|s| s.unmount());
         self.gate.close();
-        r
+        let r = r?;
+        served.transpose()?;
+        Ok(r)
     }
 }
 

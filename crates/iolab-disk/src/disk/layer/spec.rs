@@ -23,6 +23,11 @@ pub struct Spec {
     /// the kernel gives it: 128 or 2560 on Linux 6.18).
     #[serde(default)]
     pub read_ahead_kb: Option<u32>,
+    /// Block layer: how the daemon takes FUSE requests: `auto` (io_uring
+    /// when the fuse module's `enable_uring` is on, else /dev/fuse),
+    /// `uring` or `dev` (empty in state files from before: `auto`).
+    #[serde(default)]
+    pub transport: String,
     /// Mount options of the file system (`commit=60`).
     pub mount_options: String,
     /// The rules, as (flag, value): `("delay", "1ms")`.
