@@ -79,6 +79,19 @@ fn each_transport_delays_fails_crashes_and_goes_down_clean() {
             r["lat_ns"]["min"].as_u64().unwrap() >= 200_000,
             "{transport}: {r}"
         );
+        // The daemon says how close to their deadlines it answered (its
+        // precision is bench/disk.py's to measure; a loaded machine is late).
+        let p = d.status()["punctual"].clone();
+        let held = p["held"].as_u64().unwrap();
+        assert!(
+            held >= ops && p["on_time"].as_u64().unwrap() <= held,
+            "{transport}: {p}"
+        );
+        let text = d.disk("status", &[]);
+        assert!(
+            text.contains(&format!("delayed answers: {held}, ")),
+            "{text}"
+        );
         // Depth 32 overlaps them: 320 reads of 50 ms take 16 s one after
         // another, 0.5 s at depth 32; under 8 s proves the overlap.
         d.disk("set", &["--delay", "read=50ms"]);

@@ -77,6 +77,15 @@ pub fn status_text(found: &[Found]) -> String {
                         dir = shell_path(&st.spec.dir)
                     ));
                 }
+                if let Some(p) = s.punctual.as_ref().filter(|p| p.held > 0) {
+                    out.push_str(&format!(
+                        "  delayed answers: {}, {:.1}% within 2 us of their deadline (mean {} late, worst {})\n",
+                        p.held,
+                        100.0 * p.on_time as f64 / p.held as f64,
+                        ns(p.mean_late_ns as f64),
+                        ns(p.max_late_ns as f64),
+                    ));
+                }
                 if let Some(u) = s.unflushed {
                     out.push_str(&format!(
                         "  written, not yet flushed: {}\n",

@@ -42,6 +42,25 @@ pub struct Status {
     /// writing after a write error of its journal).
     #[serde(default)]
     pub read_only: bool,
+    /// How close to their deadlines the delayed answers went out (block
+    /// layer; None for the file layer).
+    #[serde(default)]
+    pub punctual: Option<Punctual>,
+}
+
+/// How close to their deadlines a disk's delayed answers went out, since
+/// it came up: the daemon's own precision, before the kernel and the
+/// program see the answer.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Punctual {
+    /// Answers held back by a delay.
+    pub held: u64,
+    /// Of which sent within 2 us of their deadline.
+    pub on_time: u64,
+    /// The mean lateness in ns.
+    pub mean_late_ns: u64,
+    /// The worst lateness in ns.
+    pub max_late_ns: u64,
 }
 
 /// The daemon's answer.

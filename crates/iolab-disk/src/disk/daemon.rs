@@ -136,5 +136,6 @@ fn status(st: &State, gate: &Gate, mounted: &dyn Mounted) -> Answer {
         counters,
         unflushed: mounted.unflushed(),
         read_only: crate::sys::mount::is_read_only(&st.spec.dir),
+        punctual: mounted.punctual(),
     }))
 }

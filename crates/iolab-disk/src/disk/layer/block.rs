@@ -328,6 +328,16 @@ impl Mounted for BlockMount {
         Some(self.image.unflushed())
     }
 
+    fn punctual(&self) -> Option<crate::disk::control::Punctual> {
+        let p = self.server.as_ref()?.punctuality();
+        Some(crate::disk::control::Punctual {
+            held: p.held,
+            on_time: p.on_time,
+            mean_late_ns: p.mean_late.as_nanos() as u64,
+            max_late_ns: p.max_late.as_nanos() as u64,
+        })
+    }
+
     fn crash(&mut self) -> Result<u64, DiskError> {
         // Nothing more reaches the image from the old mount: its handles
         // are stale once the epoch moves, and the undo log is played back.

@@ -33,6 +33,12 @@ pub trait Mounted: Send {
     /// Bytes written and not yet flushed (None: the layer does not track them).
     fn unflushed(&self) -> Option<u64>;
 
+    /// How close to their deadlines delayed answers went out (None: the
+    /// layer does not measure it).
+    fn punctual(&self) -> Option<crate::disk::control::Punctual> {
+        None
+    }
+
     /// Power loss: drops every write not yet flushed and mounts the file
     /// system again; the bytes dropped.
     fn crash(&mut self) -> Result<u64, DiskError>;
