@@ -821,6 +821,21 @@ EXPLAINED = [
      "follows the device's timing; iolab syncs once a point (docs/fio-compat.md, fsync)",
      lambda o, f, A, B: f == "sync.N" and _opt(o, "ioengine") in ("io_uring", "posixaio")
      and (1 <= B[f] <= A[f] or A[f] == B[f] == 0)),
+    ("queued-sync-pileup-verify",
+     "fsync/fdatasync with io_uring or posixaio over several files, verified: each of "
+     "fio's piled-up syncs (queued-sync-pileup) takes a file's turn (io_u.c get_io_u "
+     "-> set_io_u_file), so where its writes land, and which blocks of wrapping "
+     "zones are written twice and read back once, follows the device's timing "
+     "(io_uring depth 4, 4 files in 20k/44k strided zones, fsync=48: fio read back "
+     "320, 321 and 320 of 322 writes in three runs, with 24, 22 and 24 syncs; psync "
+     "and iolab read back all 322)",
+     lambda o, f, A, B: f.startswith("read.") and _opt(o, "ioengine") in ("io_uring", "posixaio")
+     and _sync_every(o) > 0 and int(_opt(o, "nrfiles") or 1) > 1
+     and _opt(o, "verify") not in (None, "0", "null")
+     and A.get("sync.N", 0) > B.get("sync.N", 0)
+     and _same_nonzero(A, B, f.replace("read.", "write."))
+     and 0 < A[f] <= A[f.replace("read.", "write.")]
+     and 0 < B[f] <= B[f.replace("read.", "write.")]),
     ("variable-bs-sync-threshold",
      "fsync/fdatasync=N with drawn sizes on io_uring/posixaio: each tool syncs once "
      "its own drawn writes reach N, and fio's piled-up syncs multiply its count "
