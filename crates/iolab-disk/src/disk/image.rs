@@ -53,9 +53,13 @@ pub struct Image {
 pub struct Stale;
 
 impl Image {
-    /// `len` bytes of zeros in memory (pages are taken when written).
+    /// `len` bytes of zeros in memory (pages are taken when written: 2 MiB
+    /// at a time where transparent huge pages are allowed, see
+    /// `advise_huge`).
     pub fn memory(len: u64) -> Image {
-        Image::with(Backing::Memory(RwLock::new(vec![0u8; len as usize])), len)
+        let bytes = vec![0u8; len as usize];
+        advise_huge(&bytes);
+        Image::with(Backing::Memory(RwLock::new(bytes)), len)
     }
 
     /// The bytes of `file` (its length).
@@ -234,6 +238,32 @@ impl Image {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Log> {
         self.log.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Asks for transparent huge pages (2 MiB) over the whole huge pages
+/// inside `buf` (THP is `madvise` on many systems): a 4 KiB read at a
+/// random offset of a large image then misses the TLB far less. With 4 KiB
+/// pages the copy out of the image was the queue threads' largest cost at
+/// depth 32 (its first load stalled); with huge pages the daemon's CPU
+/// time per 4 KiB O_DIRECT read fell from 2.6 to 1.7 us (issue 38). With
+/// THP `never` this does nothing.
+fn advise_huge(buf: &[u8]) {
+    const HUGE: usize = 2 << 20;
+    let at = buf.as_ptr() as usize;
+    let first = at.div_ceil(HUGE) * HUGE;
+    let last = (at + buf.len()) / HUGE * HUGE;
+    if last > first {
+        // SAFETY: [first, last) lies inside `buf`'s allocation (anonymous
+        // memory from the allocator); MADV_HUGEPAGE only changes how the
+        // kernel backs those pages, never the bytes they hold.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_HUGEPAGE,
+            );
+        }
     }
 }
 
