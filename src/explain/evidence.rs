@@ -335,6 +335,14 @@ impl Evidence {
         }
     }
 
+    /// True when the devices' reads during the run cannot be its own: it
+    /// only read, buffered, files wholly cached as it started, so what the
+    /// disk read was another process's (the disk's counters hold every
+    /// process's requests).
+    pub fn device_reads_foreign(&self) -> bool {
+        !self.direct && self.writes == 0 && self.cached_before.is_some_and(|c| c >= 0.999)
+    }
+
     /// Mean size of a device read, bytes.
     pub fn dev_read_size(&self) -> f64 {
         match self.dev_reads {

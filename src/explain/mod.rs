@@ -68,3 +68,49 @@ pub fn explain_stored(store: &Store, id: i64) -> crate::Result<Explanation> {
     let found = ceilings::find(store, &run.env)?;
     Ok(explain(e, found, Some(id)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The evidence of tests/explain.rs's tiny cached reads on a machine
+    /// where another process read from the disk during the run: the file
+    /// was wholly cached, so those reads were not the run's (its rule had
+    /// been "readahead", 100 device reads "for" 200,000 cached reads).
+    #[test]
+    fn device_reads_of_others_during_a_cached_run_are_not_its_own() {
+        let e = Evidence {
+            engine: "psync".into(),
+            io_size: 50.0,
+            iodepth: 1,
+            threads: 1,
+            cpus: 2,
+            reads: 200_000,
+            read_bytes: 10_000_000,
+            runtime_s: 0.15,
+            iops: 1_333_744.0,
+            lat_mean_us: 0.48,
+            lat_p50_us: 0.375,
+            depth_achieved: 0.64,
+            dev_reads: 100,
+            dev_read_bytes: 868_352,
+            dev_read_wait_us: 660.0,
+            dev_writes: 22,
+            dev_busy_s: 0.004,
+            cached_before: Some(1.0),
+            cpu_user_s: 0.058,
+            cpu_sys_s: 0.087,
+            ..Evidence::default()
+        };
+        assert!(e.device_reads_foreign());
+        let x = explain(e.clone(), Found::default(), None);
+        assert_eq!(x.rule, "per-call", "{x:?}");
+        // Without the whole file cached they could be its own.
+        let partly = Evidence {
+            cached_before: Some(0.5),
+            ..e
+        };
+        assert!(!partly.device_reads_foreign());
+        assert_ne!(explain(partly, Found::default(), None).rule, "per-call");
+    }
+}

@@ -72,10 +72,12 @@ impl Rule for CpuBound {
 }
 
 /// True when the reads came from the page cache: the devices read under
-/// 1% of the bytes read (bytes, not requests: readahead reads large), and
-/// none of them direct.
+/// 1% of the bytes read (bytes, not requests: readahead reads large), or
+/// what they read was another process's; and none of them direct.
 pub(super) fn cached(e: &Evidence) -> bool {
-    !e.direct && e.reads > 0 && (e.dev_read_bytes as f64) < 0.01 * e.read_bytes as f64
+    !e.direct
+        && e.reads > 0
+        && (e.device_reads_foreign() || (e.dev_read_bytes as f64) < 0.01 * e.read_bytes as f64)
 }
 
 /// Copying an I/O's bytes at the page cache's bandwidth, µs (the

@@ -83,7 +83,11 @@ impl Rule for HitsMisses {
         }
         // The slow I/Os are misses only when the device read about as often.
         let slow_ios = slow.share * (e.reads + e.writes) as f64;
-        if e.direct || e.dev_reads == 0 || slow_ios > 2.0 * e.dev_reads as f64 + 2.0 {
+        if e.direct
+            || e.dev_reads == 0
+            || e.device_reads_foreign()
+            || slow_ios > 2.0 * e.dev_reads as f64 + 2.0
+        {
             return None;
         }
         let slow_time = slow.share * slow.center_us
@@ -124,7 +128,7 @@ impl Rule for Readahead {
         if e.direct || e.dev_reads == 0 || e.reads == 0 || e.io_size < 1.0 {
             return None;
         }
-        if size < 2.0 * e.io_size {
+        if e.device_reads_foreign() || size < 2.0 * e.io_size {
             return None;
         }
         if e.dev_reads as f64 > 0.5 * e.reads as f64 {
@@ -258,7 +262,7 @@ pub(super) struct DeviceWaits;
 impl Rule for DeviceWaits {
     fn judge(&self, e: &Evidence, _: Option<&Ceilings>, _: bool) -> Option<Finding> {
         let ios = e.dev_reads + e.dev_writes;
-        if ios == 0 || e.runtime_s <= 0.0 {
+        if ios == 0 || e.runtime_s <= 0.0 || e.device_reads_foreign() {
             return None;
         }
         // Busy time, not the waits added up: overlapping requests count once.

@@ -22,7 +22,12 @@ pub(super) fn io_share(e: &Evidence) -> f64 {
 /// device writes are someone's write-back, not its I/O).
 pub(super) fn device_share(e: &Evidence) -> f64 {
     let ops = (e.reads + e.writes) as f64;
-    let dev = e.dev_reads.min(e.reads) + e.dev_writes.min(e.writes);
+    let own_reads = if e.device_reads_foreign() {
+        0
+    } else {
+        e.dev_reads
+    };
+    let dev = own_reads.min(e.reads) + e.dev_writes.min(e.writes);
     match ops > 0.0 {
         true => (dev as f64 / ops).min(1.0),
         false => 0.0,
