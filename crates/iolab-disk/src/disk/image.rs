@@ -250,40 +250,35 @@ impl Image {
 /// THP `never` this does nothing.
 fn advise_huge(buf: &[u8]) {
     const HUGE: usize = 2 << 20;
-    let at = buf.as_ptr() as usize;
-    let first = at.div_ceil(HUGE) * HUGE;
-    let last = (at + buf.len()) / HUGE * HUGE;
-    if last > first {
-        // SAFETY: [first, last) lies inside `buf`'s allocation (anonymous
-        // memory from the allocator); MADV_HUGEPAGE only changes how the
-        // kernel backs those pages, never the bytes they hold.
+    if let Some((first, len)) = whole_units(buf.as_ptr() as usize, buf.len(), HUGE) {
+        // SAFETY: [first, first + len) lies inside `buf`'s allocation
+        // (anonymous memory from the allocator); MADV_HUGEPAGE only changes
+        // how the kernel backs those pages, never the bytes they hold.
         unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_HUGEPAGE,
-            );
+            libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
         }
     }
+}
+
+/// The stretch of whole `unit`-aligned units inside `len` bytes at `at`:
+/// (its start, its length), None when no whole unit fits.
+fn whole_units(at: usize, len: usize, unit: usize) -> Option<(usize, usize)> {
+    let first = at.div_ceil(unit) * unit;
+    let last = (at + len) / unit * unit;
+    (last > first).then(|| (first, last - first))
 }
 
 /// Gives the whole pages inside `buf` (already zero) back to the system.
 fn release_pages(buf: &mut [u8]) {
     let page = crate::sys::machine::page_size() as usize;
-    let at = buf.as_mut_ptr() as usize;
-    let first = at.div_ceil(page) * page;
-    let last = (at + buf.len()) / page * page;
-    if last > first {
-        // SAFETY: [first, last) lies inside `buf`, which we borrow mutably
-        // and which holds only zeros; MADV_DONTNEED on private anonymous
-        // memory makes those pages read as zeros again, so the bytes seen
-        // through `buf` do not change. No allocator metadata is in it.
+    if let Some((first, len)) = whole_units(buf.as_mut_ptr() as usize, buf.len(), page) {
+        // SAFETY: [first, first + len) lies inside `buf`, which we borrow
+        // mutably and which holds only zeros; MADV_DONTNEED on private
+        // anonymous memory makes those pages read as zeros again, so the
+        // bytes seen through `buf` do not change. No allocator metadata is
+        // in it.
         unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_DONTNEED,
-            );
+            libc::madvise(first as *mut libc::c_void, len, libc::MADV_DONTNEED);
         }
     }
 }
