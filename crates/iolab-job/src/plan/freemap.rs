@@ -35,12 +35,6 @@ impl FreeMap {
         self.full.fill(0);
     }
 
-    /// True when `slot` is taken.
-    #[inline]
-    pub fn is_set(&self, slot: u64) -> bool {
-        slot < self.len && self.bits[(slot / 64) as usize] & (1 << (slot % 64)) != 0
-    }
-
     /// fio's `axmap_next_free`: `slot` when free, else the first free slot
     /// after it, else the first from the start; `None` when all are taken.
     pub fn next_free(&self, slot: u64) -> Option<u64> {
@@ -85,12 +79,21 @@ impl FreeMap {
     }
 
     /// fio's `axmap_set_nr`: takes up to `nr` slots from `first`, stopping
-    /// at the first taken one; returns how many it took.
+    /// at the first taken one; returns how many it took. Like fio's, a run
+    /// goes on past the last slot to the end of its 64-slot word
+    /// (`__axmap_set` computes the clamp to the map's end but does not pass
+    /// it on), so an I/O that crosses a strided zone's end is cut only by
+    /// the slots past it that an earlier I/O took; those slots are never
+    /// drawn or found free.
     pub fn take_run(&mut self, first: u64, nr: u64) -> u64 {
+        let end = self.bits.len() as u64 * 64;
         let mut n = 0;
-        while n < nr && first + n < self.len && !self.is_set(first + n) {
+        while n < nr && first + n < end {
             let s = first + n;
             let w = (s / 64) as usize;
+            if self.bits[w] & (1 << (s % 64)) != 0 {
+                break;
+            }
             self.bits[w] |= 1 << (s % 64);
             if self.bits[w] == u64::MAX {
                 self.full[w / 64] |= 1 << (w % 64);
@@ -116,12 +119,27 @@ mod tests {
         // Many full words are skipped.
         assert_eq!(m.take_run(64, 9000), 9000);
         assert_eq!(m.next_free(100), Some(9064));
-        assert_eq!(m.take_run(9064, 10_000), 936);
+        // The run goes on to its word's end: slot 10,048.
+        assert_eq!(m.take_run(9064, 10_000), 984);
         assert_eq!(m.next_free(9999), Some(0));
         assert_eq!(m.take_run(0, 3), 3);
         assert_eq!(m.take_run(8, 56), 56);
         assert_eq!(m.next_free(0), None);
         m.clear();
         assert_eq!(m.next_free(9999), Some(9999));
+    }
+
+    #[test]
+    fn a_run_past_the_last_slot_takes_the_rest_of_its_word() {
+        // A strided zone of 16 slots: a 16-slot I/O at slot 11 crosses the
+        // zone's end and is not cut there (fio's axmap); a second one at
+        // slot 14 is cut where the first one's tail begins.
+        let mut m = FreeMap::new(16);
+        assert_eq!(m.take_run(11, 16), 16);
+        assert_eq!(m.next_free(11), Some(0));
+        assert_eq!(m.take_run(9, 16), 2);
+        // Past the word the map ends: 70 - 64 slots cannot be taken.
+        let mut m = FreeMap::new(16);
+        assert_eq!(m.take_run(60, 10), 4);
     }
 }
