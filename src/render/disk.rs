@@ -86,6 +86,14 @@ pub fn status_text(found: &[Found]) -> String {
                         ns(p.max_late_ns as f64),
                     ));
                 }
+                if let Some(f) = &s.failures {
+                    out.push_str(&format!(
+                        "  failed requests: {} answered EIO after the image handler panicked \
+                         (an iolab bug; the first: {}); the daemon's log has the backtrace\n",
+                        f.count,
+                        f.first.as_deref().unwrap_or("?")
+                    ));
+                }
                 if let Some(u) = s.unflushed {
                     out.push_str(&format!(
                         "  written, not yet flushed: {}\n",

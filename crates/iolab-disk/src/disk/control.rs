@@ -46,6 +46,10 @@ pub struct Status {
     /// layer; None for the file layer).
     #[serde(default)]
     pub punctual: Option<Punctual>,
+    /// Requests the daemon failed with EIO because its image handler
+    /// panicked (block layer; a bug of iolab's, never an injected fault).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failures: Option<super::fuse::Failures>,
 }
 
 /// How close to their deadlines a disk's delayed answers went out, since

@@ -137,5 +137,6 @@ fn status(st: &State, gate: &Gate, mounted: &dyn Mounted) -> Answer {
         unflushed: mounted.unflushed(),
         read_only: crate::sys::mount::is_read_only(&st.spec.dir),
         punctual: mounted.punctual(),
+        failures: mounted.failures().filter(|f| f.count > 0),
     }))
 }

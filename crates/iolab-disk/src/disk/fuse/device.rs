@@ -226,7 +226,7 @@ impl DeviceQueue {
         };
         let (head, out) = buf.split_at_mut(OUT);
         let mut body = Classic { input, out };
-        let outcome = self.files.dispatch(&h, arg, &mut body);
+        let outcome = self.files.answer(&h, arg, &mut body);
         let Outcome::Reply {
             errno,
             len,

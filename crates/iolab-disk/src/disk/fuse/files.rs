@@ -6,8 +6,9 @@
 //! from it, so the data is never copied here.
 
 use super::proto::{self, Wire, op};
-use super::{Answer, ImageHandler};
-use std::sync::Arc;
+use super::{Answer, Failures, ImageHandler};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
 
 /// The image's node id.
 pub(crate) const FILE_ID: u64 = 2;
@@ -96,6 +97,8 @@ pub(crate) fn room(opcode: u32, op_header: &[u8]) -> usize {
 pub(crate) struct Files {
     handler: Arc<dyn ImageHandler>,
     name: Box<[u8]>,
+    /// Requests whose handler panicked, answered EIO.
+    failures: Mutex<Failures>,
 }
 
 fn put<T: Wire>(v: &T, body: &mut impl Body) -> Outcome {
@@ -111,6 +114,34 @@ impl Files {
         Files {
             handler,
             name: name.as_bytes().into(),
+            failures: Mutex::new(Failures::default()),
+        }
+    }
+
+    /// The requests whose handler panicked so far.
+    pub(crate) fn failures(&self) -> Failures {
+        self.failures
+            .lock()
+            .map_or_else(|e| e.into_inner().clone(), |f| f.clone())
+    }
+
+    /// [`Self::dispatch`], with a panic of the handler caught: the request
+    /// fails with EIO and is counted, and the service thread goes on (a
+    /// thread that died would leave its queue's requests unanswered and
+    /// the mount hanging).
+    pub(crate) fn answer(&self, h: &proto::InHeader, arg: &[u8], body: &mut impl Body) -> Outcome {
+        match catch_unwind(AssertUnwindSafe(|| self.dispatch(h, arg, body))) {
+            Ok(o) => o,
+            Err(payload) => {
+                let why = (payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                let mut f = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+                f.count += 1;
+                f.first
+                    .get_or_insert_with(|| format!("opcode {}: {why}", h.opcode));
+                Outcome::error(libc::EIO)
+            }
         }
     }
 

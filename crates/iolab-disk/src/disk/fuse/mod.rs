@@ -98,6 +98,16 @@ impl Answer {
     }
 }
 
+/// Requests whose [`ImageHandler`] panicked: each was answered EIO and
+/// the server went on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Failures {
+    /// How many.
+    pub count: u64,
+    /// The first one: its opcode and the panic's message.
+    pub first: Option<String>,
+}
+
 /// Which transport to use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TransportChoice {

@@ -8,7 +8,7 @@ use super::mount::{self, Unmounted};
 use super::pace::Tally;
 use super::proto::{self, Wire, init};
 use super::uring::{self, Report, UringQueue};
-use super::{ImageHandler, Options, Punctuality, Transport, TransportChoice, sys};
+use super::{Failures, ImageHandler, Options, Punctuality, Transport, TransportChoice, sys};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,6 +33,7 @@ pub struct Server {
     threads: Vec<Worker>,
     session: Option<Arc<OwnedFd>>,
     tallies: Vec<Arc<Tally>>,
+    files: Option<Arc<Files>>,
     mounted: bool,
 }
 
@@ -63,10 +64,12 @@ pub fn serve(
         threads: Vec::new(),
         session: Some(session.clone()),
         tallies: Vec::new(),
+        files: None,
         mounted: true,
     };
     server.conn = mount::connection(&server.dir);
     let files = Arc::new(Files::new(handler, &opts.name));
+    server.files = Some(files.clone());
     match start(&mut server, &session, files, &opts, max_write) {
         Ok(()) => Ok(server),
         Err(e) => {
@@ -417,6 +420,14 @@ impl Server {
             t.add_to(&mut p);
         }
         p
+    }
+
+    /// The requests whose handler panicked (answered EIO) so far.
+    pub fn failures(&self) -> Failures {
+        self.files
+            .as_ref()
+            .map(|f| f.failures())
+            .unwrap_or_default()
     }
 
     /// Unmounts and joins every thread. A busy mount (a loop device still

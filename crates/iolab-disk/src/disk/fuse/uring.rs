@@ -393,7 +393,7 @@ impl Queue {
             buf: payload,
             input: ring.payload_sz as usize,
         };
-        let outcome = self.cfg.files.dispatch(&h, op_in, &mut body);
+        let outcome = self.cfg.files.answer(&h, op_in, &mut body);
         // Nothing comes through the ring without an answer; a silent one
         // (never seen) still commits, to get the entry back.
         let (errno, len, delay_ns) = match outcome {

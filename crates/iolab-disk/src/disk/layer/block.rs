@@ -338,6 +338,10 @@ impl Mounted for BlockMount {
         })
     }
 
+    fn failures(&self) -> Option<crate::disk::fuse::Failures> {
+        Some(self.server.as_ref()?.failures())
+    }
+
     fn crash(&mut self) -> Result<u64, DiskError> {
         // Nothing more reaches the image from the old mount: its handles
         // are stale once the epoch moves, and the undo log is played back.

@@ -39,6 +39,12 @@ pub trait Mounted: Send {
         None
     }
 
+    /// Requests failed because the layer's image handler panicked (None:
+    /// the layer does not catch them).
+    fn failures(&self) -> Option<crate::disk::fuse::Failures> {
+        None
+    }
+
     /// Power loss: drops every write not yet flushed and mounts the file
     /// system again; the bytes dropped.
     fn crash(&mut self) -> Result<u64, DiskError>;
