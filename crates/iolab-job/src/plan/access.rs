@@ -110,6 +110,9 @@ impl AccessPlan {
         let aligned = align == [sizes[0].0, sizes[1].0];
         let map = dist == DistPlan::Uniform
             && ((aligned && !a.norandommap) || a.random_generator == "lfsr");
+        // fio's td->o.norandommap as the rest of fio reads it: set by the
+        // option and by what turns the map off (init.c), not by lfsr.
+        let norandommap = a.norandommap || !aligned || dist != DistPlan::Uniform;
         // fio sorts a split by share (a stable sort: ties keep their order).
         let mut split = a.bssplit.clone();
         for s in &mut split {
@@ -129,7 +132,7 @@ impl AccessPlan {
             zones: a.zones,
             bytes_limit: (a.io_size > 0 && !job.time_based)
                 .then(|| a.io_size.saturating_mul(job.loops)),
-            overwrite_pass: if random && a.norandommap && job.writes() && !job.time_based {
+            overwrite_pass: if random && norandommap && job.writes() && !job.time_based {
                 a.io_size
             } else {
                 0
