@@ -622,8 +622,13 @@ def _number_ios_or_end(o, f, A, B):
         size -= nfiles * ((size // nfiles) % min(_all_sizes(o)))
     size *= _loops(o)
     back = lambda T: d == "read" or T.get("read.total_ios", 0) in (0, T.get("write.total_ios"))
+    # A verify backlog's reads count toward number_ios too: the writes and
+    # reads together pass it by less than a batch.
+    backlog = _size(_opt(o, "verify_backlog") or 0) if d == "write" else 0
+    both = lambda T: T.get("write.total_ios", 0) + T.get("read.total_ios", 0)
     stop = lambda T: T.get(d + ".total_ios", 0) <= n and (
-        T.get(d + ".total_ios") == n or size <= T.get(d + ".io_bytes", 0) <= _limit(o))
+        T.get(d + ".total_ios") == n or size <= T.get(d + ".io_bytes", 0) <= _limit(o)
+        or (backlog and n <= both(T) <= n + backlog))
     return all(stop(T) and back(T) for T in (A, B))
 
 
@@ -749,10 +754,11 @@ def _either_false_verify(o, f, A, B):
 
 def _overlap_in_flight(o):
     """Writes that overlap the ones before them (rw=write:-N: holes going
-    back) with several in flight on a queued engine: which lands last is the
-    device's order."""
+    back, or random writes whose blocks repeat) with several in flight on a
+    queued engine: which lands last is the device's order."""
     rw = str(_opt(o, "rw") or "")
-    return ":-" in rw and _opt(o, "ioengine") in ("io_uring", "libaio", "posixaio") \
+    repeats = "write" in rw.split(":")[0] and _random_repeats(o)
+    return (":-" in rw or repeats) and _opt(o, "ioengine") in ("io_uring", "libaio", "posixaio") \
         and int(_opt(o, "iodepth") or 1) > 1
 
 
@@ -808,12 +814,14 @@ EXPLAINED = [
     ("per-direction-bs-map",
      "random I/O with the map and a different smallest size per direction: fio 3.33 "
      "ends the job once its map (indexed in the wrong unit) says the end is free; "
-     "iolab covers the region, or ends on a draw of its last, partial block "
-     "(docs/fio-compat.md, bs)",
+     "iolab covers the region, or ends on a draw of its last, partial block; with "
+     "io_size past size fio's short passes are followed by more (keep_running), up to "
+     "io_size times loops (bs=4k,8k randwrite over 1008k: fio 51 writes a pass; with "
+     "loops=2 io_size=2016k fio 292 writes, iolab 2 passes of 126) (docs/fio-compat.md, bs)",
      lambda o, f, A, B: _per_dir_map(o) and (f.endswith("io_bytes") or f.endswith("total_ios")
                                            or f == "sync.N")
      and (A.get(f.replace("total_ios", "io_bytes"), 0) <= B.get(f.replace("total_ios", "io_bytes"), 0)
-          or _partial_last_block(o))),
+          or _partial_last_block(o) or _more_passes(o, f, A))),
     ("queued-sync-pileup",
      "fsync/fdatasync with io_uring or posixaio: fio queues its syncs and asks for "
      "another at every I/O until one completes (and again after any read or write "
@@ -883,6 +891,21 @@ EXPLAINED = [
      and _opt(o, "number_ios") is not None and _opt(o, "verify_backlog") is not None
      and _same_nonzero(A, B, "read.total_ios")
      and abs(A["write.total_ios"] - B["write.total_ios"]) <= _size(_opt(o, "verify_backlog"))),
+    ("queued-backlog-rewrites",
+     "a verify backlog on a queued engine over blocks written again and again "
+     "(sequential writes in strided zones over several files: fio's zone_bytes is the "
+     "job's, so files whose turn never finds it full stay in their first zone and "
+     "rewrite its blocks; or zones that wrap): a rewritten block leaves the log unread "
+     "(iolog.c log_io_piece), and whether a batch reads it first is timing (a batch "
+     "waits while the log's lowest block is a write in flight and starts only after a "
+     "write completed last). io_uring 4k over 4 files of 166k, zonesize=16k, "
+     "verify_backlog=5, 166 writes of 23 blocks: at depth 1 and 2 both tools read "
+     "back 166; at depth 4 fio 88-113 over runs, iolab 148-156; at depth 8 fio 52, "
+     "iolab 57",
+     lambda o, f, A, B: f.startswith("read.") and _queued_backlog_rewrites(o)
+     and _same_nonzero(A, B, "write.total_ios")
+     and 0 < A[f] <= A[f.replace("read.", "write.")]
+     and 0 < B[f] <= B[f.replace("read.", "write.")]),
     ("queued-backlog-overwrite-pass",
      "a queued engine's random writes without the map, with a verify backlog and "
      "io_size past size: fio's do_io pass ends once the writes reach io_size or once "
@@ -904,7 +927,10 @@ EXPLAINED = [
      "number_ios or at the files' end, whichever its own draws reach first "
      "(bssplit=8k/7:64k/31:4k/62 over 692k, number_ios=37: fio drew sizes that "
      "filled the file in 34, iolab drew 37 smaller; over 2,000 I/Os both average "
-     "22.4-22.5 KiB an I/O)",
+     "22.4-22.5 KiB an I/O); with a verify backlog its reads count too (psync "
+     "bsrange=4k-16k over 2032k, loops=3, number_ios=209, verify_backlog=56: fio "
+     "315-319 writes over seeds, iolab 315-321, each read back, so writes and reads "
+     "pass 627 by less than a batch)",
      lambda o, f, A, B: _number_ios_or_end(o, f, A, B)),
     ("random-repeats-files",
      "random offsets with repetition (norandommap, a distribution, percentage_random, "
@@ -962,11 +988,12 @@ EXPLAINED = [
      "'bad header offset 147456, wanted 0'; a file psync wrote passes fio's mmap "
      "verify_only), so its verify fails where iolab's, which wrote them in place, "
      "passes; with offset= past a small file it also writes fewer blocks than fio's "
-     "own psync on the same job, which writes iolab's count (docs/fio-compat.md, "
-     "Differences)",
+     "own psync on the same job, which writes iolab's count; a failure in the first "
+     "loop's read-back ends fio's job before the next loop's writes and syncs "
+     "(fsync=8, loops=2: fio 2 syncs, iolab 4) (docs/fio-compat.md, Differences)",
      lambda o, f, A, B: _opt(o, "ioengine") == "mmap" and _opt(o, "zonemode") == "strided"
      and (_fio_false_verify(o, f, A, B) or (
-         f.startswith("write.") and A.get(f, 0) <= B.get(f, 0)
+         (f.startswith("write.") or f == "sync.N") and A.get(f, 0) <= B.get(f, 0)
          and _fio_false_verify(o, "rc", A, B)))),
     ("fio-verify-overwritten",
      "random writes with the map and sequential stretches (randX:N, "
@@ -981,8 +1008,12 @@ EXPLAINED = [
      "flight on a queued engine: when an older write lands after a newer one it "
      "overwrites the newer block's header, so verify fails in either tool by the "
      "device's timing (fio 3.33 io_uring iodepth=3 direct, bs=32k write:-4k: 2 "
-     "failures in 10 runs; iolab the same at fio's depth) (docs/fio-compat.md, "
-     "Differences)",
+     "failures in 10 runs; iolab the same at fio's depth); and random writes whose "
+     "blocks repeat (norandommap, a distribution): io_uring depth 8, bs=32k, zipf:1.2 "
+     "over four 172k files, verify_backlog=24: iolab's verify failed once in the "
+     "fuzz ('bad magic header' where two writes to the same 32k overlapped) and "
+     "passed in three runs again; fio's HOWTO, serialize_overlap: such races 'can "
+     "cause verification to fail erratically' (docs/fio-compat.md, Differences)",
      lambda o, f, A, B: _overlap_in_flight(o) and _either_false_verify(o, f, A, B)),
     ("queued-sync-loops",
      "fsync/fdatasync with libaio/io_uring over several passes (loops>1, or io_size "
@@ -996,6 +1027,25 @@ EXPLAINED = [
      lambda o, f, A, B: f == "sync.N" and _opt(o, "ioengine") in ("libaio", "io_uring")
      and _passes(o) > 1 and abs(A[f] - B[f]) <= _passes(o) - 1),
 ]
+
+
+def _more_passes(o, f, A):
+    """fio's bytes (of field f's direction) within io_size times loops, where
+    io_size is past size: fio's keep_running starts a pass over again."""
+    size, io_size = _size(_opt(o, "size") or 0), _size(_opt(o, "io_size") or 0)
+    bytes_field = f.replace("total_ios", "io_bytes") if f != "sync.N" else "write.io_bytes"
+    return io_size > size and A.get(bytes_field, 0) <= io_size * _loops(o)
+
+
+def _queued_backlog_rewrites(o):
+    """Rule queued-backlog-rewrites: a write job with a verify backlog on a
+    queued engine at depth 3 or more, whose strided zones make it write
+    blocks again (several files share fio's zone_bytes, or zones wrap)."""
+    rw = str(_opt(o, "rw")).split(":")[0]
+    nfiles = int(_opt(o, "nrfiles") or 1)
+    return (_opt(o, "ioengine") in QUEUED and int(_opt(o, "iodepth") or 1) >= 3
+            and "write" in rw and _opt(o, "verify_backlog") is not None
+            and _opt(o, "zonemode") == "strided" and (nfiles > 1 or _wrapping_zones(o)))
 
 
 def _queued_backlog_overwrite(o, f, A, B):
