@@ -5,195 +5,16 @@
 //! /dev/fuse (skips with a reason otherwise); the io_uring test turns the
 //! fuse module's enable_uring on for its run and puts it back.
 
-use iolab_disk::disk::fuse::{
-    self, Answer, ImageHandler, Options, Server, Transport, TransportChoice,
-};
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+mod fuse_common;
+
+use fuse_common::*;
+use iolab_disk::disk::fuse::{self, Options, Server, Transport, TransportChoice};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-const SIZE: usize = 64 << 20;
-const ENABLE_URING: &str = "/sys/module/fuse/parameters/enable_uring";
-
-/// One test at a time: they share enable_uring, loop devices, and the
-/// count of server threads.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// The image: bytes in memory, a delay for every answer, counters.
-struct Mem {
-    bytes: RwLock<Vec<u8>>,
-    delay_ns: AtomicU64,
-    fsyncs: AtomicU64,
-}
-
-impl Mem {
-    fn new() -> Arc<Mem> {
-        Arc::new(Mem {
-            bytes: RwLock::new(vec![0; SIZE]),
-            delay_ns: AtomicU64::new(0),
-            fsyncs: AtomicU64::new(0),
-        })
-    }
-
-    fn answer(&self, result: Result<u32, i32>) -> Answer {
-        Answer {
-            delay_ns: self.delay_ns.load(Ordering::Relaxed),
-            result,
-        }
-    }
-
-    fn at(&self, offset: u64, len: usize) -> Vec<u8> {
-        let b = self.bytes.read().unwrap();
-        b[offset as usize..offset as usize + len].to_vec()
-    }
-}
-
-impl ImageHandler for Mem {
-    fn size(&self) -> u64 {
-        SIZE as u64
-    }
-    fn open(&self) -> u64 {
-        1
-    }
-    fn read(&self, _fh: u64, offset: u64, buf: &mut [u8]) -> Answer {
-        let b = self.bytes.read().unwrap();
-        let from = (offset as usize).min(SIZE);
-        let n = buf.len().min(SIZE - from);
-        buf[..n].copy_from_slice(&b[from..from + n]);
-        self.answer(Ok(n as u32))
-    }
-    fn write(&self, _fh: u64, offset: u64, data: &[u8]) -> Answer {
-        let from = offset as usize;
-        if from + data.len() > SIZE {
-            return self.answer(Err(libc::ENOSPC));
-        }
-        self.bytes.write().unwrap()[from..from + data.len()].copy_from_slice(data);
-        self.answer(Ok(data.len() as u32))
-    }
-    fn fallocate(&self, _fh: u64, offset: u64, len: u64, mode: u32) -> Answer {
-        let punch = (libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_ZERO_RANGE) as u32;
-        if mode & punch != 0 {
-            let from = (offset as usize).min(SIZE);
-            let to = (offset + len).min(SIZE as u64) as usize;
-            self.bytes.write().unwrap()[from..to].fill(0);
-        }
-        self.answer(Ok(0))
-    }
-    fn fsync(&self, _fh: u64) -> Answer {
-        self.fsyncs.fetch_add(1, Ordering::Relaxed);
-        self.answer(Ok(0))
-    }
-}
-
-/// Why this machine cannot run the tests, if it cannot.
-fn cannot_run() -> Option<String> {
-    if !nix::unistd::geteuid().is_root() {
-        return Some("not root".into());
-    }
-    if !Path::new("/dev/fuse").exists() {
-        return Some("no /dev/fuse".into());
-    }
-    None
-}
-
-/// Turns enable_uring on for its life; puts the old value back after.
-struct UringOn {
-    old: Option<String>,
-}
-
-impl UringOn {
-    fn new() -> Result<UringOn, String> {
-        let old = std::fs::read_to_string(ENABLE_URING)
-            .map_err(|e| format!("cannot read {ENABLE_URING}: {e}"))?;
-        let old = old.trim().to_string();
-        if matches!(old.as_str(), "Y" | "1") {
-            return Ok(UringOn { old: None });
-        }
-        std::fs::write(ENABLE_URING, "1")
-            .map_err(|e| format!("cannot turn on {ENABLE_URING}: {e}"))?;
-        Ok(UringOn { old: Some(old) })
-    }
-}
-
-impl Drop for UringOn {
-    fn drop(&mut self) {
-        if let Some(old) = &self.old {
-            let v = if old == "N" { "0" } else { "1" };
-            let _ = std::fs::write(ENABLE_URING, v);
-        }
-    }
-}
-
-/// A loop device with direct I/O over a file, detached on drop.
-struct Loop(String);
-
-impl Loop {
-    fn attach(file: &Path) -> Loop {
-        let out = Command::new("losetup")
-            .args(["--direct-io=on", "-f", "--show"])
-            .arg(file)
-            .output()
-            .expect("losetup runs");
-        assert!(
-            out.status.success(),
-            "losetup: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Loop(String::from_utf8(out.stdout).unwrap().trim().to_string())
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.0]).status();
-        // The loop driver lets go of the file asynchronously.
-        let name = self.0.trim_start_matches("/dev/");
-        let backing = format!("/sys/block/{name}/loop/backing_file");
-        let until = Instant::now() + Duration::from_secs(5);
-        while Path::new(&backing).exists() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-/// `n` bytes at a 4 KiB boundary, for O_DIRECT.
-struct Aligned(Vec<u8>, usize, usize);
-
-impl Aligned {
-    fn new(n: usize) -> Aligned {
-        let v = vec![0u8; n + 4096];
-        let off = v.as_ptr().align_offset(4096);
-        Aligned(v, off, n)
-    }
-    fn get(&mut self) -> &mut [u8] {
-        &mut self.0[self.1..self.1 + self.2]
-    }
-}
-
-fn pattern(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
-fn open_direct(path: &Path) -> File {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)
-        .unwrap_or_else(|e| panic!("open {}: {e}", path.display()))
-}
 
 /// Writes patterns at several offsets and sizes through `f` (the image or
 /// a loop device on it) and reads them back, also checking the handler's
@@ -218,22 +39,6 @@ fn round_trips(f: &File, mem: &Mem, seed: u64) {
             assert!(buf.get() == &data[..], "read back {size} at {off}");
         }
     }
-}
-
-/// The threads of this process named like the server's.
-fn server_threads() -> usize {
-    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
-        return 0;
-    };
-    dir.filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-        .filter(|c| c.starts_with("fuse-uring") || c.starts_with("fuse-dev"))
-        .count()
-}
-
-fn mounted(dir: &Path) -> bool {
-    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let d = dir.to_str().unwrap();
-    mounts.lines().any(|l| l.split(' ').nth(4) == Some(d))
 }
 
 fn mount(choice: TransportChoice, mem: &Arc<Mem>) -> (tempfile::TempDir, Server) {
@@ -397,15 +202,6 @@ fn auto_names_its_reason() {
     }
 }
 
-fn cpus() -> usize {
-    let s = std::fs::read_to_string("/sys/devices/system/cpu/possible").unwrap();
-    let s = s.trim();
-    match s.split_once('-') {
-        Some((a, b)) => b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1,
-        None => 1,
-    }
-}
-
 /// The kernel side goes first (someone else unmounts), or the mount is
 /// busy (a file open on it): the unmount still ends every thread.
 #[test]
@@ -439,116 +235,4 @@ fn unmount_when_gone_or_busy() {
             "the connection ended"
         );
     }
-}
-
-/// Where [`Panicky`]'s reads panic.
-const PANIC_AT: u64 = 8 << 20;
-
-/// [`Mem`], but a read at [`PANIC_AT`] panics (a bug in a handler).
-struct Panicky(Arc<Mem>);
-
-impl ImageHandler for Panicky {
-    fn size(&self) -> u64 {
-        self.0.size()
-    }
-    fn open(&self) -> u64 {
-        self.0.open()
-    }
-    fn read(&self, fh: u64, offset: u64, buf: &mut [u8]) -> Answer {
-        assert_ne!(offset, PANIC_AT, "a handler's bug");
-        self.0.read(fh, offset, buf)
-    }
-    fn write(&self, fh: u64, offset: u64, data: &[u8]) -> Answer {
-        self.0.write(fh, offset, data)
-    }
-    fn fallocate(&self, fh: u64, offset: u64, len: u64, mode: u32) -> Answer {
-        self.0.fallocate(fh, offset, len, mode)
-    }
-    fn fsync(&self, fh: u64) -> Answer {
-        self.0.fsync(fh)
-    }
-}
-
-/// Runs the calling thread on `cpu` only, where that CPU is online (else
-/// anywhere).
-fn pin_to(cpu: usize) {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes a
-    // bit inside it; sched_setaffinity reads it for the calling thread.
-    let _ = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set)
-    };
-}
-
-/// A handler that panics fails its request with EIO; every queue goes on
-/// serving, the server counts the failure, and it unmounts cleanly (a
-/// panic used to end its service thread, and the mount hung).
-fn survives_a_panic(choice: TransportChoice) {
-    let mem = Mem::new();
-    let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        transport: choice,
-        ..Options::default()
-    };
-    let handler = Arc::new(Panicky(mem.clone()));
-    let server = fuse::serve(dir.path(), handler, opts).expect("serve");
-    let path = server.path();
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    // From every CPU, so each queue meets the bug and must go on.
-    let n = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let readers: Vec<_> = (0..n)
-        .map(|cpu| {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                pin_to(cpu);
-                let f = open_direct(&path);
-                let mut buf = Aligned::new(4096);
-                let e = f.read_exact_at(buf.get(), PANIC_AT).unwrap_err();
-                assert_eq!(e.raw_os_error(), Some(libc::EIO), "read at the bug: {e}");
-                for i in 0..64u64 {
-                    f.read_exact_at(buf.get(), i * 4096)
-                        .expect("a read after the bug");
-                }
-            })
-        })
-        .collect();
-    let joined: Vec<_> = readers.into_iter().map(|r| r.join()).collect();
-    std::panic::set_hook(hook);
-    assert!(joined.iter().all(|r| r.is_ok()), "a reader failed");
-    let failures = server.failures();
-    assert_eq!(failures.count, n as u64, "{failures:?}");
-    let first = failures.first.unwrap();
-    assert!(first.contains("a handler's bug"), "{first}");
-    server.unmount().expect("unmount after a panic");
-    assert!(!mounted(dir.path()), "still mounted");
-    assert_eq!(server_threads(), 0, "threads left");
-}
-
-#[test]
-fn device_transport_survives_a_panic() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = cannot_run() {
-        println!("skipped: {why}");
-        return;
-    }
-    survives_a_panic(TransportChoice::Device);
-}
-
-#[test]
-fn uring_transport_survives_a_panic() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = cannot_run() {
-        println!("skipped: {why}");
-        return;
-    }
-    let _on = match UringOn::new() {
-        Ok(on) => on,
-        Err(why) => {
-            println!("skipped: {why}");
-            return;
-        }
-    };
-    survives_a_panic(TransportChoice::Uring);
 }
