@@ -184,3 +184,41 @@ fn uring_asked_for_while_the_kernel_has_it_off_is_refused_with_why() {
     );
     d.down();
 }
+
+/// The kernel's current CPU wake-up latency target in us (PM QoS).
+fn cpu_latency_us() -> i32 {
+    use std::io::Read;
+    let mut b = [0u8; 4];
+    let mut f = std::fs::File::open("/dev/cpu_dma_latency").expect("open /dev/cpu_dma_latency");
+    f.read_exact(&mut b).expect("read /dev/cpu_dma_latency");
+    i32::from_ne_bytes(b)
+}
+
+#[test]
+fn no_halt_holds_idle_cpus_polling_while_up_and_gives_it_back() {
+    if !can("no_halt_holds_idle_cpus_polling_while_up_and_gives_it_back") {
+        return;
+    }
+    let _one = SWITCH.lock().unwrap_or_else(|e| e.into_inner());
+    let before = cpu_latency_us();
+    if before == 0 {
+        eprintln!("note: another process holds /dev/cpu_dma_latency at 0 already");
+    }
+    let d = TestDisk::up(&["--size", "64M", "--no-halt"]);
+    assert_eq!(cpu_latency_us(), 0, "while up with --no-halt");
+    let text = d.disk("status", &[]);
+    assert!(text.contains("idle CPUs polling"), "{text}");
+    let parts = d.status()["state"]["parts"].to_string();
+    assert!(parts.contains("cpu_dma_latency"), "{parts}");
+    // A crash remounts; the setting stays, and status still says so.
+    d.disk("crash", &[]);
+    assert_eq!(cpu_latency_us(), 0, "after a crash");
+    assert!(d.disk("status", &[]).contains("idle CPUs polling"));
+    d.down();
+    assert_eq!(cpu_latency_us(), before, "after down");
+    // Without the flag the machine's setting is left alone.
+    let d = TestDisk::up(&["--size", "64M"]);
+    assert_eq!(cpu_latency_us(), before, "up without --no-halt");
+    assert!(!d.disk("status", &[]).contains("idle CPUs"));
+    d.down();
+}

@@ -153,6 +153,12 @@ pub enum DiskCmd {
         /// else read(2) on /dev/fuse), uring (or fail), or dev.
         #[arg(long, default_value = "auto", value_parser = ["auto", "uring", "dev"])]
         transport: String,
+        /// Keep idle CPUs polling while the disk is up (holds
+        /// /dev/cpu_dma_latency at 0; the machine's setting comes back at
+        /// `down`): a halted virtual CPU can take 50 us or more to wake,
+        /// which would lengthen microsecond delays.
+        #[arg(long)]
+        no_halt: bool,
         /// Seed of the random draws (delays, error shares).
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -208,6 +214,7 @@ pub fn execute(a: DiskArgs) -> Result<()> {
             mount_options,
             read_ahead,
             transport,
+            no_halt,
             seed,
             foreground,
             rules,
@@ -227,6 +234,7 @@ pub fn execute(a: DiskArgs) -> Result<()> {
                 backing: backing.map(|b| std::path::absolute(&b).unwrap_or(b)),
                 read_ahead_kb: read_ahead,
                 transport,
+                no_halt,
                 mount_options,
                 rules: rules.pairs()?,
                 seed,

@@ -25,8 +25,9 @@ pub fn serve(
     stop: &StopFlag,
     ready: &mut dyn FnMut(Result<&State, &DiskError>),
 ) -> Result<(), DiskError> {
-    let built = build(spec, run);
-    let (mut mounted, gate, listener, mut st) = match built {
+    // Held for the daemon's life: the request ends with the descriptor.
+    let built = no_halt(spec).and_then(|qos| build(spec, run).map(|b| (qos, b)));
+    let (_qos, (mut mounted, gate, listener, mut st)) = match built {
         Ok(b) => b,
         Err(e) => {
             ready(Err(&e));
@@ -62,7 +63,7 @@ pub fn serve(
             },
             Request::Crash => match mounted.crash() {
                 Ok(dropped) => {
-                    st.parts = mounted.parts();
+                    st.parts = parts(&st.spec, mounted.as_ref());
                     let _ = state::save(run, &st);
                     Answer::Crashed { dropped }
                 }
@@ -103,6 +104,38 @@ fn readable(listener: &UnixListener) -> bool {
 
 type Built = (Box<dyn Mounted>, std::sync::Arc<Gate>, UnixListener, State);
 
+/// What the disk is made of, for `status`: the layer's parts, and the
+/// idle CPUs' setting with `--no-halt`.
+fn parts(spec: &Spec, mounted: &dyn Mounted) -> Vec<(String, String)> {
+    let mut p = mounted.parts();
+    if spec.no_halt {
+        p.push((
+            "idle CPUs".into(),
+            format!("polling ({CPU_LATENCY} held at 0 us while up)"),
+        ));
+    }
+    p
+}
+
+/// The kernel's PM QoS request for CPU wake-up latency.
+const CPU_LATENCY: &str = "/dev/cpu_dma_latency";
+
+/// With `--no-halt`, a request that idle CPUs wake within 0 us (they poll
+/// instead of halting), in force while the returned file is open.
+fn no_halt(spec: &Spec) -> Result<Option<std::fs::File>, DiskError> {
+    if !spec.no_halt {
+        return Ok(None);
+    }
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(CPU_LATENCY)
+        .map_err(|e| DiskError::io(format!("--no-halt: cannot open {CPU_LATENCY}"), e))?;
+    f.write_all(&0i32.to_ne_bytes())
+        .map_err(|e| DiskError::io(format!("--no-halt: cannot write {CPU_LATENCY}"), e))?;
+    Ok(Some(f))
+}
+
 fn build(spec: &Spec, run: &Path) -> Result<Built, DiskError> {
     let injector = super::layer::find(&spec.layer)?;
     let rules = parse_all(&spec.rules)?;
@@ -119,7 +152,7 @@ fn build(spec: &Spec, run: &Path) -> Result<Built, DiskError> {
         pid: std::process::id(),
         start: crate::sys::pidfd::own_start(),
         started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
-        parts: mounted.parts(),
+        parts: parts(spec, mounted.as_ref()),
     };
     if let Err(e) = state::save(run, &st) {
         let _ = mounted.unmount();

@@ -28,6 +28,13 @@ pub struct Spec {
     /// `uring` or `dev` (empty in state files from before: `auto`).
     #[serde(default)]
     pub transport: String,
+    /// Hold the machine's CPU wake-up latency at 0 while the disk is up
+    /// (`/dev/cpu_dma_latency`): idle CPUs poll instead of halting, so a
+    /// microsecond delay is not lengthened by waking a halted CPU. Given
+    /// back when the daemon ends (the kernel drops the request with the
+    /// descriptor).
+    #[serde(default)]
+    pub no_halt: bool,
     /// Mount options of the file system (`commit=60`).
     pub mount_options: String,
     /// The rules, as (flag, value): `("delay", "1ms")`.
