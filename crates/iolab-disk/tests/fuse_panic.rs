@@ -96,27 +96,14 @@ fn survives_a_panic(choice: TransportChoice) {
 
 #[test]
 fn device_transport_survives_a_panic() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = cannot_run() {
-        println!("skipped: {why}");
-        return;
-    }
-    survives_a_panic(TransportChoice::Device);
+    on_transport(TransportChoice::Device, || {
+        survives_a_panic(TransportChoice::Device)
+    });
 }
 
 #[test]
 fn uring_transport_survives_a_panic() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = cannot_run() {
-        println!("skipped: {why}");
-        return;
-    }
-    let _on = match UringOn::new() {
-        Ok(on) => on,
-        Err(why) => {
-            println!("skipped: {why}");
-            return;
-        }
-    };
-    survives_a_panic(TransportChoice::Uring);
+    on_transport(TransportChoice::Uring, || {
+        survives_a_panic(TransportChoice::Uring)
+    });
 }

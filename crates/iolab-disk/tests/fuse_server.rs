@@ -143,29 +143,14 @@ fn exercise(choice: TransportChoice) {
 
 #[test]
 fn device_transport() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = cannot_run() {
-        println!("skipped: {why}");
-        return;
-    }
-    exercise(TransportChoice::Device);
+    on_transport(TransportChoice::Device, || {
+        exercise(TransportChoice::Device)
+    });
 }
 
 #[test]
 fn uring_transport() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = cannot_run() {
-        println!("skipped: {why}");
-        return;
-    }
-    let _on = match UringOn::new() {
-        Ok(on) => on,
-        Err(why) => {
-            println!("skipped: {why}");
-            return;
-        }
-    };
-    exercise(TransportChoice::Uring);
+    on_transport(TransportChoice::Uring, || exercise(TransportChoice::Uring));
 }
 
 /// Auto says why it is not io_uring when the module has it off.

@@ -215,3 +215,25 @@ pub fn cpus() -> usize {
         None => 1,
     }
 }
+
+/// Runs `test` on `choice` one test at a time ([`SERIAL`]), with the fuse
+/// module's enable_uring on for io_uring; prints why and returns when this
+/// machine cannot.
+pub fn on_transport(choice: iolab_disk::disk::fuse::TransportChoice, test: impl FnOnce()) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = cannot_run() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _on = match choice {
+        iolab_disk::disk::fuse::TransportChoice::Uring => match UringOn::new() {
+            Ok(on) => Some(on),
+            Err(why) => {
+                println!("skipped: {why}");
+                return;
+            }
+        },
+        _ => None,
+    };
+    test();
+}
